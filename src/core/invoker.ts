@@ -1,0 +1,32 @@
+/**
+ * What the runner needs from the MCP layer: the tool catalog of the connected servers, in configuration
+ * order, and a way to call a tool. The extension's server registry and the CLI's single connection both
+ * implement it; core never sees the SDK.
+ */
+import type { StepProgress } from './workflow';
+import type { ToolResult } from './toolResult';
+
+export interface ServerTools {
+  /** The server's name as configured (the key in `mcp.json` `servers`). */
+  server: string;
+  /** Names of the tools it offers (from `tools/list`). */
+  tools: readonly string[];
+}
+
+export interface ToolCallOptions {
+  /** Aborting sends `notifications/cancelled` to the server and rejects the call. */
+  signal?: AbortSignal;
+  /** Per-call timeout in milliseconds; progress notifications reset it. */
+  timeoutMs?: number;
+  onProgress?: (progress: StepProgress) => void;
+}
+
+export interface ToolInvoker {
+  /** Connected servers in configuration order, with their tools. */
+  catalog(): Promise<readonly ServerTools[]>;
+  /**
+   * Calls `tool` on `server`. Tool failures come back in-band (`isError: true`); a rejected promise means the
+   * call itself failed (timeout, cancelled, connection lost) and its message says which.
+   */
+  callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult>;
+}
