@@ -1,0 +1,426 @@
+/**
+ * MCP server configuration: `.vscode/mcp.json` (VS Code's format, JSON with comments) and the `plangate.servers`
+ * setting (an object of servers, same schema). Parsing never throws: every mistake becomes a {@link ConfigProblem}
+ * that names the file, the position (syntax errors, and schema errors when the text is known) and the key path.
+ * Resolution substitutes `${…}` variables, reads `envFile` and yields a {@link ResolvedServer} ready to start.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseEnv } from 'node:util';
+import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { z } from 'zod';
+
+/** Where a server's configuration came from; anything but `settings-user` is workspace configuration. */
+export type ServerSource = 'mcp.json' | 'settings-user' | 'settings-workspace';
+
+interface ServerConfigBase {
+  /** The key in `servers`; unique within one file. */
+  name: string;
+  source: ServerSource;
+  /** The label of the file or setting it came from, for messages (e.g. `.vscode/mcp.json`). */
+  file: string;
+}
+
+export interface StdioServerConfig extends ServerConfigBase {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  /** `null` removes a variable. */
+  env: Record<string, string | null>;
+  envFile?: string;
+  cwd?: string;
+}
+
+export interface HttpServerConfig extends ServerConfigBase {
+  type: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** A `promptString` input, referenced as `${input:id}`. */
+export interface InputDef {
+  id: string;
+  type: 'promptString';
+  description: string;
+  password: boolean;
+  default?: string;
+}
+
+export interface ConfigProblem {
+  /** The file label given to the parser. */
+  file: string;
+  /** 1-based, when the position is known. */
+  line?: number;
+  column?: number;
+  /** Key path such as `servers.db.command`. */
+  path?: string;
+  message: string;
+}
+
+export interface ParsedConfig {
+  servers: ServerConfig[];
+  inputs: InputDef[];
+  problems: ConfigProblem[];
+}
+
+export interface ResolvedStdioServer {
+  name: string;
+  source: ServerSource;
+  type: 'stdio';
+  command: string;
+  args: string[];
+  /** The variables to pass on top of the SDK's default environment (PATH is added when the server starts). */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Values that must never be logged (password inputs, secret-looking env values). */
+  secrets: string[];
+}
+
+export interface ResolvedHttpServer {
+  name: string;
+  source: ServerSource;
+  type: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+  secrets: string[];
+}
+
+export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
+
+export interface ResolveContext {
+  workspaceFolder?: string;
+  env: Record<string, string | undefined>;
+  userHome: string;
+  /** Input definitions that `${input:id}` may refer to (the `inputs` of mcp.json). */
+  inputs?: readonly InputDef[];
+  /** Asks for (or recalls) an input's value; `undefined` means the user dismissed the prompt. */
+  resolveInput(id: string, def: InputDef): Promise<string | undefined>;
+}
+
+/** A configuration mistake found while resolving a server; the message names the server and the fix. */
+export class ConfigError extends Error {
+  constructor(readonly server: string, message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const envValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** One server entry; shared by mcp.json and the `plangate.servers` setting. */
+export const serverEntrySchema = z.looseObject({
+  type: z.enum(['stdio', 'http', 'sse']).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), envValue).optional(),
+  envFile: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+  url: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const inputSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.literal('promptString'),
+  description: z.string().optional(),
+  password: z.boolean().optional(),
+  default: z.string().optional(),
+});
+
+/** Whether a server comes from workspace configuration (refused in an untrusted workspace). */
+export function isWorkspaceSource(source: ServerSource): boolean {
+  return source !== 'settings-user';
+}
+
+/** `file:line:column: path: message`, leaving out the parts that are unknown. */
+export function formatConfigProblem(p: ConfigProblem): string {
+  const where = p.line !== undefined ? `${p.file}:${p.line}:${p.column ?? 1}` : p.file;
+  return `${where}: ${p.path ? `${p.path}: ` : ''}${p.message}`;
+}
+
+/**
+ * Parses the text of an `mcp.json` file. Comments and trailing commas are allowed. Servers come back in file order;
+ * a server with a syntax or schema error is left out and reported, the others are kept.
+ */
+export function parseMcpJson(text: string, fileLabel: string, source: ServerSource = 'mcp.json'): ParsedConfig {
+  const result: ParsedConfig = { servers: [], inputs: [], problems: [] };
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  for (const e of errors) {
+    result.problems.push({ file: fileLabel, ...lineColumn(text, e.offset), message: `syntax error: ${describeParseError(printParseErrorCode(e.error))}` });
+  }
+  if (!root) return result;
+  if (root.type !== 'object') {
+    result.problems.push({ file: fileLabel, ...lineColumn(text, root.offset), message: 'expected a JSON object with "servers" (and optionally "inputs")' });
+    return result;
+  }
+  const broken = (n: Node) => errors.some((e) => e.offset >= n.offset && e.offset <= n.offset + n.length);
+  const position = (keyPath: (string | number)[]) => {
+    const node = findNodeAtLocation(root, keyPath);
+    return node ? lineColumn(text, node.offset) : {};
+  };
+  const serversNode = findNodeAtLocation(root, ['servers']);
+  if (serversNode && serversNode.type !== 'object') {
+    result.problems.push({ file: fileLabel, path: 'servers', ...lineColumn(text, serversNode.offset), message: `expected an object of servers, got ${kindOf(toValue(serversNode))}` });
+  } else if (serversNode) {
+    const seen = new Set<string>();
+    for (const prop of serversNode.children ?? []) {
+      const [keyNode, valueNode] = prop.children ?? [];
+      if (!keyNode || !valueNode || broken(prop)) continue;
+      const name = String(keyNode.value);
+      if (seen.has(name)) {
+        result.problems.push({ file: fileLabel, path: `servers.${name}`, ...lineColumn(text, keyNode.offset), message: 'this server name is used twice; the first one is used' });
+        continue;
+      }
+      seen.add(name);
+      const parsed = parseServerEntry(name, toValue(valueNode), source, fileLabel, (p) => position(['servers', name, ...p]));
+      if ('server' in parsed) result.servers.push(parsed.server);
+      else result.problems.push(...parsed.problems);
+    }
+  }
+  const inputsNode = findNodeAtLocation(root, ['inputs']);
+  if (inputsNode && inputsNode.type !== 'array') {
+    result.problems.push({ file: fileLabel, path: 'inputs', ...lineColumn(text, inputsNode.offset), message: 'expected an array of inputs' });
+  } else if (inputsNode) {
+    (inputsNode.children ?? []).forEach((node, i) => {
+      if (broken(node)) return;
+      const r = inputSchema.safeParse(toValue(node));
+      if (!r.success) {
+        for (const issue of r.error.issues) {
+          const p = [i, ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
+          result.problems.push({ file: fileLabel, path: joinPath('inputs', p), ...position(['inputs', ...p]), message: describeIssue(issue, toValue(node), issue.path) });
+        }
+        return;
+      }
+      if (result.inputs.some((d) => d.id === r.data.id)) {
+        result.problems.push({ file: fileLabel, path: `inputs.${i}.id`, ...position(['inputs', i, 'id']), message: `input id "${r.data.id}" is defined twice; the first one is used` });
+        return;
+      }
+      const def: InputDef = { id: r.data.id, type: 'promptString', description: r.data.description ?? r.data.id, password: r.data.password ?? false };
+      if (r.data.default !== undefined) def.default = r.data.default;
+      result.inputs.push(def);
+    });
+  }
+  return result;
+}
+
+/**
+ * Parses a settings value that is an object of servers (the `plangate.servers` setting), with the same schema as
+ * mcp.json's `servers`. Key paths in problems are relative to the setting (`db.command`).
+ */
+export function parseServersSetting(value: unknown, source: 'settings-user' | 'settings-workspace', settingLabel = 'plangate.servers'): ParsedConfig {
+  const result: ParsedConfig = { servers: [], inputs: [], problems: [] };
+  if (value === undefined || value === null) return result;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    result.problems.push({ file: settingLabel, message: `expected an object of servers, got ${kindOf(value)}` });
+    return result;
+  }
+  for (const name of Object.keys(value)) {
+    const parsed = parseServerEntry(name, (value as Record<string, unknown>)[name], source, settingLabel, () => ({}), '');
+    if ('server' in parsed) result.servers.push(parsed.server);
+    else result.problems.push(...parsed.problems);
+  }
+  return result;
+}
+
+type Position = { line?: number; column?: number };
+
+function parseServerEntry(name: string, value: unknown, source: ServerSource, file: string,
+  position: (p: (string | number)[]) => Position, prefix = 'servers'): { server: ServerConfig } | { problems: ConfigProblem[] } {
+  const base = prefix ? `${prefix}.${name}` : name;
+  const r = serverEntrySchema.safeParse(value);
+  if (!r.success) {
+    return {
+      problems: r.error.issues.map((issue) => {
+        const p = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
+        return { file, path: joinPath(base, p), ...position(p), message: describeIssue(issue, value, issue.path) };
+      }),
+    };
+  }
+  const e = r.data;
+  const type = e.type ?? (e.command !== undefined ? 'stdio' : e.url !== undefined ? 'http' : undefined);
+  const fail = (key: string, message: string) => ({ problems: [{ file, path: key ? `${base}.${key}` : base, ...position(key ? [key] : []), message }] });
+  if (!type) return fail('', 'needs "command" (a stdio server) or "url" (an http/sse server)');
+  if (type === 'stdio') {
+    if (e.command === undefined) return fail('command', 'a "stdio" server needs "command" (the program to start)');
+    const env: Record<string, string | null> = {};
+    for (const [k, v] of Object.entries(e.env ?? {})) env[k] = v === null ? null : String(v);
+    const server: StdioServerConfig = { name, source, file, type, command: e.command, args: e.args ?? [], env };
+    if (e.envFile !== undefined) server.envFile = e.envFile;
+    if (e.cwd !== undefined) server.cwd = e.cwd;
+    return { server };
+  }
+  if (e.url === undefined) return fail('url', `an "${type}" server needs "url"`);
+  return { server: { name, source, file, type, url: e.url, headers: { ...(e.headers ?? {}) } } };
+}
+
+/**
+ * Substitutes `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${env:NAME}`, `${pathSeparator}`
+ * (and `${/}`) and `${input:id}` in every string of the server, reads `envFile` (relative to the workspace folder)
+ * with `util.parseEnv`, and merges it under `env`. Rejects with a {@link ConfigError} naming the server and the fix.
+ */
+export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolvedServer> {
+  const fail = (message: string): never => { throw new ConfigError(config.name, `Server '${config.name}' (${config.file}): ${message}`); };
+  const strings = config.type === 'stdio'
+    ? [config.command, ...config.args, ...Object.values(config.env).filter((v): v is string => v !== null), config.envFile ?? '', config.cwd ?? '']
+    : [config.url, ...Object.values(config.headers)];
+  const inputValues = new Map<string, string>();
+  const secrets: string[] = [];
+  for (const s of strings) {
+    for (const m of s.matchAll(/\$\{input:([^}]+)\}/g)) {
+      const id = m[1]!.trim();
+      if (inputValues.has(id)) continue;
+      const def = ctx.inputs?.find((d) => d.id === id);
+      if (!def) fail(`\${input:${id}} refers to an input that is not defined. Add {"id": "${id}", "type": "promptString", "description": "…"} to "inputs" in mcp.json.`);
+      const value = await ctx.resolveInput(id, def!);
+      if (value === undefined) fail(`input "${id}" (${def!.description}) was not provided. Start the server again and enter a value.`);
+      inputValues.set(id, value!);
+      if (def!.password) secrets.push(value!);
+    }
+  }
+  const folder = ctx.workspaceFolder;
+  const sub = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (whole, raw: string) => {
+    const v = raw.trim();
+    if (v === 'workspaceFolder' || v === 'workspaceFolderBasename') {
+      if (folder === undefined) return fail(`\${${v}} needs an open folder. Open the folder, or use an absolute path.`);
+      return v === 'workspaceFolder' ? folder : path.basename(folder);
+    }
+    if (v === 'userHome') return ctx.userHome;
+    if (v === 'pathSeparator' || v === '/') return path.sep;
+    if (v.startsWith('env:')) return ctx.env[v.slice(4)] ?? '';
+    if (v.startsWith('input:')) return inputValues.get(v.slice(6).trim()) ?? '';
+    return whole; // unknown variables stay as written, as in VS Code
+  });
+  const absolute = (p: string) => (path.isAbsolute(p) ? p : path.resolve(folder ?? ctx.userHome, p));
+
+  if (config.type !== 'stdio') {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(config.headers)) {
+      headers[k] = sub(v);
+      if (isSecretKey(k) && looksSecret(headers[k])) secrets.push(headers[k]);
+    }
+    const url = sub(config.url);
+    if (!URL.canParse(url)) fail(`"url" is not a valid URL: ${url}`);
+    return { name: config.name, source: config.source, type: config.type, url, headers, secrets: unique(secrets) };
+  }
+  const env: Record<string, string> = {};
+  if (config.envFile !== undefined) {
+    const file = absolute(sub(config.envFile));
+    let text = '';
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      fail(`envFile ${file} could not be read (${(err as NodeJS.ErrnoException).code ?? String(err)}). Create it or fix "envFile".`);
+    }
+    for (const [k, v] of Object.entries(parseEnv(text))) if (v !== undefined) env[k] = v;
+  }
+  for (const [k, v] of Object.entries(config.env)) {
+    if (v === null) delete env[k];
+    else env[k] = sub(v);
+  }
+  for (const [k, v] of Object.entries(env)) if (isSecretKey(k) && looksSecret(v)) secrets.push(v);
+  const resolved: ResolvedStdioServer = {
+    name: config.name, source: config.source, type: 'stdio', command: sub(config.command), args: config.args.map(sub), env, secrets: unique(secrets),
+  };
+  const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : folder;
+  if (cwd !== undefined) resolved.cwd = cwd;
+  return resolved;
+}
+
+/** A stable hash of everything that affects how a server is started; equal fingerprints need no restart. */
+export function serverFingerprint(resolved: ResolvedServer): string {
+  const sorted = (o: Record<string, string>) => Object.keys(o).sort().map((k) => [k, o[k]]);
+  const parts = resolved.type === 'stdio'
+    ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null]
+    : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers)];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** Keys (env variables, headers) whose values are treated as secrets. */
+export function isSecretKey(key: string): boolean {
+  return /token|key|secret|password|passwd|authorization|auth|credential|cookie/i.test(key);
+}
+
+/** Values under secret-looking keys that are worth hiding: not flags like "true", not tiny numbers. */
+function looksSecret(value: string): boolean {
+  return value.length >= 6 && !/^(true|false|yes|no|on|off|\d{1,6})$/i.test(value);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values.filter((v) => v.length > 0))];
+}
+
+/** Builds a plain value from a jsonc tree; `__proto__` and `constructor` keys stay ordinary data. */
+function toValue(node: Node): unknown {
+  switch (node.type) {
+    case 'object': {
+      const obj: Record<string, unknown> = {};
+      for (const prop of node.children ?? []) {
+        const [k, v] = prop.children ?? [];
+        if (!k || !v) continue;
+        Object.defineProperty(obj, String(k.value), { value: toValue(v), enumerable: true, writable: true, configurable: true });
+      }
+      return obj;
+    }
+    case 'array':
+      return (node.children ?? []).map(toValue);
+    default:
+      return node.value;
+  }
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) { line++; start = i + 1; }
+  }
+  return { line, column: offset - start + 1 };
+}
+
+function describeParseError(code: string): string {
+  const words: Record<string, string> = {
+    CommaExpected: 'expected a comma', ColonExpected: 'expected a colon', ValueExpected: 'expected a value',
+    PropertyNameExpected: 'expected a property name in double quotes', CloseBraceExpected: 'expected "}"',
+    CloseBracketExpected: 'expected "]"', EndOfFileExpected: 'unexpected text after the end', InvalidSymbol: 'unexpected character',
+    UnexpectedEndOfString: 'unterminated string', UnexpectedEndOfComment: 'unterminated comment',
+  };
+  return words[code] ?? code;
+}
+
+function joinPath(base: string, p: readonly (string | number)[]): string {
+  return [base, ...p.map(String)].filter((s) => s !== '').join('.');
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'object' ? 'an object' : t === 'undefined' ? 'nothing' : `a ${t}`;
+}
+
+function valueAt(root: unknown, p: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of p) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, root: unknown, p: readonly PropertyKey[]): string {
+  const got = kindOf(valueAt(root, p));
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'an array' : `a ${issue.expected}`;
+      return `expected ${expected}, got ${got}`;
+    }
+    case 'invalid_union':
+      return `expected a string, got ${got}`;
+    case 'invalid_value':
+      return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${JSON.stringify(valueAt(root, p))}`;
+    case 'too_small':
+      return 'must not be empty';
+    default:
+      return issue.message;
+  }
+}
