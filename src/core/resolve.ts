@@ -1,0 +1,83 @@
+/**
+ * Which server each step of a plan runs on. A step's tool resolves on the server that issued the plan first, then on
+ * the other connected servers in configuration order (a cross-server step). `ask_user` steps are answered locally and
+ * never go to a server. If any tool resolves nowhere, nothing runs.
+ */
+import type { ServerTools } from './invoker';
+import { ASK_USER_TOOL, type ActionCall } from './plan';
+
+/**
+ * The name recorded as a local step's "server" (the `stepStarted` event needs one). Routing never looks at it:
+ * a step is local because its tool is `ask_user` ({@link StepResolution.local}), whatever servers are named.
+ */
+export const LOCAL_SERVER = '(answered in Plangate)';
+
+export interface StepResolution {
+  /** The server the step runs on; {@link LOCAL_SERVER} for a local step. */
+  server: string;
+  /** The tool is not on the issuing server and runs on another one. */
+  crossServer: boolean;
+  /** An `ask_user` step: answered by the user in Plangate, never sent to a server. */
+  local: boolean;
+}
+
+export interface MissingTool {
+  /** Position of the step in the `steps` given. */
+  index: number;
+  tool: string;
+  /** Why it resolves nowhere, in words (names the servers and what to do). */
+  reason: string;
+}
+
+export type StepResolutions =
+  | { ok: true; resolutions: StepResolution[] }
+  | { ok: false; missing: MissingTool[] };
+
+export interface ResolveOptions {
+  /** A tool found only on another server may run there (otherwise the step is missing). */
+  allowCrossServer: boolean;
+}
+
+/**
+ * Resolves every step of `steps` against the connected servers' tools (`catalog`, in configuration order). The result
+ * is all-or-nothing: `ok: false` lists every step whose tool resolves nowhere, and then no step may run.
+ */
+export function resolveSteps(
+  steps: readonly ActionCall[],
+  issuingServer: string,
+  catalog: readonly ServerTools[],
+  options: ResolveOptions,
+): StepResolutions {
+  const resolutions: StepResolution[] = [];
+  const missing: MissingTool[] = [];
+  const issuer = catalog.find((s) => s.server === issuingServer);
+  steps.forEach((step, index) => {
+    const tool = typeof step?.tool === 'string' ? step.tool : '';
+    if (tool === ASK_USER_TOOL) {
+      resolutions.push({ server: LOCAL_SERVER, crossServer: false, local: true });
+      return;
+    }
+    if (tool === '') {
+      missing.push({ index, tool, reason: `Step ${index + 1} names no tool.` });
+      return;
+    }
+    if (issuer?.tools.includes(tool)) {
+      resolutions.push({ server: issuer.server, crossServer: false, local: false });
+      return;
+    }
+    const other = catalog.find((s) => s.server !== issuingServer && s.tools.includes(tool));
+    if (other && options.allowCrossServer) {
+      resolutions.push({ server: other.server, crossServer: true, local: false });
+      return;
+    }
+    const where = issuer ? `server '${issuingServer}' does not offer it` : `server '${issuingServer}' is not connected`;
+    missing.push({
+      index,
+      tool,
+      reason: other
+        ? `tool '${tool}' is only offered by server '${other.server}' (${where}), and cross-server steps are off (setting plangate.allowCrossServerSteps); turn it on or connect a server that offers it.`
+        : `tool '${tool}' is not offered by any connected server (${where}); connect a server that offers it, or skip the step.`,
+    });
+  });
+  return missing.length ? { ok: false, missing } : { ok: true, resolutions };
+}

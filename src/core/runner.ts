@@ -1,0 +1,380 @@
+/**
+ * Runs an approved plan: resolves every step's server first (nothing runs if a tool is offered nowhere), then runs
+ * the steps in order through a {@link ToolInvoker}, reporting every change as a workflow event. It never touches UI:
+ * what needs the user (confirm gates, `ask_user` steps, nested plan approval, failure decisions) goes through
+ * {@link RunnerHost}.
+ *
+ * A step runs only from `pending`, and only after its `stepStarted` event was accepted (and so written to the
+ * ledger); a step whose outcome is unknown after a restart runs again only after an explicit `retryRequested`.
+ */
+import { approvalHash, canonicalJson } from './approval';
+import type { ToolInvoker } from './invoker';
+import { CancellationTokenSource, type CancellationToken } from './lifecycle';
+import type { Workflow } from './ledger';
+import type { OrchestratedPlan } from './plan';
+import { resolveSteps, type StepResolution } from './resolve';
+import { resultText, type ToolResult } from './toolResult';
+import {
+  activeChild, currentStep, getPlan, MAX_PLAN_DEPTH,
+  type PlanRecord, type StepRecord, type WorkflowEvent,
+} from './workflow';
+
+/** Per-step timeout when none is given (the MCP SDK's default request timeout). */
+export const DEFAULT_STEP_TIMEOUT_MS = 60_000;
+
+/** What the runner needs to know about a result: whether it is itself a plan (see classify.ts). */
+export type ResultClassification = { kind: 'plan'; plan: OrchestratedPlan } | { kind: string };
+
+/** What the runner asks of the user. Every method may be slow (it waits for a person); all get the run's token. */
+export interface RunnerHost {
+  /** A `confirm: true` step is reached: true runs it, false stops the plan (that step and later ones not run). */
+  confirmStep(plan: PlanRecord, step: StepRecord, token: CancellationToken): Promise<boolean>;
+  /**
+   * An `ask_user` step (`args: {prompt, fields}`): the user's answers, or undefined when declined (the plan stops).
+   * Answered in Plangate, never sent to a server.
+   */
+  askUser(plan: PlanRecord, step: StepRecord, token: CancellationToken): Promise<Record<string, unknown> | undefined>;
+  /**
+   * A step's result is a plan, shown as a nested plan awaiting approval. Resolve true to run it (the runner then
+   * dispatches `approved` for the child as it stands, unless the host already did), false to reject it (the parent
+   * step fails). The host must not run the child itself.
+   */
+  approveNested(child: PlanRecord, token: CancellationToken): Promise<boolean>;
+  /**
+   * A step failed. Without this method the runner returns with the plan blocked; the caller later dispatches
+   * `retryRequested` / `stepSkipped` / `stopped` and calls {@link runPlan} again.
+   */
+  onFailure?(plan: PlanRecord, step: StepRecord): Promise<'retry' | 'skip' | 'stop'>;
+}
+
+export interface RunnerDeps {
+  invoker: ToolInvoker;
+  host: RunnerHost;
+  /** Recognises a result that is itself a plan (`classifyResult` in classify.ts, or a test stand-in). */
+  classify: (result: ToolResult) => ResultClassification;
+  /** Per-step timeout; progress notifications restart it. Default {@link DEFAULT_STEP_TIMEOUT_MS}. */
+  stepTimeoutMs?: number;
+  /** A tool found only on another server may run there. Default true. */
+  allowCrossServer?: boolean;
+  /** Cancels the run: the running call is aborted (the server gets `notifications/cancelled`), the plan is cancelled. */
+  token?: CancellationToken;
+  /** Clock for event times. Default `Date.now`. */
+  now?: () => number;
+  /** Ids for nested plans. Default `crypto.randomUUID()`. */
+  newId?: () => string;
+  /** At most one `stepProgress` event per step in this many ms (the last one at 100 % always goes). Default 200. */
+  progressIntervalMs?: number;
+}
+
+/** The message of a step that timed out, e.g. "Timed out after 30 s". */
+export function timeoutMessage(ms: number): string {
+  return `Timed out after ${Number((ms / 1000).toFixed(2))} s`;
+}
+
+const runs = new WeakMap<Workflow, Set<string>>();
+
+/**
+ * Runs plan `planId` from its first pending step, until it finishes, reaches its follow-up, blocks (without
+ * `host.onFailure`) or waits for a nested plan that is not being run. Call it after `approved`, and again after
+ * `retryRequested` / `stepSkipped` to continue. Does nothing for a plan in another phase, or one already being
+ * run by another call. When a nested plan run on its own completes, its parent plan is continued.
+ *
+ * Missing tools: if a pending step's tool resolves on no server, nothing runs; the first such step fails with the
+ * reason (e.g. "tool 'x' is not offered by any connected server …") and the plan is blocked on it (retry after
+ * connecting the server, skip the step, or stop).
+ *
+ * Resolves with the plan's record when the run returns. Rejects only if the ledger cannot be written.
+ */
+export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDeps): Promise<PlanRecord> {
+  await runLoop(workflow, planId, deps);
+  // A nested plan run on its own (e.g. resumed after a reload): carry on with the plans waiting for it.
+  let child = getPlan(workflow.state, planId);
+  while (child?.parentId !== undefined && child.parentStep !== undefined) {
+    const parent = getPlan(workflow.state, child.parentId);
+    if (!parent || runsOf(workflow).has(parent.id) || parent.steps[child.parentStep]?.childPlanId !== child.id) break;
+    const waiting = parent.phase === 'executing' && !activeChild(workflow.state, parent);
+    const blockedOnIt = parent.phase === 'blocked' && parent.blockedStep === child.parentStep;
+    if (!waiting && !blockedOnIt) break;
+    await runLoop(workflow, parent.id, deps);
+    child = getPlan(workflow.state, parent.id);
+  }
+  const record = getPlan(workflow.state, planId);
+  if (!record) throw new Error(`There is no plan '${planId}' to run.`);
+  return record;
+}
+
+function runsOf(workflow: Workflow): Set<string> {
+  let set = runs.get(workflow);
+  if (!set) runs.set(workflow, (set = new Set()));
+  return set;
+}
+
+async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps): Promise<void> {
+  const active = runsOf(workflow);
+  if (active.has(planId)) return;
+  active.add(planId);
+  try {
+    await new PlanRun(workflow, planId, deps).run();
+  } finally {
+    active.delete(planId);
+  }
+}
+
+class PlanRun {
+  private readonly token: CancellationToken;
+  private readonly now: () => number;
+  private resolutions = new Map<number, StepResolution>();
+
+  constructor(private readonly workflow: Workflow, private readonly planId: string, private readonly deps: RunnerDeps) {
+    this.token = deps.token ?? new CancellationTokenSource().token;
+    this.now = deps.now ?? Date.now;
+  }
+
+  private get plan(): PlanRecord | undefined {
+    return getPlan(this.workflow.state, this.planId);
+  }
+
+  private dispatch(event: DistributiveOmit<WorkflowEvent, 'at' | 'planId'>): boolean {
+    return this.workflow.dispatch({ ...event, at: this.now(), planId: this.planId } as WorkflowEvent);
+  }
+
+  async run(): Promise<void> {
+    for (;;) {
+      const plan = this.plan;
+      if (!plan) return;
+      if (plan.phase === 'blocked') {
+        if (!(await this.decide(plan))) return;
+        continue;
+      }
+      if (plan.phase !== 'executing') return;
+      if (this.token.isCancellationRequested) {
+        this.dispatch({ type: 'cancelled' });
+        continue;
+      }
+      if (activeChild(this.workflow.state, plan)) return; // waiting for a nested plan that nobody runs now
+      const step = currentStep(plan);
+      if (!step || step.state !== 'pending') return; // another run holds it, or nothing is left
+      if (plan.approvalHash !== approvalHash(plan)) {
+        this.dispatch({ type: 'stepFailed', step: step.index, error: 'The plan\'s steps no longer match what was approved, so nothing more runs. Stop the plan and ask the server for a new one.' });
+        continue;
+      }
+      if (!this.resolutions.has(step.index) && !(await this.resolve())) continue;
+      const resolution = this.resolutions.get(step.index)!;
+
+      if (step.call.confirm === true && step.confirmedAt === undefined) {
+        if (!this.dispatch({ type: 'confirmRequested', step: step.index })) return;
+        const granted = await settle(() => this.deps.host.confirmStep(this.plan!, this.plan!.steps[step.index], this.token), false);
+        if (this.token.isCancellationRequested) continue;
+        if (this.plan?.steps[step.index]?.state === 'awaiting_confirm') this.dispatch({ type: 'confirmAnswered', step: step.index, granted: granted === true });
+        continue;
+      }
+
+      if (!this.dispatch({ type: 'stepStarted', step: step.index, server: resolution.server, crossServer: resolution.crossServer })) return;
+      if (resolution.local) await this.askUser(step.index);
+      else await this.call(step.index, resolution.server);
+    }
+  }
+
+  /** Blocked: asks `host.onFailure` and applies the decision; false when there is no host decision to apply. */
+  private async decide(plan: PlanRecord): Promise<boolean> {
+    const onFailure = this.deps.host.onFailure;
+    if (!onFailure || plan.blockedStep === undefined) return false;
+    const step = plan.steps[plan.blockedStep];
+    const decision = await settle(() => onFailure.call(this.deps.host, plan, step), 'stop');
+    const now = this.plan;
+    if (now !== plan && now?.phase !== 'blocked') return true; // someone else decided meanwhile
+    this.resolutions = new Map(); // resolve again: servers may have changed
+    const index = plan.blockedStep;
+    const accepted = decision === 'retry' ? this.dispatch({ type: 'retryRequested', step: index })
+      : decision === 'skip' ? this.dispatch({ type: 'stepSkipped', step: index })
+        : this.dispatch({ type: 'stopped' });
+    return accepted;
+  }
+
+  /** Resolves every pending step; on a missing tool fails the first such step (nothing runs). */
+  private async resolve(): Promise<boolean> {
+    const plan = this.plan!;
+    const pending = plan.steps.filter((s) => s.state === 'pending');
+    let catalog;
+    try {
+      catalog = await this.deps.invoker.catalog();
+    } catch (err) {
+      this.dispatch({ type: 'stepFailed', step: pending[0].index, error: `Could not list the tools of the connected servers (${errorMessage(err)}); nothing ran.` });
+      return false;
+    }
+    const result = resolveSteps(pending.map((s) => s.call), plan.origin.server, catalog, { allowCrossServer: this.deps.allowCrossServer ?? true });
+    if (!result.ok) {
+      const [first, ...others] = result.missing;
+      const also = others.length ? ` Also missing: ${others.map((m) => `step ${pending[m.index].index + 1} '${m.tool}'`).join(', ')}.` : '';
+      this.dispatch({ type: 'stepFailed', step: pending[first.index].index, error: `${first.reason} Nothing ran.${also}` });
+      return false;
+    }
+    this.resolutions = new Map(result.resolutions.map((r, i) => [pending[i].index, r]));
+    return true;
+  }
+
+  private async askUser(index: number): Promise<void> {
+    const answers = await settle(() => this.deps.host.askUser(this.plan!, this.plan!.steps[index], this.token), undefined);
+    if (this.token.isCancellationRequested) {
+      this.dispatch({ type: 'cancelled' });
+      return;
+    }
+    if (answers === undefined || answers === null || typeof answers !== 'object') {
+      this.dispatch({ type: 'stepFailed', step: index, error: 'Declined: the question was not answered, so the plan stopped.' });
+      this.dispatch({ type: 'stopped' });
+      return;
+    }
+    this.dispatch({ type: 'stepSucceeded', step: index, summary: clip(`Answered: ${canonicalJson(answers)}`, 200) });
+  }
+
+  private async call(index: number, server: string): Promise<void> {
+    const step = this.plan!.steps[index];
+    const timeoutMs = Math.max(1, this.deps.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS);
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { timedOut = true; controller.abort(timeoutMessage(timeoutMs)); }, timeoutMs);
+    };
+    const cancelListener = this.token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
+    if (this.token.isCancellationRequested) controller.abort('Cancelled by the user');
+    const interval = this.deps.progressIntervalMs ?? 200;
+    let lastProgress = -Infinity;
+    let settled = false;
+    const onProgress = (progress: { progress: number; total?: number; message?: string }) => {
+      if (settled || controller.signal.aborted) return;
+      arm();
+      const t = Date.now();
+      const final = progress.total !== undefined && progress.progress >= progress.total;
+      if (t - lastProgress < interval && !final) return;
+      lastProgress = t;
+      const clean: { progress: number; total?: number; message?: string } = { progress: Number(progress.progress) };
+      if (typeof progress.total === 'number') clean.total = progress.total;
+      if (typeof progress.message === 'string') clean.message = clip(progress.message, 500);
+      try { this.dispatch({ type: 'stepProgress', step: index, progress: clean }); } catch { /* progress is not worth failing the step */ }
+    };
+
+    let outcome: { result: ToolResult } | { error: unknown };
+    arm();
+    try {
+      const call = this.deps.invoker.callTool(server, step.call.tool, step.call.args, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress });
+      const aborted = new Promise<{ error: unknown }>((resolve) => {
+        if (controller.signal.aborted) resolve({ error: controller.signal.reason });
+        else controller.signal.addEventListener('abort', () => resolve({ error: controller.signal.reason }), { once: true });
+      });
+      outcome = await Promise.race([call.then((result) => ({ result }), (error: unknown) => ({ error })), aborted]);
+    } catch (error) {
+      outcome = { error }; // the invoker threw synchronously
+    } finally {
+      settled = true;
+      clearTimeout(timer);
+      cancelListener.dispose();
+    }
+
+    if ('error' in outcome) {
+      if (timedOut) this.dispatch({ type: 'stepFailed', step: index, error: timeoutMessage(timeoutMs) });
+      else if (this.token.isCancellationRequested) this.dispatch({ type: 'cancelled' });
+      else this.dispatch({ type: 'stepFailed', step: index, error: callErrorMessage(outcome.error, server, timeoutMs) });
+      return;
+    }
+    const result = outcome.result && typeof outcome.result === 'object' ? outcome.result : {};
+    if (result.isError === true) {
+      this.dispatch({ type: 'stepFailed', step: index, error: resultText(result, 2000) || `Tool '${step.call.tool}' on server '${server}' reported an error without a message.` });
+      return;
+    }
+    let classified: ResultClassification;
+    try {
+      classified = this.deps.classify(result);
+    } catch {
+      classified = { kind: 'unclassified' };
+    }
+    if (classified.kind === 'plan' && 'plan' in classified && classified.plan) {
+      await this.nested(index, server, classified.plan);
+      return;
+    }
+    this.dispatch({ type: 'stepSucceeded', step: index, summary: summarize(result) });
+  }
+
+  /** The step's result is a plan: open it as a nested plan, get it approved, run it; the reducer settles the step. */
+  private async nested(index: number, server: string, plan: OrchestratedPlan): Promise<void> {
+    const parent = this.plan!;
+    const step = parent.steps[index];
+    const depth = parent.depth + 1;
+    if (depth > MAX_PLAN_DEPTH) {
+      this.dispatch({ type: 'stepFailed', step: index, error: `nested plan depth ${depth} exceeds the limit of ${MAX_PLAN_DEPTH}` });
+      return;
+    }
+    const childId = (this.deps.newId ?? defaultId)();
+    const received: WorkflowEvent = {
+      type: 'planReceived', at: this.now(), planId: childId, plan, parentId: parent.id, parentStep: index,
+      origin: { server, tool: step.call.tool, args: step.call.args, entrance: 'step' },
+    };
+    const refusal = this.workflow.canApply(received);
+    if (refusal !== undefined || !this.workflow.dispatch(received)) {
+      this.dispatch({ type: 'stepFailed', step: index, error: `The step returned a plan that could not be opened: ${refusal ?? 'refused'}` });
+      return;
+    }
+    const child = getPlan(this.workflow.state, childId)!;
+    if (child.phase !== 'awaiting_approval') return; // a plan that is not ok: its parent step already failed
+    const approved = await settle(() => this.deps.host.approveNested(child, this.token), false);
+    if (this.token.isCancellationRequested) {
+      this.dispatch({ type: 'cancelled' }); // cascades to the child
+      return;
+    }
+    const now = getPlan(this.workflow.state, childId)!;
+    if (now.phase === 'awaiting_approval') {
+      const event: WorkflowEvent = approved === true
+        ? { type: 'approved', at: this.now(), planId: childId, approvalHash: approvalHash(now) }
+        : { type: 'rejected', at: this.now(), planId: childId };
+      this.workflow.dispatch(event);
+    }
+    const after = getPlan(this.workflow.state, childId)!;
+    if (after.phase === 'executing' || after.phase === 'blocked') await runLoop(this.workflow, childId, this.deps);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Awaits `fn()`, turning a throw or rejection into `fallback` (host code must not break the run). */
+async function settle<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await fn();
+  } catch {
+    return fallback;
+  }
+}
+
+function defaultId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return c?.randomUUID ? c.randomUUID() : `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return typeof err === 'string' ? err : String(err);
+}
+
+/** A failed call in words: "Server 'x' closed the connection", "Timed out after 30 s", else the error's message. */
+export function callErrorMessage(err: unknown, server: string, timeoutMs: number): string {
+  const message = errorMessage(err).trim();
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === -32000 || /connection closed|closed the connection|not connected|ECONNRESET|EPIPE|socket hang up/i.test(message)) {
+    return `Server '${server}' closed the connection`;
+  }
+  if (code === -32001 && /timed out/i.test(message)) return timeoutMessage(timeoutMs);
+  return clip(message || 'The call failed without a message.', 2000);
+}
+
+function summarize(result: ToolResult): string {
+  const text = resultText(result, 200);
+  if (text) return text;
+  if (result.structuredContent !== undefined) return clip(canonicalJson(result.structuredContent), 200);
+  const n = Array.isArray(result.content) ? result.content.length : 0;
+  return n ? `ok (${n} non-text content block${n === 1 ? '' : 's'})` : 'ok (empty result)';
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+

@@ -1,0 +1,609 @@
+/**
+ * The workflow: every plan Plangate has seen, as state reduced from events.
+ *
+ * `reduce(state, event) → state` is the only way state changes. The runner and the UI emit events; the
+ * ledger stores the same events (append-only), so replaying the ledger rebuilds the state after a reload.
+ *
+ * Plan phases follow the MCPFlow state machine: NEEDS_PLAN_APPROVAL (`awaiting_approval`), EXECUTING,
+ * FOLLOW_UP_PENDING (`follow_up`), BLOCKED, and `finished` (the plan is history; with no active plan the
+ * workflow is IDLE).
+ */
+import { approvalHash, sameJson } from './approval';
+import { assertNever } from './lifecycle';
+import type { ActionCall, OrchestratedPlan } from './plan';
+
+/** Per-step state. `unknown`: the step was running when the process died; its outcome is unknown. */
+export type StepState = 'pending' | 'awaiting_confirm' | 'running' | 'ok' | 'failed' | 'skipped' | 'not_run' | 'unknown';
+
+export type PlanPhase = 'awaiting_approval' | 'executing' | 'follow_up' | 'blocked' | 'finished';
+
+/**
+ * How a finished plan ended. `completed`: every step ok or skipped; `rejected`: not approved; `stopped`: the
+ * user stopped after a failure; `cancelled`: cancelled while running; `not_ok`: the plan's status was not ok
+ * (error/invalid/blocked/partial), so it had nothing to approve; `replaced`: a re-plan (ask form) replaced it.
+ */
+export type PlanOutcome = 'completed' | 'rejected' | 'stopped' | 'cancelled' | 'not_ok' | 'replaced';
+
+/** Where the planning call came from. */
+export type Entrance = 'manual' | 'agent' | 'cli' | 'recovery' | 'follow_up' | 'replan' | 'step';
+
+/** The tool call whose result was the plan. */
+export interface PlanOrigin {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  entrance: Entrance;
+}
+
+export interface StepProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface StepRecord {
+  /** 0-based position in `next_actions`. */
+  index: number;
+  /** The call as the server proposed it. */
+  proposed: ActionCall;
+  /** The call as it will run (or ran): `proposed` with the user's argument edits. */
+  call: ActionCall;
+  /** True when the user changed `call.args` from `proposed.args`. */
+  edited: boolean;
+  state: StepState;
+  /** The user asked before approval to skip this step. */
+  skipRequested: boolean;
+  /** The server the step ran on (set when it starts). */
+  server?: string;
+  /** The step's tool was not on the issuing server and resolved on another one. */
+  crossServer?: boolean;
+  progress?: StepProgress;
+  /** A short text of the step's result (first text block, truncated). */
+  summary?: string;
+  error?: string;
+  /** The id of the nested plan this step's result produced. */
+  childPlanId?: string;
+  startedAt?: number;
+  endedAt?: number;
+  /** When the user granted this step's own confirmation (`confirm: true` steps start only after it). */
+  confirmedAt?: number;
+  /** How many times the step was started (retries count). */
+  attempts: number;
+}
+
+export interface PlanRecord {
+  id: string;
+  origin: PlanOrigin;
+  plan: OrchestratedPlan;
+  receivedAt: number;
+  phase: PlanPhase;
+  outcome?: PlanOutcome;
+  steps: StepRecord[];
+  /** Nested plan: the plan and step whose result this plan was. Depth 0 is a top-level plan. */
+  parentId?: string;
+  parentStep?: number;
+  depth: number;
+  /** Lineage: the plan this one replaced (a re-plan after an `ask` form). */
+  replacesId?: string;
+  replacedById?: string;
+  /** Hash of exactly what was approved (tool + args of each non-skipped step). */
+  approvalHash?: string;
+  approvedAt?: number;
+  rejectReason?: string;
+  /** Index of the step the plan is blocked on (failed, unknown, or interrupted). */
+  blockedStep?: number;
+  /** Why the plan is blocked, in words. */
+  blockedReason?: string;
+  followUpAnswer?: 'yes' | 'no';
+  finishedAt?: number;
+}
+
+export interface WorkflowState {
+  plans: Readonly<Record<string, PlanRecord>>;
+  /** Plan ids in the order they were received. */
+  order: readonly string[];
+}
+
+export type WorkflowEvent =
+  | { type: 'planReceived'; at: number; planId: string; origin: PlanOrigin; plan: OrchestratedPlan; parentId?: string; parentStep?: number; replacesId?: string }
+  | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
+  | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
+  | { type: 'approved'; at: number; planId: string; approvalHash: string }
+  | { type: 'rejected'; at: number; planId: string; reason?: string }
+  | { type: 'confirmRequested'; at: number; planId: string; step: number }
+  | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
+  | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
+  | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
+  | { type: 'stepSucceeded'; at: number; planId: string; step: number; summary: string; childPlanId?: string }
+  | { type: 'stepFailed'; at: number; planId: string; step: number; error: string }
+  | { type: 'stepSkipped'; at: number; planId: string; step: number }
+  | { type: 'retryRequested'; at: number; planId: string; step: number }
+  | { type: 'stopped'; at: number; planId: string }
+  | { type: 'cancelled'; at: number; planId: string; reason?: string }
+  | { type: 'followUpAnswered'; at: number; planId: string; answer: 'yes' | 'no' }
+  | { type: 'restored'; at: number };
+
+export const EMPTY_WORKFLOW: WorkflowState = { plans: {}, order: [] };
+
+/** The deepest nesting allowed: a top-level plan has depth 0, a plan produced by one of its steps depth 1, … */
+export const MAX_PLAN_DEPTH = 5;
+
+/** The error a step gets when it was running while Plangate stopped (window reload, crash). */
+export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plangate stopped';
+
+/** Every event type, for validating stored events. */
+export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
+  'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
+  'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
+  'cancelled', 'followUpAnswered', 'restored',
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Selectors
+
+/** The plan with this id (own property only: an id such as `__proto__` is plain data). */
+export function getPlan(state: WorkflowState, planId: string): PlanRecord | undefined {
+  return typeof planId === 'string' && Object.hasOwn(state.plans, planId) ? state.plans[planId] : undefined;
+}
+
+/** Plans that are not finished, in the order received. */
+export function activePlans(state: WorkflowState): PlanRecord[] {
+  return state.order.map((id) => getPlan(state, id)).filter((p): p is PlanRecord => !!p && p.phase !== 'finished');
+}
+
+/** Plans waiting for the user's approval, in the order received. */
+export function pendingApprovals(state: WorkflowState): PlanRecord[] {
+  return activePlans(state).filter((p) => p.phase === 'awaiting_approval');
+}
+
+/**
+ * The step the plan is at: while executing, the running or confirming step, else the next pending one; while
+ * blocked, the step it is blocked on. Undefined in the other phases.
+ */
+export function currentStep(plan: PlanRecord): StepRecord | undefined {
+  if (plan.phase === 'blocked') return plan.blockedStep === undefined ? undefined : plan.steps[plan.blockedStep];
+  if (plan.phase !== 'executing') return undefined;
+  return plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm') ?? nextStep(plan);
+}
+
+/** `done`: steps ok or skipped; `total`: all steps. */
+export function planProgress(plan: PlanRecord): { done: number; total: number } {
+  return { done: plan.steps.filter((s) => s.state === 'ok' || s.state === 'skipped').length, total: plan.steps.length };
+}
+
+/**
+ * The nested plan the given plan is waiting for: its running step produced a plan that is still awaiting
+ * approval, executing or blocked. A plan waiting on a child is not running by itself.
+ */
+export function activeChild(state: WorkflowState, plan: PlanRecord): PlanRecord | undefined {
+  const step = plan.steps.find((s) => s.state === 'running' && s.childPlanId !== undefined);
+  const child = step?.childPlanId === undefined ? undefined : getPlan(state, step.childPlanId);
+  return child && isActiveChildPhase(child.phase) ? child : undefined;
+}
+
+/** The label of a step as users see it: its `label`, else its tool. */
+export function stepLabel(step: StepRecord): string {
+  const label = step.call.label ?? step.proposed.label;
+  return typeof label === 'string' && label.trim() !== '' ? label : step.call.tool;
+}
+
+/** The first pending step all of whose predecessors are ok or skipped (the only step allowed to start). */
+function nextStep(plan: PlanRecord): StepRecord | undefined {
+  for (const step of plan.steps) {
+    if (step.state === 'ok' || step.state === 'skipped') continue;
+    return step.state === 'pending' ? step : undefined;
+  }
+  return undefined;
+}
+
+function isActiveChildPhase(phase: PlanPhase): boolean {
+  return phase === 'awaiting_approval' || phase === 'executing' || phase === 'blocked';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Refusals
+
+/**
+ * Why `event` does not apply to `state`, in words for the user or the log; undefined when it applies.
+ * {@link reduce} leaves the state unchanged exactly when this returns a reason. Never throws.
+ */
+export function canApply(state: WorkflowState, event: WorkflowEvent): string | undefined {
+  if (!event || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') return 'Not a workflow event.';
+  if (!WORKFLOW_EVENT_TYPES.includes(event.type)) return `Unknown workflow event '${String(event.type)}'.`;
+  if (event.type === 'restored') return restoreAll(state) === state ? 'Nothing was interrupted.' : undefined;
+  if (event.type === 'planReceived') return canReceive(state, event);
+
+  const plan = getPlan(state, event.planId);
+  if (!plan) return `There is no plan '${String(event.planId)}'.`;
+  const name = `Plan '${plan.id}'`;
+  const phaseIs = (...phases: PlanPhase[]) => phases.includes(plan.phase) ? undefined : `${name} is ${phaseWords(plan)}; ${event.type} applies only while it is ${phases.map(phaseWordsOf).join(' or ')}.`;
+
+  let step: StepRecord | undefined;
+  if ('step' in event) {
+    step = Number.isInteger(event.step) ? plan.steps[event.step] : undefined;
+    if (!step) return `${name} has no step ${String(event.step)} (it has ${plan.steps.length}).`;
+  }
+  const stepName = step ? `Step ${step.index + 1} (${stepLabel(step)})` : '';
+  const stepIs = (...states: StepState[]) => step && states.includes(step.state) ? undefined : `${stepName} is ${step?.state}; ${event.type} needs it ${states.join(' or ')}.`;
+
+  switch (event.type) {
+    case 'argsEdited':
+      if (!isPlainObject(event.args)) return `${stepName}: the arguments must be a JSON object.`;
+      return phaseIs('awaiting_approval');
+    case 'skipMarked':
+      if (typeof event.skip !== 'boolean') return `${stepName}: skip must be true or false.`;
+      return phaseIs('awaiting_approval');
+    case 'approved': {
+      const refusal = phaseIs('awaiting_approval');
+      if (refusal) return refusal;
+      if (event.approvalHash !== approvalHash(plan)) return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
+      return undefined;
+    }
+    case 'rejected':
+      return phaseIs('awaiting_approval');
+    case 'confirmRequested':
+      return phaseIs('executing') ?? stepIs('pending') ?? notNext(plan, step!);
+    case 'confirmAnswered':
+      if (typeof event.granted !== 'boolean') return `${stepName}: the answer must be granted or declined.`;
+      return phaseIs('executing') ?? stepIs('awaiting_confirm');
+    case 'stepStarted':
+      if (typeof event.server !== 'string' || event.server === '') return `${stepName}: the server it runs on is missing.`;
+      return phaseIs('executing') ?? stepIs('pending') ?? notNext(plan, step!)
+        ?? (step!.call.confirm === true && step!.confirmedAt === undefined ? `${stepName} needs its own confirmation before it starts.` : undefined);
+    case 'stepProgress':
+      return phaseIs('executing') ?? stepIs('running');
+    case 'stepSucceeded':
+      return phaseIs('executing') ?? stepIs('running') ?? waitingOnChild(state, step!, stepName);
+    case 'stepFailed': {
+      const refusal = phaseIs('executing') ?? stepIs('running', 'pending');
+      if (refusal) return refusal;
+      if (step!.state === 'pending' && plan.steps.some((s) => s.state === 'running' || s.state === 'awaiting_confirm')) {
+        return `${name} has a step in progress; ${stepName} can only fail before it starts when nothing else runs.`;
+      }
+      return waitingOnChild(state, step!, stepName);
+    }
+    case 'stepSkipped':
+      if (plan.phase === 'blocked') {
+        return event.step === plan.blockedStep ? undefined : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be skipped.`;
+      }
+      if (plan.phase === 'executing' && step!.state === 'pending' && step!.skipRequested) return undefined;
+      return `${stepName} cannot be skipped now: only the step a plan is blocked on, or a step marked to skip, can be.`;
+    case 'retryRequested':
+      return phaseIs('blocked') ?? (event.step === plan.blockedStep ? undefined : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be retried.`);
+    case 'stopped':
+      return phaseIs('blocked');
+    case 'cancelled':
+      return phaseIs('executing');
+    case 'followUpAnswered':
+      if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
+      return phaseIs('follow_up');
+    default:
+      return assertNever(event, 'workflow event');
+  }
+}
+
+function canReceive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'planReceived' }>): string | undefined {
+  if (typeof event.planId !== 'string' || event.planId === '') return 'A plan needs an id.';
+  if (getPlan(state, event.planId)) return `There is already a plan '${event.planId}'.`;
+  if (!event.plan || typeof event.plan !== 'object' || !Array.isArray(event.plan.next_actions)) return `Plan '${event.planId}' has no next_actions list.`;
+  if (!event.origin || typeof event.origin !== 'object' || typeof event.origin.server !== 'string') return `Plan '${event.planId}' does not say which server it came from.`;
+  if ((event.parentId === undefined) !== (event.parentStep === undefined)) return `Plan '${event.planId}': a nested plan needs both its parent plan and step.`;
+  if (event.parentId !== undefined) {
+    const parent = getPlan(state, event.parentId);
+    if (!parent) return `Plan '${event.planId}': there is no parent plan '${event.parentId}'.`;
+    const step = Number.isInteger(event.parentStep) ? parent.steps[event.parentStep!] : undefined;
+    if (!step) return `Plan '${event.planId}': parent plan '${parent.id}' has no step ${String(event.parentStep)}.`;
+    if (parent.phase !== 'executing' || step.state !== 'running') return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' is not running, so it cannot have produced a plan.`;
+    if (step.childPlanId !== undefined) return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' already produced plan '${step.childPlanId}'.`;
+    if (parent.depth + 1 > MAX_PLAN_DEPTH) return `nested plan depth ${parent.depth + 1} exceeds the limit of ${MAX_PLAN_DEPTH}`;
+  }
+  if (event.replacesId !== undefined) {
+    const old = getPlan(state, event.replacesId);
+    if (!old) return `Plan '${event.planId}': there is no plan '${event.replacesId}' to replace.`;
+    if (old.replacedById !== undefined) return `Plan '${old.id}' was already replaced by plan '${old.replacedById}'.`;
+    if (old.phase === 'executing') return `Plan '${old.id}' is running; cancel it before replacing it.`;
+  }
+  return undefined;
+}
+
+function notNext(plan: PlanRecord, step: StepRecord): string | undefined {
+  return nextStep(plan)?.index === step.index ? undefined : `Step ${step.index + 1} (${stepLabel(step)}) is not next: every earlier step must be ok or skipped first.`;
+}
+
+function waitingOnChild(state: WorkflowState, step: StepRecord, stepName: string): string | undefined {
+  const child = step.childPlanId === undefined ? undefined : getPlan(state, step.childPlanId);
+  return child && isActiveChildPhase(child.phase) ? `${stepName} is waiting for its nested plan '${child.id}'.` : undefined;
+}
+
+const PHASE_WORDS: Record<PlanPhase, string> = {
+  awaiting_approval: 'awaiting approval', executing: 'executing', follow_up: 'awaiting its follow-up answer', blocked: 'blocked', finished: 'finished',
+};
+function phaseWordsOf(phase: PlanPhase): string {
+  return PHASE_WORDS[phase];
+}
+function phaseWords(plan: PlanRecord): string {
+  return plan.phase === 'finished' && plan.outcome ? `finished (${plan.outcome})` : PHASE_WORDS[plan.phase];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The reducer
+
+/**
+ * The next workflow state. Pure and total: an event that does not apply (see {@link canApply}) returns `state`
+ * itself, unchanged; otherwise a new state (inputs are never mutated). Nested plans: when a child plan reaches its
+ * follow-up or finishes, the parent step that produced it follows (ok when the child completed, cancelled with it,
+ * failed otherwise), so the runner never has to report the parent step itself.
+ */
+export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowState {
+  if (canApply(state, event) !== undefined) return state;
+  if (event.type === 'restored') return restoreAll(state);
+  if (event.type === 'planReceived') return receive(state, event);
+
+  const at = event.at;
+  const plan = getPlan(state, event.planId)!;
+  let next: PlanRecord;
+  switch (event.type) {
+    case 'argsEdited':
+      next = withStep(plan, event.step, (s) => ({
+        ...s,
+        call: { ...s.call, args: event.args },
+        edited: !sameJson(event.args, s.proposed.args),
+      }));
+      break;
+    case 'skipMarked':
+      next = withStep(plan, event.step, (s) => ({ ...s, skipRequested: event.skip }));
+      break;
+    case 'approved':
+      next = settle({
+        ...plan,
+        phase: 'executing',
+        approvalHash: event.approvalHash,
+        approvedAt: at,
+        steps: plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s)),
+      }, at);
+      break;
+    case 'rejected':
+      next = {
+        ...plan,
+        phase: 'finished',
+        outcome: 'rejected',
+        rejectReason: event.reason,
+        finishedAt: at,
+        steps: plan.steps.map((s) => ({ ...s, state: 'not_run' as const })),
+      };
+      break;
+    case 'confirmRequested':
+      next = withStep(plan, event.step, (s) => ({ ...s, state: 'awaiting_confirm' }));
+      break;
+    case 'confirmAnswered':
+      next = event.granted
+        ? withStep(plan, event.step, (s) => ({ ...s, state: 'pending', confirmedAt: at }))
+        : finish({
+          ...plan,
+          steps: plan.steps.map((s) => (s.index >= event.step && s.state !== 'ok' && s.state !== 'skipped' ? { ...s, state: 'not_run' as const } : s)),
+        }, 'stopped', at);
+      break;
+    case 'stepStarted':
+      next = withStep(plan, event.step, (s) => ({
+        ...s,
+        state: 'running',
+        server: event.server,
+        crossServer: event.crossServer === true,
+        startedAt: at,
+        attempts: s.attempts + 1,
+        endedAt: undefined,
+        error: undefined,
+        summary: undefined,
+        progress: undefined,
+        childPlanId: undefined,
+      }));
+      break;
+    case 'stepProgress':
+      next = withStep(plan, event.step, (s) => ({ ...s, progress: event.progress }));
+      break;
+    case 'stepSucceeded':
+      next = settle(withStep(plan, event.step, (s) => ({
+        ...s,
+        state: 'ok',
+        summary: event.summary,
+        childPlanId: event.childPlanId ?? s.childPlanId,
+        endedAt: at,
+      })), at);
+      break;
+    case 'stepFailed':
+      next = failStep(plan, event.step, String(event.error), at);
+      break;
+    case 'stepSkipped':
+      next = settle({
+        ...withStep(plan, event.step, (s) => ({ ...s, state: 'skipped', endedAt: s.endedAt ?? at })),
+        phase: 'executing',
+        blockedStep: undefined,
+        blockedReason: undefined,
+      }, at);
+      break;
+    case 'retryRequested':
+      next = {
+        ...withStep(plan, event.step, (s) => ({ ...s, state: 'pending' })),
+        phase: 'executing',
+        blockedStep: undefined,
+        blockedReason: undefined,
+      };
+      break;
+    case 'stopped':
+      next = finish(plan, 'stopped', at);
+      break;
+    case 'cancelled':
+      return propagate(cancelDown(state, plan.id, event.reason, at), plan.id, at);
+    case 'followUpAnswered':
+      next = { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
+      break;
+    default:
+      return assertNever(event, 'workflow event');
+  }
+  return propagate(put(state, next), plan.id, at);
+}
+
+function receive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'planReceived' }>): WorkflowState {
+  const at = event.at;
+  const ok = event.plan.status === 'ok';
+  const steps: StepRecord[] = event.plan.next_actions.map((action, index) => {
+    const call = normaliseCall(action);
+    return { index, proposed: call, call, edited: false, state: ok ? 'pending' : 'not_run', skipRequested: false, attempts: 0 };
+  });
+  const parent = event.parentId === undefined ? undefined : getPlan(state, event.parentId);
+  const record: PlanRecord = {
+    id: event.planId,
+    origin: event.origin,
+    plan: event.plan,
+    receivedAt: at,
+    phase: ok ? 'awaiting_approval' : 'finished',
+    outcome: ok ? undefined : 'not_ok',
+    finishedAt: ok ? undefined : at,
+    steps,
+    depth: parent ? parent.depth + 1 : 0,
+    parentId: parent ? parent.id : undefined,
+    parentStep: parent ? event.parentStep : undefined,
+    replacesId: event.replacesId,
+  };
+  let next: WorkflowState = { plans: { ...state.plans, [record.id]: record }, order: [...state.order, record.id] };
+  if (parent) next = put(next, withStep(parent, event.parentStep!, (s) => ({ ...s, childPlanId: record.id })));
+  if (event.replacesId !== undefined) {
+    const old = getPlan(next, event.replacesId)!;
+    const replaced: PlanRecord = old.phase === 'finished' && old.outcome !== 'not_ok'
+      ? { ...old, replacedById: record.id }
+      : { ...finish(old, 'replaced', at), replacedById: record.id, finishedAt: old.finishedAt ?? at };
+    next = propagate(put(next, replaced), old.id, at);
+  }
+  // A child that is not ok is finished at once: its parent step fails here.
+  return propagate(next, record.id, at);
+}
+
+/** `args` is always an object on a step, whatever a stored event held. */
+function normaliseCall(action: ActionCall): ActionCall {
+  const args = isPlainObject(action?.args) ? action.args : {};
+  return { ...action, tool: String(action?.tool ?? ''), args };
+}
+
+function put(state: WorkflowState, plan: PlanRecord): WorkflowState {
+  return { ...state, plans: { ...state.plans, [plan.id]: plan } };
+}
+
+function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) => StepRecord): PlanRecord {
+  return { ...plan, steps: plan.steps.map((s) => (s.index === index ? update(s) : s)) };
+}
+
+/** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */
+function settle(plan: PlanRecord, at: number): PlanRecord {
+  if (plan.phase !== 'executing' || !plan.steps.every((s) => s.state === 'ok' || s.state === 'skipped')) return plan;
+  const followUp = typeof plan.plan.follow_up === 'string' && plan.plan.follow_up.trim() !== '';
+  return followUp ? { ...plan, phase: 'follow_up' } : { ...plan, phase: 'finished', outcome: 'completed', finishedAt: at };
+}
+
+/** Finished with `outcome`; steps that never started become not_run. */
+function finish(plan: PlanRecord, outcome: PlanOutcome, at: number): PlanRecord {
+  return {
+    ...plan,
+    phase: 'finished',
+    outcome,
+    finishedAt: at,
+    steps: plan.steps.map((s) => (s.state === 'pending' || s.state === 'awaiting_confirm' ? { ...s, state: 'not_run' as const } : s)),
+  };
+}
+
+function failStep(plan: PlanRecord, index: number, error: string, at: number): PlanRecord {
+  const failed = withStep(plan, index, (s) => ({ ...s, state: 'failed', error, endedAt: at, progress: undefined }));
+  const step = failed.steps[index];
+  return { ...failed, phase: 'blocked', blockedStep: index, blockedReason: `Step ${index + 1} (${stepLabel(step)}) failed: ${error}` };
+}
+
+/**
+ * Cancels plan `planId` (executing, blocked or awaiting approval): the running step fails with "Cancelled", steps
+ * that never started become not_run, and the nested plan its running step is waiting for is cancelled too.
+ */
+function cancelDown(state: WorkflowState, planId: string, reason: string | undefined, at: number): WorkflowState {
+  const plan = getPlan(state, planId);
+  if (!plan || plan.phase === 'finished') return state;
+  const child = activeChild(state, plan);
+  const error = !reason ? 'Cancelled' : /^cancel/i.test(reason) ? reason : `Cancelled: ${reason}`;
+  const cancelled = finish({
+    ...plan,
+    steps: plan.steps.map((s) => (s.state === 'running' ? { ...s, state: 'failed' as const, error, endedAt: at, progress: undefined } : s)),
+  }, 'cancelled', at);
+  const next = put(state, cancelled);
+  return child ? cancelDown(next, child.id, reason === undefined ? 'its parent plan was cancelled' : reason, at) : next;
+}
+
+/**
+ * When plan `childId` has reached its follow-up or finished, the parent step that is still running for it follows:
+ * completed → ok; cancelled → the parent is cancelled too; otherwise the step fails and the parent is blocked.
+ */
+function propagate(state: WorkflowState, childId: string, at: number): WorkflowState {
+  const child = getPlan(state, childId);
+  if (!child || child.parentId === undefined || child.parentStep === undefined) return state;
+  if (child.phase !== 'follow_up' && child.phase !== 'finished') return state;
+  const parent = getPlan(state, child.parentId);
+  const step = parent?.steps[child.parentStep];
+  if (!parent || !step || parent.phase !== 'executing' || step.state !== 'running' || step.childPlanId !== child.id) return state;
+
+  if (child.phase === 'follow_up' || child.outcome === 'completed') {
+    const n = child.steps.length;
+    const done = settle(withStep(parent, step.index, (s) => ({ ...s, state: 'ok', summary: `nested plan completed (${n} step${n === 1 ? '' : 's'})`, endedAt: at })), at);
+    return propagate(put(state, done), parent.id, at);
+  }
+  if (child.outcome === 'cancelled') return propagate(cancelDown(state, parent.id, 'its nested plan was cancelled', at), parent.id, at);
+  return put(state, failStep(parent, step.index, childFailure(child), at));
+}
+
+function childFailure(child: PlanRecord): string {
+  switch (child.outcome) {
+    case 'rejected':
+      return `nested plan was rejected${child.rejectReason ? `: ${child.rejectReason}` : ''}`;
+    case 'stopped':
+      return child.blockedReason ? `nested plan was stopped (${child.blockedReason})` : 'nested plan was stopped';
+    case 'not_ok': {
+      const first = child.plan.errors?.[0]?.message;
+      const detail = typeof first === 'string' && first ? first : child.plan.instruction;
+      return `the step returned a plan with status '${child.plan.status}'${detail ? `: ${detail}` : ''}`;
+    }
+    case 'replaced':
+      return `nested plan was replaced by plan '${child.replacedById}'`;
+    default:
+      return `nested plan ended (${child.outcome ?? child.phase})`;
+  }
+}
+
+/**
+ * After a reload or restart nothing is running any more. A running step's outcome is unknown (its plan is blocked on
+ * it: the user retries = re-runs explicitly, skips or stops); a step awaiting confirmation is pending again; an
+ * executing plan between steps is blocked on its next step ("resume from step k"). A step waiting for an active
+ * nested plan keeps waiting (its call returned: the child plan is its outcome). Returns `state` when nothing changes.
+ */
+function restoreAll(state: WorkflowState): WorkflowState {
+  let next = state;
+  for (const id of state.order) {
+    const plan = getPlan(next, id);
+    if (!plan || (plan.phase !== 'executing' && plan.phase !== 'blocked')) continue;
+    const waiting = activeChild(next, plan) !== undefined;
+    let changed = false;
+    let blockedOn: { index: number; reason: string } | undefined;
+    const steps = plan.steps.map((s): StepRecord => {
+      if (s.state === 'awaiting_confirm') { changed = true; return { ...s, state: 'pending' }; }
+      if (s.state !== 'running' || waiting) return s;
+      changed = true;
+      blockedOn ??= { index: s.index, reason: `Step ${s.index + 1} (${stepLabel(s)}) was running when Plangate stopped; its outcome is unknown. Retry runs it again; Skip or Stop leave it as it is.` };
+      return { ...s, state: 'unknown', error: INTERRUPTED_STEP_ERROR, progress: undefined };
+    });
+    let restored: PlanRecord = changed ? { ...plan, steps } : plan;
+    if (!blockedOn && restored.phase === 'executing' && !waiting) {
+      const pending = nextStep(restored);
+      if (pending) blockedOn = { index: pending.index, reason: `Plangate stopped before step ${pending.index + 1} (${stepLabel(pending)}) ran. Retry resumes from step ${pending.index + 1}; Stop ends the plan.` };
+    }
+    if (blockedOn) restored = { ...restored, phase: 'blocked', blockedStep: blockedOn.index, blockedReason: blockedOn.reason };
+    if (restored !== plan) next = put(next, restored);
+  }
+  return next;
+}
