@@ -1,0 +1,337 @@
+/**
+ * The gate: where tool results become plans awaiting a decision, and decisions become runs. It owns the
+ * prompts a running plan waits on (confirm steps, `ask_user` steps, nested plans) and the cancellation of
+ * runs; the workflow (ledger) owns the state. Every entrance — the Call Tool form, recovery actions, re-plans,
+ * the agent's gated calls — goes through {@link Gate.receive}. Pure: no vscode, no I/O of its own.
+ */
+import { approvalHash } from './approval';
+import { classifyResult, type Classification } from './classify';
+import type { ToolInvoker } from './invoker';
+import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
+import type { Workflow } from './ledger';
+import type { Problem } from './plan';
+import { runPlan, type RunnerHost } from './runner';
+import type { ToolResult } from './toolResult';
+import { getPlan, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
+import type { AskFieldView, PendingPrompt } from '../shared/protocol';
+import { rootPlanId } from './planView';
+
+export interface GateOptions {
+  invoker: ToolInvoker;
+  /** Read at each run, so setting changes apply to the next run. */
+  settings: () => { stepTimeoutMs: number; allowCrossServer: boolean };
+  newId: () => string;
+  now?: () => number;
+  classify?: (result: unknown) => Classification;
+}
+
+/** What a tool result turned out to be, after the gate took it in. */
+export type Received =
+  | { kind: 'plan'; planId: string }
+  | { kind: 'invalid_plan'; problems: Problem[] }
+  | { kind: 'collect_form'; classification: Classification }
+  | { kind: 'collect_error'; classification: Classification }
+  | { kind: 'plain' };
+
+/** The result of a call the gate made on the user's behalf (re-plan, recovery action). */
+export interface CallOutcome {
+  server: string;
+  args: Record<string, unknown>;
+  result: ToolResult;
+  received: Received;
+  durationMs: number;
+}
+
+interface Waiter<T> {
+  prompt?: PendingPrompt;
+  resolve(value: T): void;
+}
+
+export class Gate extends DisposableBase {
+  private readonly _onDidChange = this._register(new Emitter<void>());
+  /** Fires when the prompts waiting on the user change, or a run starts or ends (state changes come from `workflow.onDidChange`). */
+  readonly onDidChange = this._onDidChange.event;
+
+  private readonly confirms = new Map<string, Waiter<boolean>>();
+  private readonly asks = new Map<string, Waiter<Record<string, unknown> | undefined>>();
+  private readonly nested = new Map<string, Waiter<boolean>>();
+  /** Cancellation of the run of each top-level plan that is running now. */
+  private readonly runs = new Map<string, CancellationTokenSource>();
+  private readonly now: () => number;
+  private readonly classify: (result: unknown) => Classification;
+
+  constructor(readonly workflow: Workflow, private readonly options: GateOptions) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.classify = options.classify ?? classifyResult;
+  }
+
+  /** The prompts the runs wait on, in the order they were asked. */
+  get pending(): PendingPrompt[] {
+    return [...this.confirms.values(), ...this.asks.values()].flatMap((w) => (w.prompt ? [w.prompt] : []));
+  }
+
+  /** Whether a run of this plan (or of its top-level plan) is going on now. */
+  isRunning(planId: string): boolean {
+    return this.runs.has(rootPlanId(this.workflow.state, planId));
+  }
+
+  /** Takes in a tool result: a plan is recorded (awaiting approval when its status is ok). */
+  receive(origin: PlanOrigin, result: unknown, extra: { replacesId?: string } = {}): Received {
+    const c = this.classify(result);
+    switch (c.kind) {
+      case 'plan': {
+        const planId = this.options.newId();
+        const ok = this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId, origin, plan: c.plan, replacesId: extra.replacesId });
+        return ok ? { kind: 'plan', planId } : { kind: 'plain' };
+      }
+      case 'invalid_plan': return { kind: 'invalid_plan', problems: c.problems };
+      case 'collect_form': return { kind: 'collect_form', classification: c };
+      case 'collect_error': return { kind: 'collect_error', classification: c };
+      default: return { kind: 'plain' };
+    }
+  }
+
+  /** The server a step runs (or will run) on, for schema lookups: the resolved one, else the issuing server. */
+  serverFor(planId: string, step: number): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    return plan?.steps[step]?.server ?? plan?.origin.server;
+  }
+
+  /** Approves exactly what the plan holds now and starts (or, for a nested plan, lets its parent start) the run. */
+  approve(planId: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    if (!plan) return 'That plan no longer exists.';
+    if (plan.phase !== 'awaiting_approval') return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
+    const waiter = this.nested.get(planId);
+    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: approvalHash(plan) });
+    if (!ok) return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
+    if (waiter) {
+      this.nested.delete(planId);
+      waiter.resolve(true);
+    } else {
+      this.start(planId);
+    }
+    return undefined;
+  }
+
+  reject(planId: string, reason?: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    if (!plan || plan.phase !== 'awaiting_approval') return 'Only a plan awaiting approval can be rejected.';
+    if (!this.workflow.dispatch({ type: 'rejected', at: this.now(), planId, reason })) return 'The plan could not be rejected.';
+    const waiter = this.nested.get(planId);
+    this.nested.delete(planId);
+    waiter?.resolve(false);
+    return undefined;
+  }
+
+  editArgs(planId: string, step: number, args: Record<string, unknown>): string | undefined {
+    const event = { type: 'argsEdited', at: this.now(), planId, step, args } as const;
+    return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'The arguments can no longer be changed.');
+  }
+
+  markSkip(planId: string, step: number, skip: boolean): string | undefined {
+    const event = { type: 'skipMarked', at: this.now(), planId, step, skip } as const;
+    return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'The step can no longer be skipped.');
+  }
+
+  /** Cancels the running plan (the running call is aborted; the server is told). */
+  cancel(planId: string): string | undefined {
+    const root = rootPlanId(this.workflow.state, planId);
+    const run = this.runs.get(root);
+    if (run) {
+      run.cancel();
+      return undefined;
+    }
+    const plan = getPlan(this.workflow.state, planId);
+    if (plan?.phase === 'executing') {
+      this.workflow.dispatch({ type: 'cancelled', at: this.now(), planId, reason: 'Cancelled by the user' });
+      return undefined;
+    }
+    return 'This plan is not running.';
+  }
+
+  /** Blocked plan: runs the failed (or interrupted) step again, then the rest. */
+  retry(planId: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    const blocked = plan && this.blockedPlan(plan);
+    if (!blocked || blocked.blockedStep === undefined) return 'Only a blocked plan can retry its step.';
+    if (!this.workflow.dispatch({ type: 'retryRequested', at: this.now(), planId: blocked.id, step: blocked.blockedStep })) return 'The step cannot be retried.';
+    this.start(blocked.id);
+    return undefined;
+  }
+
+  /** Blocked plan: marks the failed step skipped and runs the rest. */
+  skipFailed(planId: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    const blocked = plan && this.blockedPlan(plan);
+    if (!blocked || blocked.blockedStep === undefined) return 'Only a blocked plan can skip its failed step.';
+    if (!this.workflow.dispatch({ type: 'stepSkipped', at: this.now(), planId: blocked.id, step: blocked.blockedStep })) return 'The step cannot be skipped.';
+    this.start(blocked.id);
+    return undefined;
+  }
+
+  /** Blocked plan: stops it; the steps not run stay not run. */
+  stop(planId: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    const blocked = plan && this.blockedPlan(plan);
+    if (!blocked) return 'Only a blocked plan can be stopped.';
+    if (!this.workflow.dispatch({ type: 'stopped', at: this.now(), planId: blocked.id })) return 'The plan cannot be stopped.';
+    // A stopped nested plan fails its parent's step; the parent is then blocked on it and the user decides there.
+    return undefined;
+  }
+
+  answerConfirm(planId: string, step: number, granted: boolean): string | undefined {
+    const waiter = this.confirms.get(`${planId}:${step}`);
+    if (!waiter) return 'That step is not waiting for a confirmation.';
+    this.confirms.delete(`${planId}:${step}`);
+    this._onDidChange.fire();
+    waiter.resolve(granted);
+    return undefined;
+  }
+
+  answerAskUser(planId: string, step: number, values?: Record<string, unknown>): string | undefined {
+    const waiter = this.asks.get(`${planId}:${step}`);
+    if (!waiter) return 'That step is not waiting for an answer.';
+    this.asks.delete(`${planId}:${step}`);
+    this._onDidChange.fire();
+    waiter.resolve(values);
+    return undefined;
+  }
+
+  followUp(planId: string, answer: 'yes' | 'no'): string | undefined {
+    const event = { type: 'followUpAnswered', at: this.now(), planId, answer } as const;
+    return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'There is no follow-up question to answer.');
+  }
+
+  /** The plan's `ask` form was answered: calls the planning tool again with its arguments plus the answers. */
+  async replan(planId: string, values: Record<string, unknown>): Promise<CallOutcome> {
+    const plan = getPlan(this.workflow.state, planId);
+    if (!plan) throw new Error('That plan no longer exists.');
+    const args: Record<string, unknown> = { ...plan.origin.args };
+    for (const [k, v] of Object.entries(values)) Object.defineProperty(args, k, { value: coerceAnswer(plan, k, v), enumerable: true, writable: true, configurable: true });
+    const started = this.now();
+    const result = await this.options.invoker.callTool(plan.origin.server, plan.origin.tool, args, { timeoutMs: this.options.settings().stepTimeoutMs });
+    const received = this.receive({ server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan' }, result, { replacesId: planId });
+    return { server: plan.origin.server, args, result, received, durationMs: this.now() - started };
+  }
+
+  /** Runs one of the plan's recovery actions (the caller has asked for confirmation where the action wants it). */
+  async runRecovery(planId: string, index: number): Promise<CallOutcome> {
+    const plan = getPlan(this.workflow.state, planId);
+    const action = plan?.plan.recovery_actions?.[index];
+    if (!plan || !action) throw new Error('That recovery action no longer exists.');
+    const catalog = await this.options.invoker.catalog();
+    const server = catalog.find((s) => s.server === plan.origin.server && s.tools.includes(action.tool))?.server
+      ?? (this.options.settings().allowCrossServer ? catalog.find((s) => s.tools.includes(action.tool))?.server : undefined);
+    if (!server) throw new Error(`The recovery tool '${action.tool}' is not offered by ${this.options.settings().allowCrossServer ? 'any connected server' : `server '${plan.origin.server}'`}.`);
+    const started = this.now();
+    const result = await this.options.invoker.callTool(server, action.tool, action.args, { timeoutMs: this.options.settings().stepTimeoutMs });
+    const received = this.receive({ server, tool: action.tool, args: action.args, entrance: 'recovery' }, result);
+    return { server, args: action.args, result, received, durationMs: this.now() - started };
+  }
+
+  /** Resolves when the plan (top-level) is no longer awaiting approval or running: for callers that wait on a decision. */
+  whenSettled(planId: string, token?: CancellationToken): Promise<PlanRecord | undefined> {
+    const settled = () => {
+      const plan = getPlan(this.workflow.state, planId);
+      return !plan || plan.phase === 'finished' || plan.phase === 'follow_up' || (plan.phase === 'blocked' && !this.isRunning(planId));
+    };
+    if (settled()) return Promise.resolve(getPlan(this.workflow.state, planId));
+    return new Promise((resolve) => {
+      const done = () => { sub.dispose(); runSub.dispose(); cancelSub?.dispose(); resolve(getPlan(this.workflow.state, planId)); };
+      const sub = this.workflow.onDidChange(() => { if (settled()) done(); });
+      const runSub = this.onDidChange(() => { if (settled()) done(); });
+      const cancelSub = token?.onCancellationRequested(done);
+    });
+  }
+
+  override dispose(): void {
+    for (const run of this.runs.values()) run.cancel();
+    for (const w of [...this.confirms.values(), ...this.nested.values()]) w.resolve(false);
+    for (const w of this.asks.values()) w.resolve(undefined);
+    super.dispose();
+  }
+
+  /** The plan itself when blocked, else its blocked nested plan (the panel's buttons act on the whole tree). */
+  private blockedPlan(plan: PlanRecord): PlanRecord | undefined {
+    if (plan.phase === 'blocked') {
+      const step = plan.blockedStep !== undefined ? plan.steps[plan.blockedStep] : undefined;
+      const child = step?.childPlanId ? getPlan(this.workflow.state, step.childPlanId) : undefined;
+      return child ? (this.blockedPlan(child) ?? plan) : plan;
+    }
+    for (const step of plan.steps) {
+      const child = step.childPlanId ? getPlan(this.workflow.state, step.childPlanId) : undefined;
+      const found = child && this.blockedPlan(child);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Starts a run of the plan's tree under one cancellation source, unless one is going on. */
+  private start(planId: string): void {
+    const root = rootPlanId(this.workflow.state, planId);
+    if (this.runs.has(root)) return; // the running loop picks the change up
+    const cts = new CancellationTokenSource();
+    this.runs.set(root, cts);
+    const settings = this.options.settings();
+    void runPlan(this.workflow, planId, {
+      invoker: this.options.invoker,
+      host: this.host(),
+      classify: (r) => this.classify(r),
+      stepTimeoutMs: settings.stepTimeoutMs,
+      allowCrossServer: settings.allowCrossServer,
+      token: cts.token,
+      now: this.now,
+      newId: this.options.newId,
+    }).catch(() => undefined).finally(() => {
+      this.runs.delete(root);
+      cts.dispose();
+      this._onDidChange.fire();
+    });
+  }
+
+  private host(): RunnerHost {
+    const wait = <T>(map: Map<string, Waiter<T>>, key: string, prompt: PendingPrompt | undefined, token: CancellationToken, onCancel: T): Promise<T> =>
+      new Promise<T>((resolve) => {
+        const sub = token.onCancellationRequested(() => {
+          map.delete(key);
+          this._onDidChange.fire();
+          resolve(onCancel);
+        });
+        map.set(key, { prompt, resolve: (v) => { sub.dispose(); resolve(v); } });
+        this._onDidChange.fire();
+      });
+    return {
+      confirmStep: (plan, step, token) => wait(this.confirms, `${plan.id}:${step.index}`, { kind: 'confirm', planId: plan.id, step: step.index }, token, false),
+      askUser: (plan, step, token) => wait(this.asks, `${plan.id}:${step.index}`, askPrompt(plan, step), token, undefined),
+      approveNested: (child, token) => wait(this.nested, child.id, undefined, token, false),
+    };
+  }
+}
+
+/** An `ask_user` step's `{prompt, fields}` as a prompt the panel can render. */
+function askPrompt(plan: PlanRecord, step: StepRecord): PendingPrompt {
+  const args = step.call.args as { prompt?: unknown; fields?: unknown };
+  const fields: AskFieldView[] = Array.isArray(args.fields)
+    ? args.fields.flatMap((f): AskFieldView[] => {
+      if (!f || typeof f !== 'object' || typeof (f as { name?: unknown }).name !== 'string') return [];
+      const raw = f as { name: string; type?: unknown; required?: unknown; options?: unknown };
+      const type = String(raw.type ?? 'string').toLowerCase();
+      return [{
+        name: raw.name,
+        type: type === 'number' || type === '1' ? 'number' : type === 'select' || type === '2' ? 'select' : 'string',
+        required: raw.required === true,
+        options: Array.isArray(raw.options) ? raw.options.map(String) : undefined,
+      }];
+    })
+    : [];
+  return { kind: 'askUser', planId: plan.id, step: step.index, prompt: typeof args.prompt === 'string' ? args.prompt : '', fields };
+}
+
+/** An `ask` answer typed as the field says: number fields become numbers. */
+function coerceAnswer(plan: PlanRecord, name: string, value: unknown): unknown {
+  const field = plan.plan.ask?.fields?.find((f) => f.name === name);
+  if (field?.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return value;
+}

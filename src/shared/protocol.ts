@@ -1,0 +1,135 @@
+/**
+ * The one message protocol between the extension and the Plangate panel webview.
+ *
+ * The extension owns all state and posts snapshots (`state`); the webview renders them and posts intents.
+ * Intents that can fail carry an `id` that the extension's `reply` echoes. The webview posts `ready` first;
+ * the extension posts nothing before it. Both sides switch exhaustively over these unions.
+ */
+import type { PlanRecord } from '../core/workflow';
+import type { ToolResult } from '../core/toolResult';
+
+/** A glob of `safety.touches_files` resolved in the workspace. */
+export interface TouchedGlobView {
+  glob: string;
+  /** Files that match now (capped list; `count` is the full number). */
+  files: string[];
+  count: number;
+  /** The glob reaches outside the workspace (absolute path or `..`). */
+  outside: boolean;
+  /** Why the count is missing or partial (e.g. no workspace folder, cancelled, capped). */
+  note?: string;
+}
+
+/** Something the runner is waiting for the user to answer, shown in place in the plan. */
+export type PendingPrompt =
+  | { kind: 'confirm'; planId: string; step: number }
+  | { kind: 'askUser'; planId: string; step: number; prompt: string; fields: AskFieldView[] };
+
+export interface AskFieldView {
+  name: string;
+  type: 'string' | 'number' | 'select';
+  required: boolean;
+  options?: string[];
+}
+
+/** A plan as the panel shows it: the record, its nested plans, and what the extension resolved around it. */
+export interface PlanView {
+  record: PlanRecord;
+  /** Nested plans of this plan (any depth), by id. */
+  children: Record<string, PlanRecord>;
+  /** `safety.touches_files`, resolved; undefined while resolving. */
+  touched?: TouchedGlobView[];
+  /** Plans this one replaced, oldest first (lineage of re-plans). */
+  lineage: { id: string; title: string }[];
+  /** Prompts the runner waits on (confirm steps, ask_user steps). */
+  pending: PendingPrompt[];
+  /** The plan is history (finished) or restored from the ledger: no actions but export. */
+  readOnly: boolean;
+}
+
+/** A tool's plain result, shown as a result card. */
+export interface ResultView {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  result?: ToolResult;
+  /** The call failed before a result came back (timeout, connection, cancelled). */
+  error?: string;
+  durationMs?: number;
+  /** The result looked like a plan but is not a valid one: the problems, by JSON path. */
+  problems?: { path: string; message: string }[];
+}
+
+/** The Call Tool form: generated from the tool's input schema. */
+export interface CallFormView {
+  server: string;
+  tool: string;
+  title: string;
+  description?: string;
+  inputSchema: unknown;
+  /** The arguments used last time for this tool, to prefill. */
+  lastArgs?: Record<string, unknown>;
+  /** The call is in flight. */
+  busy?: boolean;
+  error?: string;
+}
+
+/** A server's `elicitation/create` form request, waiting for the user. */
+export interface ElicitView {
+  server: string;
+  message: string;
+  /** A flat object schema of primitive properties (the MCP elicitation subset). */
+  requestedSchema: unknown;
+}
+
+/** One thing the panel can show. Exactly one is selected at a time. */
+export type PanelItem =
+  | { kind: 'plan'; id: string; title: string; view: PlanView }
+  | { kind: 'result'; id: string; title: string; view: ResultView }
+  | { kind: 'callForm'; id: string; title: string; view: CallFormView }
+  | { kind: 'elicit'; id: string; title: string; view: ElicitView };
+
+export interface PanelState {
+  /** Every open item, newest last; the webview shows a switcher when there is more than one. */
+  items: { id: string; kind: PanelItem['kind']; title: string; badge?: string }[];
+  /** The item shown. */
+  selected?: PanelItem;
+}
+
+/** Extension → webview. */
+export type ToWebview =
+  /** A full snapshot; sent after `ready` and after every change. */
+  | { type: 'state'; state: PanelState }
+  /** The answer to an intent that carried an `id`. */
+  | { type: 'reply'; id: number; ok: boolean; error?: string };
+
+/** Webview → extension. */
+export type FromWebview =
+  /** The webview has loaded and listens; sent once per load. */
+  | { type: 'ready' }
+  | { type: 'select'; itemId: string }
+  | { type: 'close'; itemId: string }
+  | { type: 'approve'; id: number; planId: string }
+  | { type: 'reject'; id: number; planId: string; reason?: string }
+  /** New arguments for a step, as JSON text typed by the user; validated against the tool's input schema. */
+  | { type: 'editArgs'; id: number; planId: string; step: number; argsJson: string }
+  | { type: 'resetArgs'; id: number; planId: string; step: number }
+  | { type: 'skip'; id: number; planId: string; step: number; skip: boolean }
+  | { type: 'cancel'; id: number; planId: string }
+  | { type: 'retryStep'; id: number; planId: string }
+  | { type: 'skipStep'; id: number; planId: string }
+  | { type: 'stop'; id: number; planId: string }
+  | { type: 'confirmStep'; id: number; planId: string; step: number; granted: boolean }
+  | { type: 'answerAskUser'; id: number; planId: string; step: number; values?: Record<string, string> }
+  /** The plan's `ask` form: call the planning tool again with the original arguments plus these answers. */
+  | { type: 'answerAsk'; id: number; planId: string; values: Record<string, string> }
+  | { type: 'runRecovery'; id: number; planId: string; index: number }
+  | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
+  | { type: 'exportPlan'; planId: string }
+  | { type: 'callTool'; id: number; itemId: string; args: Record<string, unknown> }
+  /** The user's answer to an elicitation form; `content` only with `accept`. */
+  | { type: 'elicitAnswer'; id: number; itemId: string; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+  | { type: 'openFile'; path: string };
+
+/** Every intent type, for exhaustiveness checks. */
+export type FromWebviewType = FromWebview['type'];
