@@ -30,7 +30,7 @@ const common = {
   plugins: [problemMatcher],
 };
 
-const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] };
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], mainFields: ['module', 'main'] }; // module first: jsonc-parser's UMD main cannot be bundled
 
 const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },

@@ -1,0 +1,78 @@
+import * as vscode from 'vscode';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { Gate } from './core/gate';
+import { ServerRegistry } from './mcp/registry';
+import { openFileLedger } from './node/fileLedger';
+import type { PlangateApi } from './ui/api';
+import { ToolCaller } from './ui/callTool';
+import { exportPlan, registerCommands } from './ui/commands';
+import { addDemoServer, trackApprovals } from './ui/demo';
+import { Commands, Views } from './ui/constants';
+import { elicitationHandler } from './ui/elicitation';
+import { followUpYes } from './ui/followUp';
+import { logRegistry } from './ui/log';
+import { gateSettings } from './ui/settings';
+import { PlanPanel } from './ui/planPanel';
+import { PlansView } from './ui/plansView';
+import { RunProgress } from './ui/runProgress';
+import { ServerConfigs } from './ui/serverConfigs';
+import { ServersView } from './ui/serversView';
+import { StagedView } from './ui/stagedView';
+import { WorkflowStatusBar } from './ui/statusBar';
+import { registerTestHook } from './ui/testHook';
+import { TouchedFiles } from './ui/touchedFiles';
+import { validateArgs } from './mcp/validateArgs';
+
+let registry: ServerRegistry | undefined;
+
+export function activate(context: vscode.ExtensionContext): PlangateApi {
+  const subs = context.subscriptions;
+  const log = vscode.window.createOutputChannel('Plangate', { log: true });
+  subs.push(log);
+
+  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const ledger = openFileLedger(path.join(storage, 'ledger.jsonl'));
+  ledger.warnings.forEach((w) => log.warn(`Ledger: ${w}`));
+  const workflow = ledger.workflow;
+  registry = new ServerRegistry();
+  subs.push(registry.onLog(logRegistry(log)));
+  const configs = new ServerConfigs(context.secrets, log);
+  const gate = new Gate(workflow, { invoker: registry, settings: gateSettings, newId: randomUUID });
+  subs.push(ledger, workflow, configs, gate, { dispose: () => void registry?.dispose() });
+
+  // The caller and the panel need each other: the caller shows results in the panel, the panel's forms call tools.
+  const caller: ToolCaller = new ToolCaller(registry, gate, () => panel, context.workspaceState, log);
+  const panel: PlanPanel = new PlanPanel(context.extensionUri, context.workspaceState, {
+    gate, log, touched: new TouchedFiles(),
+    validateArgs: (server, tool, args) => validateArgs(tool, registry?.get(server ?? '')?.tools.find((t) => t.name === tool)?.inputSchema, args),
+    callTool: (server, tool, args) => caller.call(server, tool, args),
+    showReceived: (...a) => caller.show(...a),
+    exportPlan: (planId) => exportPlan(gate, planId),
+    followUpYes: (planId) => followUpYes(gate, caller, planId),
+  });
+  registry.onElicit = elicitationHandler(() => panel);
+  subs.push(panel, new RunProgress(gate), new WorkflowStatusBar(workflow));
+
+  const serversView = new ServersView(registry, configs);
+  const plansView = new PlansView(workflow);
+  const stagedView = new StagedView();
+  subs.push(serversView, plansView, stagedView,
+    vscode.window.createTreeView(Views.servers, { treeDataProvider: serversView, showCollapseAll: true }),
+    vscode.window.createTreeView(Views.plans, { treeDataProvider: plansView }),
+    vscode.window.createTreeView(Views.staged, { treeDataProvider: stagedView }));
+
+  subs.push(...registerCommands({ gate, registry, configs, panel, caller, log }), trackApprovals(workflow),
+    vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(context.extensionUri)));
+  subs.push(configs.onDidChange((snap) => void registry?.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })));
+  void configs.reload(); // servers start after activation returns, never synchronously in it
+
+  const api: PlangateApi = { workflow, gate, registry, configs, panel, caller };
+  const hook = registerTestHook(context, api);
+  if (hook) subs.push(hook);
+  return api;
+}
+
+export async function deactivate(): Promise<void> {
+  await registry?.dispose();
+}

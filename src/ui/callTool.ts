@@ -1,0 +1,134 @@
+import * as vscode from 'vscode';
+import type { Gate, Received } from '../core/gate';
+import type { ToolResult } from '../core/toolResult';
+import type { Entrance } from '../core/workflow';
+import { CallError } from '../mcp/connection';
+import type { ServerRegistry } from '../mcp/registry';
+import { validateArgs } from '../mcp/validateArgs';
+import type { PlanPanel } from './planPanel';
+
+const LAST_ARGS_KEY = 'plangate.lastArgs';
+
+/**
+ * Plangate: Call Tool… — pick a server and tool, fill the form generated from its input schema, call it, and
+ * route the result: a plan to the plan panel, anything else to a result card.
+ */
+export class ToolCaller {
+  constructor(
+    private readonly registry: ServerRegistry,
+    private readonly gate: Gate,
+    private readonly panel: () => PlanPanel,
+    private readonly memento: vscode.Memento,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Entry point of the command; `target` comes from the Servers view (a server or tool node). */
+  async pickAndCall(target?: { server?: string; name?: string; tool?: string; kind?: string }): Promise<void> {
+    let server = target?.kind === 'tool' ? target.server : target?.kind === 'server' ? target.name : undefined;
+    let tool = target?.kind === 'tool' ? target.tool : undefined;
+    if (!server || !tool) {
+      const picked = await this.pickTool(server);
+      if (!picked) return;
+      ({ server, tool } = picked);
+    }
+    await this.openForm(server, tool);
+  }
+
+  private async pickTool(onlyServer?: string): Promise<{ server: string; tool: string } | undefined> {
+    const running = this.registry.connections.filter((c) => c.state === 'running' && (!onlyServer || c.name === onlyServer));
+    if (running.length === 0) {
+      const open = 'Open mcp.json';
+      const choice = await vscode.window.showWarningMessage('Plangate: no MCP server is running. Configure one in .vscode/mcp.json or the plangate.servers setting.', open);
+      if (choice === open) await vscode.commands.executeCommand('plangate.openMcpJson');
+      return undefined;
+    }
+    type Item = vscode.QuickPickItem & { server?: string; tool?: string };
+    const items: Item[] = [];
+    for (const conn of running) {
+      items.push({ label: conn.name, kind: vscode.QuickPickItemKind.Separator });
+      for (const t of conn.tools) {
+        items.push({ label: t.title || t.name, description: t.title ? t.name : undefined, detail: t.description?.split('\n')[0], server: conn.name, tool: t.name });
+      }
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: 'Plangate: Call Tool', placeHolder: 'Pick a tool to call', matchOnDescription: true, matchOnDetail: true });
+    return pick?.server && pick.tool ? { server: pick.server, tool: pick.tool } : undefined;
+  }
+
+  /** Opens the form, or calls at once when the tool takes no arguments. */
+  async openForm(server: string, tool: string): Promise<void> {
+    const def = this.registry.get(server)?.tools.find((t) => t.name === tool);
+    if (!def) {
+      void vscode.window.showErrorMessage(`Plangate: server "${server}" does not offer a tool "${tool}" (any more). Refresh the Servers view.`);
+      return;
+    }
+    const props = (def.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!props || Object.keys(props).length === 0) {
+      await this.call(server, tool, {});
+      return;
+    }
+    this.panel().showCallForm({
+      server, tool, title: def.title || tool, description: def.description, inputSchema: def.inputSchema,
+      lastArgs: this.memento.get<Record<string, Record<string, unknown>>>(LAST_ARGS_KEY, {})[`${server}/${tool}`],
+    });
+  }
+
+  /** Validates, calls with a cancellable progress notification, and routes the result. */
+  async call(server: string, tool: string, args: Record<string, unknown>, entrance: Entrance = 'manual'): Promise<void> {
+    const def = this.registry.get(server)?.tools.find((t) => t.name === tool);
+    const problem = validateArgs(tool, def?.inputSchema, args);
+    if (problem) throw new Error(problem);
+    const all = this.memento.get<Record<string, Record<string, unknown>>>(LAST_ARGS_KEY, {});
+    await this.memento.update(LAST_ARGS_KEY, { ...all, [`${server}/${tool}`]: args });
+    this.panel().updateCallForm(server, tool, { busy: true, error: undefined });
+    const started = Date.now();
+    try {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Plangate: calling ${tool} on ${server}`, cancellable: true },
+        async (progress, token) => {
+          const controller = new AbortController();
+          token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
+          let last = 0;
+          return this.registry.callTool(server, tool, args, {
+            signal: controller.signal,
+            timeoutMs: this.timeoutMs(),
+            onProgress: (p) => {
+              const pct = p.total ? (p.progress / p.total) * 100 : undefined;
+              progress.report({ message: p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), increment: pct !== undefined ? pct - last : undefined });
+              if (pct !== undefined) last = pct;
+            },
+          });
+        });
+      this.panel().closeCallForm(server, tool);
+      this.route(server, tool, args, result, entrance, Date.now() - started);
+    } catch (err) {
+      const message = err instanceof CallError || err instanceof Error ? err.message : String(err);
+      this.panel().updateCallForm(server, tool, { busy: false, error: message });
+      this.log.warn(`${server}/${tool} failed: ${message}`);
+      this.panel().showResult({ server, tool, args, error: message, durationMs: Date.now() - started });
+    }
+  }
+
+  /** Classifies a result through the gate and shows it where it belongs. */
+  route(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, entrance: Entrance, durationMs?: number): Received {
+    const received = this.gate.receive({ server, tool, args, entrance }, result);
+    this.show(server, tool, args, result, received, durationMs, entrance === 'manual');
+    return received;
+  }
+
+  show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number, focus = true): void {
+    switch (received.kind) {
+      case 'plan':
+        this.panel().showPlan(received.planId, { focus });
+        return;
+      case 'invalid_plan':
+        this.panel().showResult({ server, tool, args, result, durationMs, problems: received.problems }, { focus });
+        return;
+      default:
+        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
+    }
+  }
+
+  private timeoutMs(): number {
+    return Math.max(1, vscode.workspace.getConfiguration('plangate').get<number>('stepTimeoutSeconds', 120)) * 1000;
+  }
+}

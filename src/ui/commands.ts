@@ -1,0 +1,91 @@
+import * as vscode from 'vscode';
+import type { Gate } from '../core/gate';
+import { nestedPlans } from '../core/planView';
+import type { ServerRegistry } from '../mcp/registry';
+import type { ToolCaller } from './callTool';
+import { Commands } from './constants';
+import type { PlanPanel } from './planPanel';
+import type { ServerConfigs } from './serverConfigs';
+import type { ServerNode } from './serversView';
+
+export interface CommandServices {
+  gate: Gate;
+  registry: ServerRegistry;
+  configs: ServerConfigs;
+  panel: PlanPanel;
+  caller: ToolCaller;
+  log: vscode.LogOutputChannel;
+}
+
+/** Registers every Plangate command; each is listed in package.json under the "Plangate" category. */
+export function registerCommands(services: CommandServices): vscode.Disposable[] {
+  const { gate, registry, configs, panel, caller, log } = services;
+  const serverName = (node?: ServerNode | string): string | undefined =>
+    typeof node === 'string' ? node : node?.kind === 'server' ? node.name : undefined;
+  const pickServer = async (node?: ServerNode | string): Promise<string | undefined> =>
+    serverName(node) ?? (await vscode.window.showQuickPick(
+      registry.connections.map((c): vscode.QuickPickItem => ({ label: c.name, description: c.state })), { title: 'Plangate: pick a server' }))?.label;
+
+  return [
+    vscode.commands.registerCommand(Commands.callTool, (node?: ServerNode) => caller.pickAndCall(node as never)),
+    vscode.commands.registerCommand(Commands.showPanel, () => panel.reveal()),
+    vscode.commands.registerCommand(Commands.startServer, async (node?: ServerNode) => {
+      const name = await pickServer(node);
+      if (name) await registry.get(name)?.start();
+    }),
+    vscode.commands.registerCommand(Commands.stopServer, async (node?: ServerNode) => {
+      const name = await pickServer(node);
+      if (name) await registry.get(name)?.stop();
+    }),
+    vscode.commands.registerCommand(Commands.restartServer, async (node?: ServerNode) => {
+      const name = await pickServer(node);
+      if (name) await registry.get(name)?.restart();
+    }),
+    vscode.commands.registerCommand(Commands.refreshServers, () => configs.reload()),
+    vscode.commands.registerCommand(Commands.showLog, () => log.show(true)),
+    vscode.commands.registerCommand(Commands.resetInputs, async () => {
+      const n = await configs.resetInputs();
+      void vscode.window.showInformationMessage(`Plangate: forgot ${n} stored input value${n === 1 ? '' : 's'}; servers that use them will ask again when they start.`);
+      await configs.reload();
+    }),
+    vscode.commands.registerCommand(Commands.openPlan, (planId: string) => panel.showPlan(planId, { focus: true })),
+    vscode.commands.registerCommand(Commands.exportPlan, (planId?: string) => exportPlan(gate, planId)),
+    vscode.commands.registerCommand(Commands.openMcpJson, () => openMcpJson()),
+  ];
+}
+
+/** Saves a plan, its nested plans and their records as JSON where the user chooses. */
+export async function exportPlan(gate: Gate, planId?: string): Promise<void> {
+  const state = gate.workflow.state;
+  const record = planId ? state.plans[planId] : undefined;
+  if (!record) {
+    void vscode.window.showErrorMessage('Plangate: pick a plan in the Plans view to export.');
+    return;
+  }
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    title: 'Export plan as JSON',
+    defaultUri: folder ? vscode.Uri.joinPath(folder, `plan-${record.id}.json`) : undefined,
+    filters: { JSON: ['json'] },
+  });
+  if (!target) return;
+  const data = { exportedBy: 'Plangate', plan: record, nested: nestedPlans(state, record.id) };
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(JSON.stringify(data, null, 2)));
+  void vscode.window.showInformationMessage(`Plangate: plan exported to ${vscode.workspace.asRelativePath(target)}.`);
+}
+
+async function openMcpJson(): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) {
+    void vscode.window.showWarningMessage('Plangate: open a folder first; its .vscode/mcp.json lists the MCP servers.');
+    return;
+  }
+  const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    const example = '{\n  // MCP servers Plangate connects to (VS Code\'s own format).\n  "servers": {\n    // "my-server": { "type": "stdio", "command": "node", "args": ["server.js"] }\n  }\n}\n';
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(example));
+  }
+  await vscode.window.showTextDocument(uri);
+}

@@ -1,0 +1,32 @@
+/** Ids Plangate contributes in package.json; a unit test keeps the two in step. */
+export const Commands = {
+  callTool: 'plangate.callTool',
+  showPanel: 'plangate.showPanel',
+  startServer: 'plangate.startServer',
+  stopServer: 'plangate.stopServer',
+  restartServer: 'plangate.restartServer',
+  refreshServers: 'plangate.refreshServers',
+  showLog: 'plangate.showLog',
+  resetInputs: 'plangate.resetInputs',
+  openPlan: 'plangate.openPlan',
+  exportPlan: 'plangate.exportPlan',
+  openMcpJson: 'plangate.openMcpJson',
+  addDemoServer: 'plangate.addDemoServer',
+} as const;
+
+export const Views = {
+  container: 'plangate',
+  servers: 'plangate.servers',
+  plans: 'plangate.plans',
+  staged: 'plangate.staged',
+} as const;
+
+export const PanelViewType = 'plangate.plan';
+
+export const Settings = {
+  section: 'plangate',
+  servers: 'servers',
+  readMcpJson: 'readMcpJson',
+  allowCrossServerSteps: 'allowCrossServerSteps',
+  stepTimeoutSeconds: 'stepTimeoutSeconds',
+} as const;

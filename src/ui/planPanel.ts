@@ -1,0 +1,406 @@
+import * as vscode from 'vscode';
+import { assertNever, DisposableBase } from '../core/lifecycle';
+import type { Gate, Received } from '../core/gate';
+import { planTitle } from '../core/present';
+import { rootPlanId, toPlanView } from '../core/planView';
+import type { ToolResult } from '../core/toolResult';
+import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, TouchedGlobView } from '../shared/protocol';
+import type { ElicitAnswer } from '../mcp/connection';
+import { PanelViewType } from './constants';
+import { panelHtml, panelOptions } from './webviewHtml';
+import type { TouchedFiles } from './touchedFiles';
+
+type ItemModel =
+  | { kind: 'plan'; id: string; planId: string }
+  | { kind: 'result'; id: string; title: string; view: ResultView }
+  | { kind: 'callForm'; id: string; title: string; view: CallFormView }
+  | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void };
+
+/** What the panel needs from the rest of the extension besides the gate. */
+export interface PanelServices {
+  gate: Gate;
+  touched: TouchedFiles;
+  /** Validates arguments against the step tool's input schema; returns the problems, if any. */
+  validateArgs(server: string | undefined, tool: string, args: Record<string, unknown>): string | undefined;
+  /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
+  callTool(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  /** Routes a result the gate classified (after a re-plan or recovery action). */
+  showReceived(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
+  exportPlan(planId: string): Promise<void>;
+  followUpYes(planId: string): Promise<void>;
+  log: vscode.LogOutputChannel;
+}
+
+const PERSIST_KEY = 'plangate.panel.openPlans';
+
+/**
+ * The plan panel: one editor webview showing plans, results and Call Tool forms, one at a time with a
+ * switcher. The extension owns the state and posts snapshots; the webview posts intents. It never takes focus
+ * from the editor unless the user asked for it, and it comes back after a reload through its serializer.
+ */
+export class PlanPanel extends DisposableBase {
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  private readonly items: ItemModel[] = [];
+  private selectedId: string | undefined;
+  private postScheduled = false;
+  private readonly touchedViews = new Map<string, TouchedGlobView[]>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly state: vscode.Memento,
+    private readonly services: PanelServices,
+  ) {
+    super();
+    const { gate } = services;
+    this._register(gate.workflow.onDidChange(({ event }) => {
+      // What the globs match changes when a plan's steps ran: count again once it is no longer running.
+      if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped'].includes(event.type) && 'planId' in event) this.refreshTouched(event.planId);
+      this.schedulePost();
+    }));
+    this._register(gate.onDidChange(() => this.schedulePost()));
+    this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
+      deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
+    }));
+  }
+
+  /** Shows a plan (its top-level plan when nested). Reveals the panel without taking focus unless asked. */
+  showPlan(planId: string, options: { focus?: boolean } = {}): void {
+    const top = rootPlanId(this.services.gate.workflow.state, planId);
+    const id = `plan:${top}`;
+    if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'plan', id, planId: top });
+    this.selectedId = id;
+    this.persist();
+    this.resolveTouched(top);
+    this.open(options.focus ?? false);
+  }
+
+  showResult(view: ResultView, options: { focus?: boolean } = {}): void {
+    const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+    this.items.push({ kind: 'result', id, title: `${view.tool} result`, view });
+    this.trim();
+    this.selectedId = id;
+    this.open(options.focus ?? true);
+  }
+
+  showCallForm(view: CallFormView): void {
+    const id = `call:${view.server}:${view.tool}`;
+    const existing = this.items.find((i) => i.id === id);
+    if (existing && existing.kind === 'callForm') existing.view = view;
+    else this.items.push({ kind: 'callForm', id, title: `Call ${view.tool}`, view });
+    this.selectedId = id;
+    this.open(true);
+  }
+
+  /** Closes a Call Tool form (its call succeeded and the result took its place). */
+  closeCallForm(server: string, tool: string): void {
+    const index = this.items.findIndex((i) => i.id === `call:${server}:${tool}`);
+    if (index >= 0) this.items.splice(index, 1);
+    this.schedulePost();
+  }
+
+  /** Updates a Call Tool form in place (busy, error) without changing the selection. */
+  updateCallForm(server: string, tool: string, patch: Partial<CallFormView>): void {
+    const item = this.items.find((i) => i.id === `call:${server}:${tool}`);
+    if (item?.kind === 'callForm') {
+      item.view = { ...item.view, ...patch };
+      this.schedulePost();
+    }
+  }
+
+  /**
+   * Shows a server's elicitation request as a form and resolves with the user's answer. Closing the form or the
+   * panel answers `cancel`.
+   */
+  elicit(view: ElicitView): Promise<ElicitAnswer> {
+    return new Promise((resolve) => {
+      const id = `elicit:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+      this.items.push({ kind: 'elicit', id, title: `${view.server} asks`, view, answer: resolve });
+      this.selectedId = id;
+      this.open(true);
+    });
+  }
+
+  reveal(): void {
+    const state = this.services.gate.workflow.state;
+    if (!this.selectedId) {
+      const active = [...state.order].reverse().find((id) => state.plans[id]?.depth === 0 && state.plans[id].phase !== 'finished');
+      if (active) return this.showPlan(active, { focus: true });
+    }
+    this.open(true);
+  }
+
+  get isVisible(): boolean {
+    return Boolean(this.panel?.visible);
+  }
+
+  private open(focus: boolean): void {
+    if (this.panel) {
+      if (!this.panel.visible || focus) this.panel.reveal(undefined, !focus);
+      this.schedulePost();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(PanelViewType, 'Plangate', { viewColumn: vscode.ViewColumn.Active, preserveFocus: !focus }, panelOptions(this.extensionUri));
+    this.adopt(panel, false);
+  }
+
+  private adopt(panel: vscode.WebviewPanel, restored: boolean): void {
+    this.panel?.dispose();
+    this.panel = panel;
+    this.ready = false;
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'plangate.svg');
+    panel.webview.options = panelOptions(this.extensionUri);
+    panel.webview.html = panelHtml(panel.webview, this.extensionUri);
+    if (restored) this.restoreItems();
+    const subs = [
+      panel.webview.onDidReceiveMessage((m: FromWebview) => void this.onMessage(m)),
+      panel.onDidDispose(() => {
+        subs.forEach((d) => d.dispose());
+        if (this.panel === panel) {
+          this.panel = undefined;
+          this.ready = false;
+          // A closed panel cannot answer: pending elicitation requests are cancelled, not left hanging.
+          for (const item of this.items.filter((i) => i.kind === 'elicit')) (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
+          this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit'));
+        }
+      }),
+    ];
+  }
+
+  /** After a reload: the plans that were open and are still active (awaiting approval, blocked, …) come back. */
+  private restoreItems(): void {
+    const state = this.services.gate.workflow.state;
+    const saved = this.state.get<string[]>(PERSIST_KEY, []);
+    const ids = new Set([...saved, ...state.order.filter((id) => state.plans[id]?.depth === 0 && state.plans[id].phase !== 'finished')]);
+    for (const planId of ids) {
+      if (!state.plans[planId] || this.items.some((i) => i.id === `plan:${planId}`)) continue;
+      this.items.push({ kind: 'plan', id: `plan:${planId}`, planId });
+      this.resolveTouched(planId);
+    }
+    this.selectedId ??= this.items.at(-1)?.id;
+  }
+
+  private persist(): void {
+    void this.state.update(PERSIST_KEY, this.items.filter((i) => i.kind === 'plan').map((i) => (i as { planId: string }).planId));
+  }
+
+  private trim(): void {
+    const results = this.items.filter((i) => i.kind === 'result');
+    for (const old of results.slice(0, Math.max(0, results.length - 10))) this.items.splice(this.items.indexOf(old), 1);
+  }
+
+  private refreshTouched(planId: string): void {
+    const root = rootPlanId(this.services.gate.workflow.state, planId);
+    const plan = this.services.gate.workflow.state.plans[root];
+    if (!plan || plan.phase === 'executing' || !this.touchedViews.has(root)) return;
+    this.touchedViews.delete(root);
+    this.services.touched.forget(root);
+    this.resolveTouched(root);
+  }
+
+  private resolveTouched(planId: string): void {
+    const record = this.services.gate.workflow.state.plans[planId];
+    const globs = record?.plan.safety?.touches_files ?? [];
+    if (!globs.length || this.touchedViews.has(planId)) return;
+    void this.services.touched.resolve(planId, globs).then((views) => {
+      this.touchedViews.set(planId, views);
+      this.schedulePost();
+    });
+  }
+
+  private schedulePost(): void {
+    if (this.postScheduled) return;
+    this.postScheduled = true;
+    queueMicrotask(() => {
+      this.postScheduled = false;
+      if (this.panel && this.ready) void this.panel.webview.postMessage({ type: 'state', state: this.snapshot() });
+    });
+  }
+
+  /** The snapshot the webview renders. */
+  snapshot(): PanelState {
+    const { gate } = this.services;
+    const state = gate.workflow.state;
+    const visibleItems = this.items.filter((i) => i.kind !== 'plan' || state.plans[i.planId]);
+    const selected = visibleItems.find((i) => i.id === this.selectedId) ?? visibleItems.at(-1);
+    const toItem = (model: ItemModel): PanelItem | undefined => {
+      switch (model.kind) {
+        case 'plan': {
+          const record = state.plans[model.planId];
+          const view = toPlanView(state, model.planId, {
+            touched: this.touchedViews.get(model.planId),
+            pending: gate.pending,
+            readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
+          });
+          return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
+        }
+        case 'result': return { kind: 'result', id: model.id, title: model.title, view: model.view };
+        case 'callForm': return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
+        case 'elicit': return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
+        default: return assertNever(model, 'item');
+      }
+    };
+    return {
+      items: visibleItems.map((i) => {
+        const record = i.kind === 'plan' ? state.plans[i.planId] : undefined;
+        return {
+          id: i.id, kind: i.kind,
+          title: record ? planTitle(record, 40) : (i as { title: string }).title,
+          badge: record ? (record.phase === 'finished' ? record.outcome : record.phase.replace('_', ' ')) : undefined,
+        };
+      }),
+      selected: selected && toItem(selected),
+    };
+  }
+
+  private reply(id: number, error?: string): void {
+    void this.panel?.webview.postMessage({ type: 'reply', id, ok: !error, error });
+  }
+
+  private async onMessage(message: FromWebview): Promise<void> {
+    const { gate } = this.services;
+    const wrap = async (id: number, fn: () => unknown) => {
+      try {
+        const error = await fn();
+        this.reply(id, typeof error === 'string' ? error : undefined);
+      } catch (err) {
+        const text = err instanceof Error ? err.message : String(err);
+        this.services.log.error(`Panel action failed: ${text}`);
+        this.reply(id, text);
+      }
+    };
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.schedulePost();
+        return;
+      case 'select':
+        this.selectedId = message.itemId;
+        this.schedulePost();
+        return;
+      case 'close': {
+        const index = this.items.findIndex((i) => i.id === message.itemId);
+        const item = this.items[index];
+        if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
+        if (index >= 0) this.items.splice(index, 1);
+        if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
+        this.persist();
+        this.schedulePost();
+        return;
+      }
+      case 'approve': return wrap(message.id, () => gate.approve(message.planId));
+      case 'reject': return wrap(message.id, () => gate.reject(message.planId, message.reason));
+      case 'editArgs': return wrap(message.id, () => {
+        let args: unknown;
+        try {
+          args = JSON.parse(message.argsJson);
+        } catch (err) {
+          return `The arguments are not valid JSON: ${(err as Error).message}`;
+        }
+        if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'The arguments must be a JSON object, like {"path": "a.txt"}.';
+        const record = gate.workflow.state.plans[message.planId];
+        const step = record?.steps[message.step];
+        if (!step) return 'That step no longer exists.';
+        const problem = this.services.validateArgs(gate.serverFor(message.planId, message.step), step.call.tool, args as Record<string, unknown>);
+        if (problem) return problem;
+        return gate.editArgs(message.planId, message.step, args as Record<string, unknown>);
+      });
+      case 'resetArgs': return wrap(message.id, () => {
+        const step = gate.workflow.state.plans[message.planId]?.steps[message.step];
+        return step ? gate.editArgs(message.planId, message.step, step.proposed.args) : 'That step no longer exists.';
+      });
+      case 'skip': return wrap(message.id, () => gate.markSkip(message.planId, message.step, message.skip));
+      case 'cancel': return wrap(message.id, () => gate.cancel(message.planId));
+      case 'retryStep': return wrap(message.id, () => gate.retry(message.planId));
+      case 'skipStep': return wrap(message.id, () => gate.skipFailed(message.planId));
+      case 'stop': return wrap(message.id, () => gate.stop(message.planId));
+      case 'confirmStep': return wrap(message.id, () => gate.answerConfirm(message.planId, message.step, message.granted));
+      case 'answerAskUser': return wrap(message.id, () => gate.answerAskUser(message.planId, message.step, message.values));
+      case 'answerAsk': return wrap(message.id, async () => {
+        const record = gate.workflow.state.plans[message.planId];
+        const outcome = await gate.replan(message.planId, message.values);
+        if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
+        else this.services.showReceived(record.origin.server, record.origin.tool, outcome.args, outcome.result, outcome.received, outcome.durationMs);
+      });
+      case 'runRecovery': return wrap(message.id, async () => {
+        const record = gate.workflow.state.plans[message.planId];
+        const action = record?.plan.recovery_actions?.[message.index];
+        if (!action) return 'That recovery action no longer exists.';
+        if (action.confirm) {
+          const go = await vscode.window.showWarningMessage(
+            `Run the recovery action "${action.label || action.tool}"?`,
+            { modal: true, detail: `It calls ${action.tool} with ${JSON.stringify(action.args)}.` }, 'Run');
+          if (go !== 'Run') return;
+        }
+        const outcome = await gate.runRecovery(message.planId, message.index);
+        this.services.showReceived(outcome.server, action.tool, action.args, outcome.result, outcome.received, outcome.durationMs);
+      });
+      case 'followUp': return wrap(message.id, async () => {
+        const error = gate.followUp(message.planId, message.answer);
+        if (error) return error;
+        if (message.answer === 'yes') await this.services.followUpYes(message.planId);
+      });
+      case 'exportPlan':
+        void this.services.exportPlan(message.planId);
+        return;
+      case 'callTool': return wrap(message.id, async () => {
+        const item = this.items.find((i) => i.id === message.itemId);
+        if (item?.kind !== 'callForm') return 'That form is closed.';
+        await this.services.callTool(item.view.server, item.view.tool, message.args);
+      });
+      case 'elicitAnswer': return wrap(message.id, () => {
+        const index = this.items.findIndex((i) => i.id === message.itemId);
+        const item = this.items[index];
+        if (item?.kind !== 'elicit') return 'That request was already answered.';
+        this.items.splice(index, 1);
+        if (this.selectedId === item.id) this.selectedId = this.items.at(-1)?.id;
+        item.answer({ action: message.action, content: message.action === 'accept' ? message.content as ElicitAnswer['content'] : undefined });
+        this.schedulePost();
+      });
+      case 'openFile':
+        await openLink(message.path);
+        return;
+      default:
+        assertNever(message, 'webview message');
+    }
+  }
+
+  /** A re-plan replaces the old plan's tab with the new plan. */
+  private replaceItem(oldPlanId: string, newPlanId: string): void {
+    const index = this.items.findIndex((i) => i.kind === 'plan' && i.planId === oldPlanId);
+    const id = `plan:${newPlanId}`;
+    if (index >= 0) this.items[index] = { kind: 'plan', id, planId: newPlanId };
+    else this.items.push({ kind: 'plan', id, planId: newPlanId });
+    this.selectedId = id;
+    this.persist();
+    this.resolveTouched(newPlanId);
+    this.schedulePost();
+  }
+
+  override dispose(): void {
+    this.panel?.dispose();
+    super.dispose();
+  }
+}
+
+/** Opens a link from server data: workspace files directly, anything else only after the user confirms. */
+async function openLink(target: string): Promise<void> {
+  let uri: vscode.Uri;
+  try {
+    uri = /^[a-z][a-z0-9+.-]*:/i.test(target) ? vscode.Uri.parse(target, true) : vscode.Uri.file(target);
+  } catch {
+    void vscode.window.showErrorMessage(`Plangate: "${target.slice(0, 200)}" is not a link that can be opened.`);
+    return;
+  }
+  const inWorkspace = uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(uri);
+  if (inWorkspace) {
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+    return;
+  }
+  if (!['http', 'https', 'file'].includes(uri.scheme)) {
+    void vscode.window.showWarningMessage(`Plangate does not open ${uri.scheme}: links from servers.`);
+    return;
+  }
+  const go = await vscode.window.showWarningMessage('Open a link that a server supplied?', { modal: true, detail: uri.toString(true) }, 'Open');
+  if (go === 'Open') await vscode.env.openExternal(uri);
+}

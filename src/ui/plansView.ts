@@ -1,0 +1,56 @@
+import * as vscode from 'vscode';
+import { DisposableBase, Emitter } from '../core/lifecycle';
+import type { Workflow } from '../core/ledger';
+import { planTitle } from '../core/present';
+import type { PlanRecord } from '../core/workflow';
+import { Commands } from './constants';
+
+const PHASE_ICON: Record<PlanRecord['phase'], string> = {
+  awaiting_approval: 'question',
+  executing: 'sync~spin',
+  follow_up: 'comment-discussion',
+  blocked: 'warning',
+  finished: 'history',
+};
+const OUTCOME_ICON: Record<NonNullable<PlanRecord['outcome']>, string> = {
+  completed: 'pass',
+  rejected: 'circle-slash',
+  stopped: 'debug-stop',
+  cancelled: 'close',
+  not_ok: 'error',
+  replaced: 'arrow-swap',
+};
+
+/** The Plans view: every top-level plan in the ledger, newest first, with server, tool, time, outcome and steps. */
+export class PlansView extends DisposableBase implements vscode.TreeDataProvider<string> {
+  private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string | undefined>;
+
+  constructor(private readonly workflow: Workflow) {
+    super();
+    this._register(workflow.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+  }
+
+  getChildren(element?: string): string[] {
+    if (element) return [];
+    const { plans, order } = this.workflow.state;
+    return order.filter((id) => plans[id] && plans[id].depth === 0).reverse();
+  }
+
+  getTreeItem(id: string): vscode.TreeItem {
+    const record = this.workflow.state.plans[id];
+    const item = new vscode.TreeItem(planTitle(record), vscode.TreeItemCollapsibleState.None);
+    const done = record.steps.filter((s) => s.state === 'ok').length;
+    const state = record.phase === 'finished' ? (record.outcome ?? 'finished') : record.phase.replace('_', ' ');
+    const when = new Date(record.receivedAt).toLocaleString();
+    item.description = `${record.origin.server} · ${record.origin.tool} · ${state} · ${done}/${record.steps.length}`;
+    item.tooltip = new vscode.MarkdownString(undefined, false);
+    item.tooltip.appendText(`${record.plan.instruction || record.origin.tool}\n\n`);
+    item.tooltip.appendText(`Server: ${record.origin.server}\nTool: ${record.origin.tool}\nReceived: ${when}\nState: ${state}\nSteps ok: ${done} of ${record.steps.length}`);
+    item.iconPath = new vscode.ThemeIcon(record.phase === 'finished' && record.outcome ? OUTCOME_ICON[record.outcome] : PHASE_ICON[record.phase]);
+    item.contextValue = record.phase === 'finished' ? 'plan.finished' : 'plan.active';
+    item.command = { command: Commands.openPlan, title: 'Open Plan', arguments: [id] };
+    item.accessibilityInformation = { label: `Plan ${planTitle(record)}, ${state}, ${record.origin.server}, ${record.origin.tool}` };
+    return item;
+  }
+}

@@ -1,0 +1,64 @@
+import * as vscode from 'vscode';
+import { DisposableBase } from '../core/lifecycle';
+import type { Gate } from '../core/gate';
+
+/**
+ * While a plan runs, a cancellable progress notification says which step runs ("Step 2 of 5: label");
+ * cancelling it cancels the plan. It ends when the plan stops running (done, blocked, follow-up).
+ */
+export class RunProgress extends DisposableBase {
+  private readonly shown = new Map<string, (text: string | undefined) => void>();
+
+  constructor(private readonly gate: Gate) {
+    super();
+    this._register(gate.workflow.onDidChange(() => this.update()));
+  }
+
+  private update(): void {
+    const { plans, order } = this.gate.workflow.state;
+    for (const id of order) {
+      const plan = plans[id];
+      if (!plan || plan.depth !== 0) continue;
+      const running = plan.phase === 'executing';
+      const report = this.shown.get(id);
+      if (running && !report) this.start(id);
+      else if (report) report(running ? this.message(id) : undefined);
+    }
+  }
+
+  private message(planId: string): string {
+    const plan = this.gate.workflow.state.plans[planId];
+    const step = plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm');
+    if (!step) return `${plan.steps.filter((s) => s.state === 'ok' || s.state === 'skipped').length} of ${plan.steps.length} steps done`;
+    return `Step ${step.index + 1} of ${plan.steps.length}: ${step.call.label || step.call.tool}${step.state === 'awaiting_confirm' ? ' (waiting for your confirmation)' : ''}`;
+  }
+
+  private start(planId: string): void {
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    let reportFn: ((v: { message?: string }) => void) | undefined;
+    let last = '';
+    this.shown.set(planId, (text) => {
+      if (text === undefined) {
+        this.shown.delete(planId);
+        resolveDone();
+      } else if (text !== last) {
+        last = text;
+        reportFn?.({ message: text });
+      }
+    });
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Plangate: running plan', cancellable: true },
+      (progress, token) => {
+        reportFn = (v) => progress.report(v);
+        progress.report({ message: (last = this.message(planId)) });
+        token.onCancellationRequested(() => { void this.gate.cancel(planId); });
+        return done;
+      });
+  }
+
+  override dispose(): void {
+    for (const report of [...this.shown.values()]) report(undefined);
+    super.dispose();
+  }
+}

@@ -1,0 +1,172 @@
+import * as vscode from 'vscode';
+import * as os from 'node:os';
+import { DisposableBase, Emitter } from '../core/lifecycle';
+import {
+  formatConfigProblem, isWorkspaceSource, parseMcpJson, parseServersSetting, resolveServer,
+  type ConfigProblem, type InputDef, type ResolvedServer, type ServerConfig,
+} from '../mcp/config';
+import { Settings } from './constants';
+
+/** A configured server that could not be started, and why (shown in the Servers view). */
+export interface ServerConfigIssue {
+  server: string;
+  message: string;
+  /** Restricted Mode kept it from starting. */
+  untrusted?: boolean;
+}
+
+export interface ConfigSnapshot {
+  /** Servers to run, in configuration order: mcp.json first, then workspace settings, then user settings. */
+  resolved: ResolvedServer[];
+  /** Every configured server, resolvable or not, in the same order. */
+  configured: ServerConfig[];
+  problems: ConfigProblem[];
+  issues: ServerConfigIssue[];
+  mcpJson?: vscode.Uri;
+}
+
+const SECRET_PREFIX = 'plangate.input.';
+
+/**
+ * Reads `.vscode/mcp.json` and the `plangate.servers` setting, resolves variables and inputs (asked once, kept
+ * in SecretStorage), honours workspace trust, and fires {@link onDidChange} with a fresh snapshot whenever any of
+ * them changes. Servers from workspace configuration never start in an untrusted workspace.
+ */
+export class ServerConfigs extends DisposableBase {
+  private readonly _onDidChange = this._register(new Emitter<ConfigSnapshot>());
+  readonly onDidChange = this._onDidChange.event;
+  private current: ConfigSnapshot = { resolved: [], configured: [], problems: [], issues: [] };
+  private reloading: Promise<ConfigSnapshot> | undefined;
+  private again = false;
+
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: vscode.LogOutputChannel) {
+    super();
+    const watcher = this._register(vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json'));
+    const reload = () => void this.reload();
+    this._register(watcher.onDidChange(reload));
+    this._register(watcher.onDidCreate(reload));
+    this._register(watcher.onDidDelete(reload));
+    this._register(vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(Settings.section)) reload(); }));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(reload));
+    this._register(vscode.workspace.onDidGrantWorkspaceTrust(reload));
+  }
+
+  get snapshot(): ConfigSnapshot {
+    return this.current;
+  }
+
+  /** Re-reads everything; concurrent calls coalesce into one more pass. */
+  reload(): Promise<ConfigSnapshot> {
+    if (this.reloading) {
+      this.again = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      let snap: ConfigSnapshot;
+      do {
+        this.again = false;
+        snap = await this.read();
+      } while (this.again);
+      this.current = snap;
+      this.reloading = undefined;
+      this._onDidChange.fire(snap);
+      return snap;
+    })();
+    return this.reloading;
+  }
+
+  /** Forgets every stored input value, so the next start asks again. */
+  async resetInputs(): Promise<number> {
+    const ids = this.current.configured.length ? await this.knownInputIds() : [];
+    for (const id of ids) await this.secrets.delete(SECRET_PREFIX + id);
+    return ids.length;
+  }
+
+  private async knownInputIds(): Promise<string[]> {
+    const { inputs } = await this.readConfigured();
+    return inputs.map((i) => i.id);
+  }
+
+  private async readConfigured(): Promise<{ servers: ServerConfig[]; inputs: InputDef[]; problems: ConfigProblem[]; mcpJson?: vscode.Uri }> {
+    const servers: ServerConfig[] = [];
+    const inputs: InputDef[] = [];
+    const problems: ConfigProblem[] = [];
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const config = vscode.workspace.getConfiguration(Settings.section, folder?.uri);
+    let mcpJson: vscode.Uri | undefined;
+    if (folder && config.get<boolean>(Settings.readMcpJson, true)) {
+      mcpJson = vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
+      let text: string | undefined;
+      try {
+        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(mcpJson));
+      } catch {
+        text = undefined; // no mcp.json: nothing to read
+      }
+      if (text !== undefined) {
+        const parsed = parseMcpJson(text, vscode.workspace.asRelativePath(mcpJson), 'mcp.json');
+        servers.push(...parsed.servers);
+        inputs.push(...parsed.inputs);
+        problems.push(...parsed.problems);
+      }
+    }
+    const inspected = config.inspect<Record<string, unknown>>(Settings.servers);
+    const seen = new Set(servers.map((s) => s.name));
+    for (const [value, source] of [[inspected?.workspaceFolderValue ?? inspected?.workspaceValue, 'settings-workspace'], [inspected?.globalValue, 'settings-user']] as const) {
+      if (value === undefined) continue;
+      const parsed = parseServersSetting(value, source, `plangate.servers (${source === 'settings-user' ? 'user' : 'workspace'} settings)`);
+      for (const s of parsed.servers) {
+        if (seen.has(s.name)) {
+          problems.push({ file: s.file, path: `servers.${s.name}`, message: `server "${s.name}" is already defined earlier (${servers.find((x) => x.name === s.name)?.file}); this one is ignored` });
+          continue;
+        }
+        seen.add(s.name);
+        servers.push(s);
+      }
+      problems.push(...parsed.problems);
+    }
+    return { servers, inputs, problems, mcpJson };
+  }
+
+  private async read(): Promise<ConfigSnapshot> {
+    const { servers, inputs, problems, mcpJson } = await this.readConfigured();
+    for (const p of problems) this.log.warn(`Configuration: ${formatConfigProblem(p)}`);
+    const issues: ServerConfigIssue[] = [];
+    const resolved: ResolvedServer[] = [];
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    for (const server of servers) {
+      if (!vscode.workspace.isTrusted && isWorkspaceSource(server.source)) {
+        issues.push({ server: server.name, untrusted: true, message: 'Not started: this workspace is in Restricted Mode and the server comes from workspace configuration. Trust the workspace to start it.' });
+        continue;
+      }
+      try {
+        resolved.push(await resolveServer(server, {
+          workspaceFolder: folder?.uri.fsPath,
+          env: process.env,
+          userHome: os.homedir(),
+          inputs,
+          resolveInput: (id, def) => this.input(id, def),
+        }));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        issues.push({ server: server.name, message });
+        this.log.error(`Server "${server.name}": ${message}`);
+      }
+    }
+    return { resolved, configured: servers, problems, issues, mcpJson };
+  }
+
+  private async input(id: string, def: InputDef): Promise<string | undefined> {
+    const key = SECRET_PREFIX + id;
+    const stored = await this.secrets.get(key);
+    if (stored !== undefined) return stored;
+    const value = await vscode.window.showInputBox({
+      title: `Plangate: input "${id}" for an MCP server`,
+      prompt: def.description || `Value for \${input:${id}}`,
+      password: def.password,
+      value: def.default,
+      ignoreFocusOut: true,
+    });
+    if (value !== undefined) await this.secrets.store(key, value);
+    return value;
+  }
+}

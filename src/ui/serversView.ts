@@ -1,0 +1,113 @@
+import * as vscode from 'vscode';
+import { DisposableBase, Emitter } from '../core/lifecycle';
+import { formatConfigProblem } from '../mcp/config';
+import type { ServerConnection } from '../mcp/connection';
+import type { ServerRegistry } from '../mcp/registry';
+import type { ServerConfigs } from './serverConfigs';
+
+/** A node of the Servers tree. */
+export type ServerNode =
+  | { kind: 'server'; name: string }
+  | { kind: 'tool'; server: string; tool: string }
+  | { kind: 'problem'; text: string; detail?: string }
+  | { kind: 'issue'; server: string; message: string; untrusted: boolean };
+
+const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
+  starting: new vscode.ThemeIcon('loading~spin'),
+  running: new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('testing.iconPassed')),
+  stopped: new vscode.ThemeIcon('vm-outline'),
+  error: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')),
+};
+
+/**
+ * The Servers view: configuration problems first, then each configured server with its state and message, and
+ * under a running server its tools (title, description, read-only / destructive marks, name clashes).
+ */
+export class ServersView extends DisposableBase implements vscode.TreeDataProvider<ServerNode> {
+  private readonly _onDidChangeTreeData = this._register(new Emitter<ServerNode | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<ServerNode | undefined>;
+
+  constructor(private readonly registry: ServerRegistry, private readonly configs: ServerConfigs) {
+    super();
+    this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    this._register(configs.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+  }
+
+  getChildren(node?: ServerNode): ServerNode[] {
+    if (!node) {
+      const snap = this.configs.snapshot;
+      const problems: ServerNode[] = snap.problems.map((p) => ({ kind: 'problem', text: formatConfigProblem(p) }));
+      const running = new Set(this.registry.connections.map((c) => c.name));
+      const issues: ServerNode[] = snap.issues.filter((i) => !running.has(i.server)).map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted) }));
+      const servers: ServerNode[] = this.registry.connections.map((c) => ({ kind: 'server', name: c.name }));
+      return [...problems, ...servers, ...issues];
+    }
+    if (node.kind === 'server') {
+      const conn = this.registry.get(node.name);
+      return (conn?.tools ?? []).map((t) => ({ kind: 'tool', server: node.name, tool: t.name }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: ServerNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'problem': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        item.tooltip = node.text;
+        item.contextValue = 'problem';
+        item.command = { command: 'plangate.openMcpJson', title: 'Open mcp.json' };
+        return item;
+      }
+      case 'issue': {
+        const item = new vscode.TreeItem(node.server, vscode.TreeItemCollapsibleState.None);
+        item.description = node.untrusted ? 'not started (Restricted Mode)' : 'not started';
+        item.tooltip = node.message;
+        item.iconPath = new vscode.ThemeIcon(node.untrusted ? 'shield' : 'error', new vscode.ThemeColor(node.untrusted ? 'problemsWarningIcon.foreground' : 'errorForeground'));
+        item.contextValue = node.untrusted ? 'issue.untrusted' : 'issue';
+        if (node.untrusted) item.command = { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' };
+        item.accessibilityInformation = { label: `${node.server}: ${node.message}` };
+        return item;
+      }
+      case 'server': {
+        const conn = this.registry.get(node.name);
+        const state = conn?.state ?? 'stopped';
+        const count = conn?.tools.length ?? 0;
+        const item = new vscode.TreeItem(node.name, state === 'running' && count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = `server:${node.name}`;
+        item.description = state === 'running' ? `running · ${count} tool${count === 1 ? '' : 's'}` : state === 'error' ? `error: ${firstLine(conn?.message)}` : state;
+        item.iconPath = STATE_ICON[state];
+        const tip = new vscode.MarkdownString(undefined, false);
+        tip.appendText(`${node.name} — ${state}\n`);
+        if (conn?.message) tip.appendText(`\n${conn.message}\n`);
+        const info = conn?.serverInfo;
+        if (info) tip.appendText(`\n${info.name} ${info.version}`);
+        item.tooltip = tip;
+        item.contextValue = `server.${state}`;
+        item.accessibilityInformation = { label: `Server ${node.name}, ${item.description}` };
+        return item;
+      }
+      case 'tool': {
+        const tool = this.registry.get(node.server)?.tools.find((t) => t.name === node.tool);
+        const item = new vscode.TreeItem(tool?.title || tool?.annotations?.title || node.tool, vscode.TreeItemCollapsibleState.None);
+        item.id = `tool:${node.server}:${node.tool}`;
+        const clash = this.registry.clashes().find((c) => c.tool === node.tool);
+        const marks = [
+          tool?.annotations?.readOnlyHint ? 'read-only' : undefined,
+          tool?.annotations?.destructiveHint ? 'destructive' : undefined,
+          clash && clash.servers[0] !== node.server ? `shadowed by ${clash.servers[0]}` : undefined,
+        ].filter(Boolean);
+        item.description = [tool?.title ? node.tool : undefined, ...marks].filter(Boolean).join(' · ');
+        item.tooltip = new vscode.MarkdownString(undefined, false).appendText(`${node.tool}\n\n${tool?.description ?? ''}`);
+        item.iconPath = new vscode.ThemeIcon(tool?.annotations?.destructiveHint ? 'warning' : tool?.annotations?.readOnlyHint ? 'eye' : 'tools');
+        item.contextValue = 'tool';
+        item.command = { command: 'plangate.callTool', title: 'Call Tool…', arguments: [node] };
+        return item;
+      }
+    }
+  }
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0].slice(0, 120);
+}

@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+import { DisposableBase } from '../core/lifecycle';
+import { describeStatus } from '../core/present';
+import type { Workflow } from '../core/ledger';
+import { Commands } from './constants';
+
+/** One status bar item with the workflow state in words; clicking it reveals the plan panel. */
+export class WorkflowStatusBar extends DisposableBase {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor(private readonly workflow: Workflow) {
+    super();
+    this.item = this._register(vscode.window.createStatusBarItem('plangate.status', vscode.StatusBarAlignment.Left, 90));
+    this.item.name = 'Plangate';
+    this.item.command = Commands.showPanel;
+    this._register(workflow.onDidChange(() => this.update()));
+    this.update();
+    this.item.show();
+  }
+
+  private update(): void {
+    const status = describeStatus(this.workflow.state);
+    this.item.text = `${status.icon} Plangate: ${status.text}`;
+    this.item.tooltip = status.tooltip;
+    this.item.accessibilityInformation = { label: `Plangate: ${status.text}`, role: 'button' };
+    this.item.backgroundColor = status.state === 'blocked'
+      ? new vscode.ThemeColor('statusBarItem.errorBackground')
+      : status.state === 'awaiting' || status.state === 'follow_up'
+        ? new vscode.ThemeColor('statusBarItem.warningBackground')
+        : undefined;
+  }
+}

@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import picomatch from 'picomatch';
+import { isOutsideWorkspace, normaliseGlob } from '../core/globs';
+import type { TouchedGlobView } from '../shared/protocol';
+
+const LIST_CAP = 50;
+const COUNT_CAP = 10_000;
+
+/**
+ * Resolves `safety.touches_files` globs in the first workspace folder with VS Code's file search (so
+ * `files.exclude` applies and large workspaces stay fast), caching per plan. Semantics: see core/globs.ts.
+ */
+export class TouchedFiles {
+  private readonly cache = new Map<string, Promise<TouchedGlobView[]>>();
+
+  resolve(planId: string, globs: readonly string[], token?: vscode.CancellationToken): Promise<TouchedGlobView[]> {
+    let pending = this.cache.get(planId);
+    if (!pending) {
+      pending = resolveGlobs(globs, token);
+      this.cache.set(planId, pending);
+    }
+    return pending;
+  }
+
+  forget(planId: string): void {
+    this.cache.delete(planId);
+  }
+}
+
+export async function resolveGlobs(globs: readonly string[], token?: vscode.CancellationToken): Promise<TouchedGlobView[]> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return Promise.all(globs.map(async (raw): Promise<TouchedGlobView> => {
+    const glob = normaliseGlob(raw);
+    if (isOutsideWorkspace(glob)) return { glob: raw, files: [], count: 0, outside: true, note: 'reaches outside the workspace' };
+    if (!folder) return { glob: raw, files: [], count: 0, outside: false, note: 'no workspace folder is open' };
+    const pattern = picomatch.scan(glob).isGlob ? glob : `{${glob},${glob.replace(/\/$/, '')}/**}`;
+    try {
+      const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), undefined, COUNT_CAP, token);
+      const files = uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort();
+      return {
+        glob: raw, files: files.slice(0, LIST_CAP), count: files.length, outside: false,
+        note: files.length >= COUNT_CAP ? `stopped counting at ${COUNT_CAP}` : undefined,
+      };
+    } catch (err) {
+      return { glob: raw, files: [], count: 0, outside: false, note: `could not search: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }));
+}

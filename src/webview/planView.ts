@@ -1,0 +1,381 @@
+/** Renders a plan (and its nested plans, in place) from a PlanView snapshot. */
+import { diffLines } from 'diff';
+import type { PlanRecord, StepRecord } from '../core/workflow';
+import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
+import { clip, h, icon, json, visible } from './dom';
+import { post, request, saveUi, ui } from './messaging';
+
+const PHASE_TEXT: Record<PlanRecord['phase'], string> = {
+  awaiting_approval: 'Awaiting approval',
+  executing: 'Running',
+  follow_up: 'Follow-up',
+  blocked: 'Blocked',
+  finished: 'Finished',
+};
+
+const OUTCOME_TEXT: Record<NonNullable<PlanRecord['outcome']>, string> = {
+  completed: 'Completed',
+  rejected: 'Rejected',
+  stopped: 'Stopped',
+  cancelled: 'Cancelled',
+  not_ok: 'Nothing to run',
+  replaced: 'Replaced by a new plan',
+};
+
+const STEP_STATE: Record<StepRecord['state'], { text: string; icon: string }> = {
+  pending: { text: 'pending', icon: 'circle-large-outline' },
+  awaiting_confirm: { text: 'awaiting confirmation', icon: 'question' },
+  running: { text: 'running', icon: 'loading codicon-modifier-spin' },
+  ok: { text: 'ok', icon: 'pass' },
+  failed: { text: 'failed', icon: 'error' },
+  skipped: { text: 'skipped', icon: 'debug-step-over' },
+  not_run: { text: 'not run', icon: 'circle-slash' },
+  unknown: { text: 'outcome unknown', icon: 'warning' },
+};
+
+/** Shows the reply's error next to the control that asked, or clears it. */
+async function act(errorSlot: HTMLElement, message: Parameters<typeof request>[0]): Promise<boolean> {
+  errorSlot.textContent = '';
+  const reply = await request(message);
+  if (!reply.ok) errorSlot.textContent = reply.error ?? 'The action failed.';
+  return reply.ok;
+}
+
+function errorSlot(id: string): HTMLElement {
+  return h('div', { class: 'error-text', id, role: 'alert', aria: { live: 'assertive' } });
+}
+
+function section(title: string, ...children: Parameters<typeof h>[2][]): HTMLElement {
+  return h('section', { class: 'card', aria: { label: title } }, h('h2', null, title), ...children);
+}
+
+function phaseBadge(record: PlanRecord): HTMLElement {
+  const text = record.phase === 'finished' && record.outcome ? OUTCOME_TEXT[record.outcome] : PHASE_TEXT[record.phase];
+  return h('span', { class: `badge phase-${record.phase} outcome-${record.outcome ?? 'none'}` }, text);
+}
+
+export function renderPlan(view: PlanView): HTMLElement {
+  return h('div', { class: 'plan' }, renderPlanBody(view.record, view, 0));
+}
+
+function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTMLElement {
+  const plan = record.plan;
+  const readOnly = view.readOnly;
+  const root = h('article', { class: depth > 0 ? 'nested-plan' : 'top-plan', aria: { label: depth > 0 ? `Nested plan ${record.id}` : 'Plan' } });
+  const heading = depth > 0 ? h('h3', null, 'Nested plan') : h('h1', { id: 'plan-title' }, 'Plan');
+  root.append(
+    h('header', { class: 'plan-header' },
+      heading,
+      phaseBadge(record),
+      h('span', { class: 'badge status-' + plan.status }, `status: ${plan.status}`),
+      h('span', { class: 'origin' }, icon('server'), ' ', visible(record.origin.server), ' · ', h('code', null, visible(record.origin.tool))),
+    ),
+  );
+  if (depth === 0 && view.lineage.length) {
+    root.append(h('p', { class: 'lineage' }, `Replaces ${view.lineage.length} earlier plan${view.lineage.length > 1 ? 's' : ''} (re-planned after your answers).`));
+  }
+  root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
+
+  if (depth === 0) root.append(renderSafety(record, view.touched));
+  if (plan.warnings?.length) root.append(renderIssues('Warnings', plan.warnings, 'warning'));
+  if (plan.status !== 'ok') root.append(...renderNotOk(record, view));
+  if (record.plan.next_actions.length) root.append(renderSteps(record, view, depth));
+  root.append(renderActions(record, readOnly));
+  if (plan.correlation_id) root.append(h('p', { class: 'muted' }, 'Correlation id: ', h('code', null, visible(plan.correlation_id))));
+  return root;
+}
+
+function renderSafety(record: PlanRecord, touched: TouchedGlobView[] | undefined): HTMLElement {
+  const safety = record.plan.safety ?? {};
+  const writes = safety.writes_code;
+  const globs = safety.touches_files ?? [];
+  const rows: HTMLElement[] = [];
+  rows.push(h('p', { class: writes ? 'writes-code' : '' }, icon(writes ? 'edit' : 'eye'), ' ',
+    writes === undefined ? 'Writes code: not declared' : writes ? 'Writes code: yes' : 'Writes code: no'));
+  if (globs.length === 0) rows.push(h('p', { class: 'muted' }, 'Touched files: none declared.'));
+  else {
+    const list = h('ul', { class: 'globs' });
+    for (const glob of globs) {
+      const resolved = touched?.find((t) => t.glob === glob);
+      const key = `glob:${record.id}:${glob}`;
+      const count = resolved ? `${resolved.count} file${resolved.count === 1 ? '' : 's'}` : 'counting…';
+      const summary = h('summary', null, h('code', null, visible(glob)), ' — ', count,
+        resolved?.outside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
+        resolved?.note ? h('span', { class: 'muted' }, ` (${visible(resolved.note)})`) : null);
+      const details = h('details', { open: ui.open[key], ontoggle: (e) => { ui.open[key] = (e.target as HTMLDetailsElement).open; saveUi(); } }, summary,
+        resolved && resolved.files.length
+          ? h('ul', { class: 'files' }, resolved.files.map((f) => h('li', null, h('code', null, visible(f)))),
+            resolved.count > resolved.files.length ? h('li', { class: 'muted' }, `… and ${resolved.count - resolved.files.length} more`) : null)
+          : h('p', { class: 'muted' }, resolved ? 'No file matches yet (the plan may create them).' : 'Resolving…'));
+      list.append(h('li', null, details));
+    }
+    rows.push(h('div', null, h('p', null, 'Touched files:'), list));
+  }
+  return section('Safety', ...rows);
+}
+
+function renderIssues(title: string, issues: { code?: string; message?: string; field?: string; hint?: string; recoverable?: boolean }[], kind: 'error' | 'warning'): HTMLElement {
+  return section(title, h('ul', { class: `issues ${kind}` }, issues.map((i) =>
+    h('li', null, icon(kind === 'error' ? 'error' : 'warning'), ' ',
+      i.code ? h('code', null, visible(String(i.code))) : null, ' ',
+      i.field ? h('strong', null, visible(String(i.field)), ': ') : null,
+      visible(String(i.message ?? '')),
+      i.hint ? h('div', { class: 'hint' }, 'Hint: ', visible(String(i.hint))) : null,
+      i.recoverable === false ? h('div', { class: 'muted' }, 'Not recoverable.') : null,
+    ))));
+}
+
+function renderNotOk(record: PlanRecord, view: PlanView): HTMLElement[] {
+  const plan = record.plan;
+  const out: HTMLElement[] = [];
+  out.push(h('p', { class: 'notice' }, icon('info'), ' ', `The server answered with status "${plan.status}": this plan has nothing to approve.`,
+    plan.status === 'partial' ? ' Part of the work is done; see below.' : ''));
+  if (plan.errors?.length) out.push(renderIssues('Errors', plan.errors, 'error'));
+  if (plan.missing?.length) out.push(section('Missing', h('p', null, 'The server needs: ', plan.missing.map((m, i) => [i ? ', ' : '', h('code', null, visible(m))]))));
+  if (plan.partial_results?.length) {
+    out.push(section('Partial results', h('ul', { class: 'checklist' }, plan.partial_results.map((r) =>
+      h('li', { class: `outcome-${r.outcome}` }, icon(r.outcome === 'ok' ? 'pass' : r.outcome === 'failed' ? 'error' : 'debug-step-over'), ' ',
+        h('code', null, visible(r.step)), ` — ${r.outcome}`, r.detail ? `: ${visible(r.detail)}` : '')))));
+  }
+  if (plan.ask && !view.readOnly && record.phase === 'finished' && record.outcome === 'not_ok') out.push(renderAskForm(record));
+  else if (plan.ask) out.push(section('Question', h('p', null, visible(plan.ask.prompt))));
+  if (plan.recovery_actions?.length) {
+    const err = errorSlot(`recovery-error-${record.id}`);
+    out.push(section('Recovery actions', h('div', { class: 'buttons' }, plan.recovery_actions.map((a, index) =>
+      h('button', {
+        class: 'secondary', disabled: view.readOnly && record.outcome !== 'not_ok',
+        title: `Calls ${a.tool} ${JSON.stringify(a.args)}`,
+        onclick: () => void act(err, { type: 'runRecovery', planId: record.id, index }),
+      }, a.confirm ? icon('shield') : icon('wrench'), ' ', visible(a.label || a.tool), a.confirm ? ' (asks first)' : ''))), err));
+  }
+  return out;
+}
+
+function fieldInput(idBase: string, field: AskFieldView, draftKey: string): HTMLElement {
+  const id = `${idBase}-${field.name}`;
+  const value = ui.drafts[`${draftKey}:${field.name}`] ?? '';
+  const save = (e: Event) => { ui.drafts[`${draftKey}:${field.name}`] = (e.target as HTMLInputElement).value; saveUi(); };
+  const label = h('label', { for: id }, visible(field.name), field.required ? h('span', { class: 'required', aria: { hidden: 'true' } }, ' *') : null);
+  let input: HTMLElement;
+  if (field.type === 'select' && field.options?.length) {
+    input = h('select', { id, name: field.name, required: field.required, onchange: save },
+      h('option', { value: '' }, '— choose —'),
+      field.options.map((o) => h('option', { value: o, selected: o === value }, visible(o))));
+  } else {
+    input = h('input', { id, name: field.name, type: field.type === 'number' ? 'number' : 'text', value, required: field.required, oninput: save, step: field.type === 'number' ? 'any' : undefined });
+  }
+  return h('div', { class: 'field' }, label, input);
+}
+
+function readForm(form: HTMLFormElement): Record<string, string> {
+  const values: Record<string, string> = Object.create(null);
+  for (const el of Array.from(form.elements)) {
+    const input = el as HTMLInputElement;
+    if (input.name && input.value !== '') values[input.name] = input.value;
+  }
+  return values;
+}
+
+function renderAskForm(record: PlanRecord): HTMLElement {
+  const ask = record.plan.ask!;
+  const fields: AskFieldView[] = (ask.fields ?? []).map((f) => ({ name: f.name, type: f.type, required: Boolean(f.required), options: f.options }));
+  const err = errorSlot(`ask-error-${record.id}`);
+  const form = h('form', {
+    class: 'ask-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      if (!form.reportValidity()) return;
+      void act(err, { type: 'answerAsk', planId: record.id, values: readForm(form) });
+    },
+  }, h('p', null, visible(ask.prompt)), fields.map((f) => fieldInput(`ask-${record.id}`, f, `ask:${record.id}`)),
+  fields.length === 0 ? h('p', { class: 'muted' }, 'The server asks no specific field; submitting calls the planning tool again.') : null,
+  h('div', { class: 'buttons' }, h('button', { type: 'submit' }, icon('refresh'), ' Answer and re-plan')), err);
+  return section('Your answer', form);
+}
+
+function renderSteps(record: PlanRecord, view: PlanView, depth: number): HTMLElement {
+  const list = h('ol', { class: 'steps', aria: { label: 'Steps' } });
+  for (const step of record.steps) list.append(renderStep(record, step, view, depth));
+  return section(`Steps (${record.steps.length})`, list);
+}
+
+function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth: number): HTMLElement {
+  const state = STEP_STATE[step.state];
+  const awaiting = record.phase === 'awaiting_approval' && !view.readOnly;
+  const name = step.call.label || step.call.tool;
+  const li = h('li', { class: `step state-${step.state}`, data: { step: String(step.index + 1) }, aria: { label: `Step ${step.index + 1}: ${name}` } });
+  li.append(h('div', { class: 'step-head' },
+    h('span', { class: 'step-state', title: state.text }, icon(state.icon), h('span', { class: 'sr-only' }, state.text)),
+    h('span', { class: 'step-num' }, `${step.index + 1}.`),
+    h('span', { class: 'step-label' }, visible(name)),
+    step.call.label ? h('code', { class: 'step-tool' }, visible(step.call.tool)) : null,
+    step.call.confirm ? h('span', { class: 'flag' }, icon('shield'), ' asks to confirm') : null,
+    step.call.tool === 'ask_user' ? h('span', { class: 'flag' }, icon('comment'), ' asks you') : null,
+    step.crossServer ? h('span', { class: 'flag', title: `Runs on server ${step.server ?? ''}` }, icon('arrow-swap'), ' other server', step.server ? `: ${visible(step.server)}` : '') : null,
+    step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
+    step.skipRequested && awaiting ? h('span', { class: 'flag' }, 'will be skipped') : null,
+    h('span', { class: 'step-state-text' }, state.text),
+    awaiting ? skipButton(record, step) : null,
+  ));
+  if (step.state === 'running' && step.progress) {
+    const { progress, total, message } = step.progress;
+    li.append(h('div', { class: 'progress' },
+      total ? h('progress', { value: String(progress), max: String(total), aria: { label: `Step ${step.index + 1} progress` } }) : null,
+      h('span', null, total ? ` ${progress}/${total}` : ` ${progress}`, message ? ` — ${visible(message)}` : '')));
+  }
+  if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
+  if (step.summary && step.state === 'ok') li.append(h('div', { class: 'step-summary' }, visible(clip(step.summary, 600))));
+
+  li.append(renderArgs(record, step, awaiting));
+  for (const prompt of view.pending) {
+    if (prompt.planId === record.id && prompt.step === step.index) li.append(renderPrompt(prompt));
+  }
+  if (step.childPlanId && view.children[step.childPlanId]) {
+    li.append(renderPlanBody(view.children[step.childPlanId], view, depth + 1));
+  }
+  return li;
+}
+
+/** Per-step Skip before approval: a toggle whose accessible name says which step. */
+function skipButton(record: PlanRecord, step: StepRecord): HTMLElement {
+  const err = errorSlot(`skip-error-${record.id}-${step.index}`);
+  return h('span', { class: 'skip' },
+    h('button', {
+      class: 'secondary small', id: `skip-${record.id}-${step.index}`,
+      aria: { pressed: String(step.skipRequested), label: `Skip step ${step.index + 1}` },
+      title: step.skipRequested ? 'This step will be skipped; press to run it after all' : 'Do not run this step',
+      onclick: () => void act(err, { type: 'skip', planId: record.id, step: step.index, skip: !step.skipRequested }),
+    }, step.skipRequested ? icon('debug-step-over') : null, 'Skip'), err);
+}
+
+function renderArgs(record: PlanRecord, step: StepRecord, editable: boolean): HTMLElement {
+  const key = `args:${record.id}:${step.index}`;
+  const draftKey = `edit:${record.id}:${step.index}`;
+  const editing = editable && ui.drafts[draftKey] !== undefined;
+  const details = h('details', { class: 'args', open: ui.open[key] || editing, ontoggle: (e) => { ui.open[key] = (e.target as HTMLDetailsElement).open; saveUi(); } },
+    h('summary', null, `Arguments${Object.keys(step.call.args).length ? '' : ' (none)'}`));
+  if (editing) {
+    const err = errorSlot(`edit-error-${record.id}-${step.index}`);
+    const area = h('textarea', {
+      id: `edit-${record.id}-${step.index}`, rows: Math.min(20, Math.max(4, ui.drafts[draftKey].split('\n').length + 1)),
+      aria: { label: `Arguments of step ${step.index + 1} as JSON` }, value: ui.drafts[draftKey],
+      oninput: (e) => { ui.drafts[draftKey] = (e.target as HTMLTextAreaElement).value; saveUi(); },
+    });
+    details.append(area, h('div', { class: 'buttons small' },
+      h('button', {
+        onclick: async () => {
+          if (await act(err, { type: 'editArgs', planId: record.id, step: step.index, argsJson: ui.drafts[draftKey] })) { delete ui.drafts[draftKey]; saveUi(); }
+        },
+      }, 'Save arguments'),
+      h('button', { class: 'secondary', onclick: () => { delete ui.drafts[draftKey]; saveUi(); details.replaceWith(renderArgs(record, step, editable)); } }, 'Discard edit'),
+    ), err);
+  } else {
+    details.append(h('pre', { class: 'json' }, visible(clip(json(step.call.args), 50000))));
+    if (step.edited) {
+      const changes = diffLines(json(step.proposed.args) + '\n', json(step.call.args) + '\n');
+      details.append(h('p', { class: 'muted' }, 'Your change against what the server proposed:'),
+        h('pre', { class: 'diff', aria: { label: 'Argument changes' } }, changes.map((c) =>
+          h('span', { class: c.added ? 'added' : c.removed ? 'removed' : 'same' }, c.value.split('\n').filter((l, i, a) => i < a.length - 1 || l).map((l) => `${c.added ? '+ ' : c.removed ? '- ' : '  '}${visible(l)}\n`)))));
+    }
+    if (editable) {
+      const err = errorSlot(`reset-error-${record.id}-${step.index}`);
+      details.append(h('div', { class: 'buttons small' },
+        h('button', { class: 'secondary', aria: { label: `Edit arguments of step ${step.index + 1}` }, onclick: () => { ui.drafts[draftKey] = json(step.call.args); ui.open[key] = true; saveUi(); details.replaceWith(renderArgs(record, step, editable)); document.getElementById(`edit-${record.id}-${step.index}`)?.focus(); } }, icon('edit'), ' Edit arguments'),
+        step.edited ? h('button', { class: 'secondary', onclick: () => void act(err, { type: 'resetArgs', planId: record.id, step: step.index }) }, 'Restore proposed') : null,
+      ), err);
+    }
+  }
+  return details;
+}
+
+function renderPrompt(prompt: PendingPrompt): HTMLElement {
+  const err = errorSlot(`prompt-error-${prompt.planId}-${prompt.step}`);
+  if (prompt.kind === 'confirm') {
+    return h('div', { class: 'prompt', role: 'group', aria: { label: `Confirm step ${prompt.step + 1}` } },
+      h('p', null, icon('shield'), ' This step asks for your confirmation before it runs.'),
+      h('div', { class: 'buttons' },
+        h('button', { onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: true }) }, 'Run step'),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: false }) }, 'Stop')),
+      err);
+  }
+  const draftKey = `askUser:${prompt.planId}:${prompt.step}`;
+  const form = h('form', {
+    class: 'ask-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      if (!form.reportValidity()) return;
+      void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step, values: readForm(form) });
+    },
+  }, h('p', null, icon('comment'), ' ', visible(prompt.prompt || 'The plan asks you:')),
+  prompt.fields.map((f) => fieldInput(`askuser-${prompt.planId}-${prompt.step}`, f, draftKey)),
+  h('div', { class: 'buttons' },
+    h('button', { type: 'submit' }, 'Answer'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step }) }, 'Stop')), err);
+  return h('div', { class: 'prompt' }, form);
+}
+
+function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
+  const err = errorSlot(`actions-error-${record.id}`);
+  const bar = h('div', { class: 'actions', role: 'group', aria: { label: 'Plan actions' } });
+  const wrap = h('div', { class: 'action-bar' }, bar, err);
+  if (readOnly) {
+    if (record.outcome) bar.append(h('p', { class: 'outcome' }, describeOutcome(record)));
+    if (record.depth === 0) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId: record.id }) }, icon('export'), ' Export as JSON'));
+    return wrap;
+  }
+  switch (record.phase) {
+    case 'awaiting_approval': {
+      const reason = h('input', { id: `reject-reason-${record.id}`, type: 'text', placeholder: 'Reason (optional)', aria: { label: 'Reason for rejecting (optional)' } });
+      bar.append(
+        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void act(err, { type: 'approve', planId: record.id }) }, icon('check'), ' Approve and run'),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'reject', planId: record.id, reason: reason.value.trim() || undefined }) }, icon('close'), ' Reject'),
+        reason,
+      );
+      break;
+    }
+    case 'executing':
+      bar.append(h('span', { class: 'muted' }, progressText(record)),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'cancel', planId: record.id }) }, icon('debug-stop'), ' Cancel'));
+      break;
+    case 'blocked': {
+      const step = record.blockedStep !== undefined ? record.steps[record.blockedStep] : undefined;
+      bar.append(
+        h('p', { class: 'blocked-reason', role: 'status' }, icon('warning'), ' ', visible(record.blockedReason ?? 'The plan stopped at a failed step.'),
+          step ? ` (step ${step.index + 1}: ${visible(step.call.label || step.call.tool)})` : ''),
+        h('button', { class: 'primary', onclick: () => void act(err, { type: 'retryStep', planId: record.id }) }, icon('debug-restart'), ' Retry step'),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'skipStep', planId: record.id }) }, icon('debug-step-over'), ' Skip step'),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'stop', planId: record.id }) }, icon('debug-stop'), ' Stop'));
+      break;
+    }
+    case 'follow_up':
+      bar.append(
+        h('p', { class: 'follow-up' }, icon('pass'), ' All steps are done. ', h('strong', null, visible(record.plan.follow_up ?? ''))),
+        h('button', { class: 'primary', onclick: () => void act(err, { type: 'followUp', planId: record.id, answer: 'yes' }) }, 'Yes'),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'followUp', planId: record.id, answer: 'no' }) }, 'No'));
+      break;
+    case 'finished':
+      bar.append(h('p', { class: 'outcome' }, describeOutcome(record)));
+      if (record.depth === 0) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId: record.id }) }, icon('export'), ' Export as JSON'));
+      break;
+  }
+  return wrap;
+}
+
+function progressText(record: PlanRecord): string {
+  const done = record.steps.filter((s) => s.state === 'ok' || s.state === 'skipped').length;
+  const running = record.steps.find((s) => s.state === 'running');
+  return running ? `Running step ${running.index + 1} of ${record.steps.length}` : `${done} of ${record.steps.length} done`;
+}
+
+function describeOutcome(record: PlanRecord): string {
+  const ok = record.steps.filter((s) => s.state === 'ok').length;
+  switch (record.outcome) {
+    case 'completed': return `Completed: ${ok} of ${record.steps.length} steps ran${record.followUpAnswer ? `; follow-up answered "${record.followUpAnswer}"` : ''}.`;
+    case 'rejected': return `Rejected${record.rejectReason ? `: ${visible(record.rejectReason)}` : ''}. Nothing ran.`;
+    case 'stopped': return `Stopped after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
+    case 'cancelled': return `Cancelled after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
+    case 'not_ok': return 'This plan had nothing to approve.';
+    case 'replaced': return 'Replaced by a new plan.';
+    default: return '';
+  }
+}

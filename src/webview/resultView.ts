@@ -1,0 +1,63 @@
+/** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
+import type { ResultView } from '../shared/protocol';
+import { clip, h, icon, json, visible } from './dom';
+import { post } from './messaging';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
+
+function renderBlock(block: unknown, index: number): HTMLElement {
+  if (!isObj(block)) return h('pre', { class: 'json' }, visible(clip(json(block))));
+  switch (block.type) {
+    case 'text':
+      return h('pre', { class: 'text-block', aria: { label: `Text block ${index + 1}` } }, visible(clip(String(block.text ?? ''), 200000)));
+    case 'image': {
+      const mime = String(block.mimeType ?? '');
+      const data = String(block.data ?? '');
+      // Only base64 raster images become <img>: SVG could carry script-like content and other types are not images.
+      if (SAFE_IMAGE.test(mime) && /^[A-Za-z0-9+/=\s]*$/.test(data)) {
+        const img = h('img', { class: 'result-image', aria: { label: `Image ${index + 1} (${mime})` } });
+        img.setAttribute('alt', `Image ${index + 1} (${mime})`);
+        img.src = `data:${mime};base64,${data.replace(/\s/g, '')}`;
+        return img;
+      }
+      return h('p', { class: 'muted' }, `Image of type ${visible(mime)} (${data.length} base64 characters) not shown.`);
+    }
+    case 'audio':
+      return h('p', { class: 'muted' }, `Audio (${visible(String(block.mimeType ?? ''))}) not played.`);
+    case 'resource_link': {
+      const uri = String(block.uri ?? '');
+      return h('p', null, icon('link'), ' ',
+        h('button', { class: 'link', title: uri, onclick: () => post({ type: 'openFile', path: uri }) }, visible(String(block.name ?? uri))),
+        block.mimeType ? h('span', { class: 'muted' }, ` (${visible(String(block.mimeType))})`) : null);
+    }
+    case 'resource': {
+      const r = isObj(block.resource) ? block.resource : {};
+      return h('div', { class: 'resource' }, h('p', null, icon('file'), ' ', h('code', null, visible(String(r.uri ?? '')))),
+        typeof r.text === 'string' ? h('pre', { class: 'text-block' }, visible(clip(r.text, 200000))) : h('p', { class: 'muted' }, 'Binary content not shown.'));
+    }
+    default:
+      return h('pre', { class: 'json' }, visible(clip(json(block))));
+  }
+}
+
+export function renderResult(view: ResultView): HTMLElement {
+  const result = view.result;
+  const failed = Boolean(view.error || result?.isError);
+  return h('div', { class: 'result' },
+    h('header', { class: 'plan-header' },
+      h('h1', null, 'Result'),
+      h('span', { class: `badge ${failed ? 'outcome-failed' : 'outcome-completed'}` }, view.error ? 'call failed' : result?.isError ? 'tool error' : 'ok'),
+      h('span', { class: 'origin' }, icon('server'), ' ', visible(view.server), ' · ', h('code', null, visible(view.tool))),
+      view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null),
+    view.error ? h('p', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(view.error)) : null,
+    view.problems?.length ? h('section', { class: 'card' }, h('h2', null, 'Not a valid plan'),
+      h('p', null, 'The result declares an orchestrated_plan but does not hold a valid one:'),
+      h('ul', { class: 'issues error' }, view.problems.map((p) => h('li', null, h('code', null, visible(p.path || '(envelope)')), ': ', visible(p.message))))) : null,
+    Object.keys(view.args).length ? h('details', { class: 'args' }, h('summary', null, 'Arguments'), h('pre', { class: 'json' }, visible(clip(json(view.args))))) : null,
+    result ? h('section', { class: 'card', aria: { label: 'Content' } }, h('h2', null, 'Content'),
+      Array.isArray(result.content) && result.content.length ? result.content.slice(0, 200).map(renderBlock) : h('p', { class: 'muted' }, 'No content.')) : null,
+    result && result.structuredContent !== undefined ? h('section', { class: 'card' }, h('h2', null, 'Structured content'),
+      h('pre', { class: 'json' }, visible(clip(json(result.structuredContent), 200000)))) : null,
+  );
+}
