@@ -1,0 +1,487 @@
+/**
+ * mcp-rune collect-mode forms (reference/protocols.md §2): the JSON that `new_model_app` (mode "form") and
+ * `edit_model_app` return in their first text block — `{schema, defaults, mode, submitMode, hiddenValues?,
+ * parentContext?, recordId?}` — parsed into a typed {@link CollectFormPayload}, plus the value conversions and
+ * checks a native form needs before it stages or submits.
+ *
+ * Leniency: `mode` defaults to "create" and `submitMode` to "direct" (what mcp-rune's own iframe assumes);
+ * labels, groups and fieldsets get sensible defaults; a field type Plangate does not know is shown as text
+ * (with a warning). `null` means absent. Unknown fields are kept.
+ */
+import { z } from 'zod';
+import { checkJsonLimits, copyUnknown, describeValue, errorMap, formatPath, isPlainObject, LIMITS, capProblems, zodProblems } from './envelope';
+import type { Problem } from './plan';
+
+export const FORM_FIELD_TYPES = ['text', 'textarea', 'number', 'checkbox', 'date', 'datetime-local', 'time', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group'] as const;
+export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
+
+export type FormMode = 'create' | 'update';
+export type SubmitMode = 'direct' | 'collect';
+
+/** One choice of a select, multiselect or checkbox group. Association options may carry numeric ids. */
+export interface FormFieldOption {
+  value: string | number;
+  label: string;
+  color?: string;
+  [extra: string]: unknown;
+}
+
+/** Where a select's options come from (the server resolves them; Plangate only shows them). */
+export interface FormFieldAssociation {
+  endpoint: string;
+  labelField: string;
+  valueField?: string;
+  nested?: { parentModel: string; childEndpoint: string; [extra: string]: unknown };
+  [extra: string]: unknown;
+}
+
+/** `{field, equals}` or `{field, notEquals}`: the field shows only when the other field's value matches. */
+export interface VisibleWhen {
+  field?: string;
+  equals?: unknown;
+  notEquals?: unknown;
+  [extra: string]: unknown;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  group: string;
+  required: boolean;
+  type: FormFieldType;
+  /** The server's `type` when Plangate did not know it; the field is then shown as `text`. */
+  rawType?: string;
+  /** Model attribute kind (`string`, `integer`, `date`, …), distinct from the widget `type`. */
+  kind?: string;
+  format?: string;
+  description?: string;
+  placeholder?: string;
+  default?: unknown;
+  options?: FormFieldOption[];
+  association?: FormFieldAssociation;
+  /** Constraints such as `min`, `max`, `minLength`, `maxLength`. */
+  validation?: Record<string, unknown>;
+  visibleWhen?: VisibleWhen;
+  enumValues?: string[];
+  [extra: string]: unknown;
+}
+
+export interface FormFieldset {
+  key: string;
+  title: string;
+  description: string;
+  required: boolean;
+  /** Field groups shown in this fieldset, in order (fields name their group in `group`). */
+  groups: string[];
+  [extra: string]: unknown;
+}
+
+/** mcp-rune's AppFormSchema. */
+export interface AppFormSchema {
+  model: string;
+  title: string;
+  fieldsets: FormFieldset[];
+  fields: FormField[];
+  /** Layout per group, e.g. `{type: "row"}`. */
+  groupLayouts?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+/** Set on create forms for nested models: the parent record the new one belongs to. */
+export interface ParentContext {
+  parentModel: string;
+  parentId: string;
+  label: string;
+  [extra: string]: unknown;
+}
+
+export interface CollectFormPayload {
+  schema: AppFormSchema;
+  /** Initial values by field name (`{}` when the server sent none). */
+  defaults: Record<string, unknown>;
+  mode: FormMode;
+  /** `collect`: stage through `collect_form_data`; `direct`: the form writes with create_model/update_model. */
+  submitMode: SubmitMode;
+  /** Create only: prefilled values that are not rendered as fields but belong in the submission. */
+  hiddenValues?: Record<string, unknown>;
+  parentContext?: ParentContext;
+  /** Update only: the record being edited. */
+  recordId?: string;
+  [extra: string]: unknown;
+}
+
+export type ParseCollectFormResult =
+  | { ok: true; form: CollectFormPayload; warnings?: Problem[] }
+  | { ok: false; problems: Problem[] };
+
+// ───────────────────────────── wire schema ─────────────────────────────
+
+const optStr = z.string().nullish();
+const optBool = z.boolean().nullish();
+const record = z.record(z.string(), z.unknown());
+
+const optionSchema = z.looseObject({
+  value: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`) }),
+  label: optStr,
+  color: optStr,
+});
+
+const associationSchema = z.looseObject({
+  endpoint: z.string(),
+  labelField: z.string(),
+  valueField: optStr,
+  nested: z.looseObject({ parentModel: z.string(), childEndpoint: z.string() }).nullish(),
+});
+
+const fieldSchema = z.looseObject({
+  name: z.string().min(1, { error: (iss) => (iss.input === undefined ? 'Required' : 'expected a field name, got an empty string') }),
+  label: optStr,
+  group: optStr,
+  required: optBool,
+  type: optStr,
+  kind: optStr,
+  format: optStr,
+  description: optStr,
+  placeholder: optStr,
+  default: z.unknown().optional(),
+  options: z.array(optionSchema).max(LIMITS.maxListItems).nullish(),
+  association: associationSchema.nullish(),
+  validation: record.nullish(),
+  visibleWhen: record.nullish(),
+  enumValues: z.array(z.string()).max(LIMITS.maxListItems).nullish(),
+});
+
+const fieldsetSchema = z.looseObject({
+  key: z.string(),
+  title: optStr,
+  description: optStr,
+  required: optBool,
+  groups: z.array(z.string()).max(LIMITS.maxListItems).nullish(),
+});
+
+const formSchemaSchema = z.looseObject({
+  model: z.string(),
+  title: optStr,
+  fieldsets: z.array(fieldsetSchema).max(LIMITS.maxListItems).nullish(),
+  fields: z.array(fieldSchema).max(LIMITS.maxListItems),
+  groupLayouts: record.nullish(),
+});
+
+const idSchema = z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`) });
+
+/** The zod schema of a collect-mode form payload as mcp-rune sends it (validation only; see {@link parseCollectForm}). */
+export const collectFormSchema = z.looseObject({
+  schema: formSchemaSchema,
+  defaults: record.nullish(),
+  mode: z.enum(['create', 'update']).nullish(),
+  submitMode: z.enum(['direct', 'collect']).nullish(),
+  hiddenValues: record.nullish(),
+  parentContext: z.looseObject({ parentModel: z.string(), parentId: idSchema, label: z.string() }).nullish(),
+  recordId: idSchema.nullish(),
+});
+
+// ───────────────────────────── detection and parsing ─────────────────────────────
+
+/**
+ * Whether `value` claims to be a collect-mode form payload: an object whose `schema` is an object with a
+ * `fields` array, and which carries `mode` or `submitMode` (mcp-rune always sends both). Such a value is a form
+ * even when {@link parseCollectForm} then finds problems in it.
+ */
+export function looksLikeCollectForm(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  const schema = value.schema;
+  return isPlainObject(schema) && Array.isArray(schema.fields) && (Object.hasOwn(value, 'mode') || Object.hasOwn(value, 'submitMode'));
+}
+
+const FORM_TYPES: ReadonlySet<string> = new Set(FORM_FIELD_TYPES);
+const absent = (v: unknown): v is null | undefined => v === null || v === undefined;
+
+/**
+ * Validates and normalises a collect-mode form payload. Never throws. Problems name JSON paths relative to the
+ * payload (`schema.fields[2].name: Required`); warnings report what was tolerated (unknown field types shown as
+ * text, fields in no fieldset, repeated field names).
+ */
+export function parseCollectForm(value: unknown): ParseCollectFormResult {
+  try {
+    if (!isPlainObject(value)) return { ok: false, problems: [{ path: '', message: `expected a collect-mode form (a JSON object), got ${describeValue(value)}` }] };
+    const limits = checkJsonLimits(value);
+    if (limits.tooLarge) return { ok: false, problems: limits.problems };
+    const parsed = collectFormSchema.safeParse(value, { error: errorMap });
+    const problems = [...limits.problems, ...(parsed.success ? [] : zodProblems(parsed.error))];
+    if (problems.length > 0) return { ok: false, problems: capProblems(problems) };
+    const warnings: Problem[] = [];
+    const form = normaliseForm(value, warnings);
+    return warnings.length > 0 ? { ok: true, form, warnings: capProblems(warnings) } : { ok: true, form };
+  } catch (err) {
+    return { ok: false, problems: [{ path: '', message: `could not read the form: ${err instanceof Error ? err.message : String(err)}` }] };
+  }
+}
+
+const PAYLOAD_KEYS = new Set(['schema', 'defaults', 'mode', 'submitMode', 'hiddenValues', 'parentContext', 'recordId']);
+const SCHEMA_KEYS = new Set(['model', 'title', 'fieldsets', 'fields', 'groupLayouts']);
+const FIELDSET_KEYS = new Set(['key', 'title', 'description', 'required', 'groups']);
+const FIELD_KEYS = new Set(['name', 'label', 'group', 'required', 'type', 'kind', 'format', 'description', 'placeholder', 'default', 'options', 'association', 'validation', 'visibleWhen', 'enumValues']);
+const OPTION_KEYS = new Set(['value', 'label', 'color']);
+const PARENT_KEYS = new Set(['parentModel', 'parentId', 'label']);
+
+type Obj = Record<string, unknown>;
+
+function normaliseForm(raw: Obj, warnings: Problem[]): CollectFormPayload {
+  const schema = normaliseSchema(raw.schema as Obj, warnings);
+  const form: CollectFormPayload = {
+    schema,
+    defaults: absent(raw.defaults) ? {} : (raw.defaults as Obj),
+    mode: absent(raw.mode) ? 'create' : (raw.mode as FormMode),
+    submitMode: absent(raw.submitMode) ? 'direct' : (raw.submitMode as SubmitMode),
+  };
+  if (!absent(raw.hiddenValues)) form.hiddenValues = raw.hiddenValues as Obj;
+  if (!absent(raw.parentContext)) {
+    const pc = raw.parentContext as Obj;
+    const parentContext: ParentContext = { parentModel: pc.parentModel as string, parentId: String(pc.parentId), label: pc.label as string };
+    copyUnknown(pc, parentContext, PARENT_KEYS);
+    form.parentContext = parentContext;
+  }
+  if (!absent(raw.recordId)) form.recordId = String(raw.recordId);
+  copyUnknown(raw, form, PAYLOAD_KEYS);
+  return form;
+}
+
+function normaliseSchema(raw: Obj, warnings: Problem[]): AppFormSchema {
+  const fields = (raw.fields as Obj[]).map((f, i) => normaliseField(f, i, warnings));
+  const seen = new Set<string>();
+  fields.forEach((f, i) => {
+    if (seen.has(f.name)) warnings.push({ path: formatPath(['schema', 'fields', i, 'name']), message: `field "${f.name}" appears more than once; the form keeps one value per name` });
+    seen.add(f.name);
+  });
+  const fieldsets = absent(raw.fieldsets) ? [] : (raw.fieldsets as Obj[]).map(normaliseFieldset);
+  const title = absent(raw.title) ? (raw.model as string) : (raw.title as string);
+  // Fields in a group that no fieldset shows would be invisible (mcp-rune renders by fieldset): show them last.
+  const shown = new Set(fieldsets.flatMap((fs) => fs.groups));
+  const orphanGroups = [...new Set(fields.map((f) => f.group))].filter((g) => !shown.has(g));
+  if (orphanGroups.length > 0) {
+    if (fieldsets.length > 0) {
+      warnings.push({ path: 'schema.fieldsets', message: `no fieldset shows the group${orphanGroups.length > 1 ? 's' : ''} ${orphanGroups.map((g) => `"${g}"`).join(', ')}; their fields are shown in an extra section` });
+    }
+    fieldsets.push({ key: fieldsets.length > 0 ? '_other' : 'default', title: fieldsets.length > 0 ? 'Other fields' : title, description: '', required: false, groups: orphanGroups });
+  }
+  const schema: AppFormSchema = { model: raw.model as string, title, fieldsets, fields };
+  if (!absent(raw.groupLayouts)) schema.groupLayouts = raw.groupLayouts as Obj;
+  copyUnknown(raw, schema, SCHEMA_KEYS);
+  return schema;
+}
+
+function normaliseFieldset(raw: Obj): FormFieldset {
+  const key = raw.key as string;
+  const fs: FormFieldset = {
+    key,
+    title: absent(raw.title) ? key : (raw.title as string),
+    description: absent(raw.description) ? '' : (raw.description as string),
+    required: raw.required === true,
+    groups: absent(raw.groups) ? [key] : (raw.groups as string[]),
+  };
+  copyUnknown(raw, fs, FIELDSET_KEYS);
+  return fs;
+}
+
+function normaliseField(raw: Obj, index: number, warnings: Problem[]): FormField {
+  const name = raw.name as string;
+  const rawType = absent(raw.type) ? undefined : (raw.type as string);
+  let type: FormFieldType = 'text';
+  if (rawType !== undefined && FORM_TYPES.has(rawType)) type = rawType as FormFieldType;
+  else if (rawType !== undefined) warnings.push({ path: formatPath(['schema', 'fields', index, 'type']), message: `unknown field type ${describeValue(rawType)}; "${name}" is shown as a text field` });
+  const field: FormField = {
+    name,
+    label: absent(raw.label) ? name : (raw.label as string),
+    group: absent(raw.group) ? 'default' : (raw.group as string),
+    required: raw.required === true,
+    type,
+  };
+  if (rawType !== undefined && rawType !== type) field.rawType = rawType;
+  for (const key of ['kind', 'format', 'description', 'placeholder'] as const) {
+    if (!absent(raw[key])) field[key] = raw[key] as string;
+  }
+  if (raw.default !== undefined) field.default = raw.default;
+  if (!absent(raw.options)) {
+    field.options = (raw.options as Obj[]).map((o) => {
+      const opt: FormFieldOption = { value: o.value as string | number, label: absent(o.label) ? String(o.value) : (o.label as string) };
+      if (!absent(o.color)) opt.color = o.color as string;
+      copyUnknown(o, opt, OPTION_KEYS);
+      return opt;
+    });
+  }
+  if (!absent(raw.association)) field.association = raw.association as FormFieldAssociation;
+  if (!absent(raw.validation)) field.validation = raw.validation as Obj;
+  if (!absent(raw.visibleWhen)) field.visibleWhen = raw.visibleWhen as VisibleWhen;
+  if (!absent(raw.enumValues)) field.enumValues = raw.enumValues as string[];
+  copyUnknown(raw, field, FIELD_KEYS);
+  return field;
+}
+
+// ───────────────────────────── values ─────────────────────────────
+
+const TRUE_WORDS = new Set(['true', 'on', 'yes', 'y', '1', 'checked']);
+const FALSE_WORDS = new Set(['false', 'off', 'no', 'n', '0', 'unchecked']);
+
+/**
+ * Converts what a form control (or a CLI `--answer k=v`) produced into the value to submit for `field`:
+ * number fields give numbers, checkboxes booleans, multiselect and checkbox groups `string[]` (a string is
+ * split on commas unless it is itself a choice), select values keep the type of the matching option
+ * (association ids stay numbers), dates and times stay strings. An empty value gives `undefined`, meaning
+ * "leave it out". A value that cannot be converted is returned as it came, so that
+ * {@link validateFormValues} reports it.
+ */
+export function toFieldValue(field: FormField, raw: unknown): unknown {
+  if (raw === undefined || raw === null) return undefined;
+  switch (field.type) {
+    case 'checkbox': {
+      if (typeof raw === 'boolean') return raw;
+      if (typeof raw === 'number') return raw !== 0;
+      if (typeof raw !== 'string') return raw;
+      const word = raw.trim().toLowerCase();
+      if (word === '') return undefined;
+      return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : raw;
+    }
+    case 'number': {
+      if (typeof raw === 'number') return raw;
+      if (typeof raw !== 'string') return raw;
+      const text = raw.trim();
+      if (text === '') return undefined;
+      const n = Number(text);
+      return Number.isFinite(n) ? n : raw;
+    }
+    case 'multiselect':
+    case 'checkbox_group': {
+      let items: unknown[];
+      if (Array.isArray(raw)) items = raw;
+      else if (typeof raw === 'string') items = field.options?.some((o) => String(o.value) === raw) ? [raw] : raw.split(',');
+      else items = [raw];
+      const out = items.filter((v) => v !== null && v !== undefined).map((v) => String(v).trim()).filter((v) => v !== '');
+      return out.length > 0 ? out : undefined;
+    }
+    case 'select': {
+      if (typeof raw !== 'string') return raw;
+      const text = raw.trim();
+      if (text === '') return undefined;
+      const match = field.options?.find((o) => String(o.value) === text);
+      return match ? match.value : text;
+    }
+    case 'textarea':
+      if (typeof raw !== 'string') return typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
+      return raw.trim() === '' ? undefined : raw;
+    default: // text, email, url, color, date, datetime-local, time
+      if (typeof raw !== 'string') return typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
+      return raw.trim() === '' ? undefined : raw.trim();
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function isEmpty(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+}
+
+/** Whether `field` is shown given the current values (its `visibleWhen` rule, as mcp-rune's form evaluates it). */
+export function isFieldVisible(field: FormField, values: Record<string, unknown>): boolean {
+  const rule = field.visibleWhen;
+  if (!rule || typeof rule.field !== 'string') return true;
+  const current = Object.hasOwn(values, rule.field) ? values[rule.field] : undefined;
+  const text = current === undefined || current === null ? '' : String(current);
+  if (rule.notEquals !== undefined) return text !== String(rule.notEquals);
+  if (rule.equals !== undefined) return text === String(rule.equals);
+  return true;
+}
+
+/**
+ * Checks converted values (see {@link toFieldValue}) against the form: required fields (a required checkbox
+ * must be checked), numbers and their `validation.min`/`max`, text `minLength`/`maxLength`, email and URL
+ * formats, and choices of non-association selects and checkbox groups. Fields hidden by `visibleWhen` are
+ * skipped. Each problem's path is the field name; its message names the field by its label. The server's own
+ * validation stays authoritative (Plangate never runs server-supplied regular expressions).
+ */
+export function validateFormValues(schema: AppFormSchema, values: Record<string, unknown>): Problem[] {
+  const problems: Problem[] = [];
+  for (const field of schema.fields) {
+    if (!isFieldVisible(field, values)) continue;
+    const path = formatPath([field.name]);
+    const add = (message: string) => problems.push({ path, message });
+    const value = Object.hasOwn(values, field.name) ? values[field.name] : undefined;
+    const label = field.label || field.name;
+    if (isEmpty(value) || (field.type === 'checkbox' && field.required && value === false)) {
+      if (field.required) add(field.type === 'checkbox' ? `${label} must be checked` : `${label} is required`);
+      continue;
+    }
+    const v = field.validation ?? {};
+    const num = (k: string): number | undefined => (typeof v[k] === 'number' ? (v[k] as number) : undefined);
+    switch (field.type) {
+      case 'number': {
+        if (typeof value !== 'number' || !Number.isFinite(value)) { add(`${label} must be a number`); break; }
+        const min = num('min'); const max = num('max');
+        if (min !== undefined && value < min) add(`${label} must be at least ${min}`);
+        if (max !== undefined && value > max) add(`${label} must be at most ${max}`);
+        break;
+      }
+      case 'checkbox':
+        if (typeof value !== 'boolean') add(`${label} must be true or false`);
+        break;
+      case 'multiselect':
+      case 'checkbox_group': {
+        if (!Array.isArray(value)) { add(`${label} must be a list of choices`); break; }
+        if (field.type === 'checkbox_group' && field.options && !field.association) {
+          const allowed = new Set(field.options.map((o) => String(o.value)));
+          const bad = value.filter((x) => !allowed.has(String(x)));
+          if (bad.length > 0) add(`${label}: ${bad.map((x) => describeValue(x)).join(', ')} ${bad.length > 1 ? 'are not choices' : 'is not a choice'}; choose from ${choices(field)}`);
+        }
+        break;
+      }
+      case 'select':
+        if (field.options && field.options.length > 0 && !field.association && !field.options.some((o) => String(o.value) === String(value))) {
+          add(`${label} must be one of ${choices(field)}`);
+        }
+        break;
+      default: {
+        if (typeof value !== 'string') { add(`${label} must be text`); break; }
+        const minLength = num('minLength'); const maxLength = num('maxLength');
+        if (minLength !== undefined && value.length < minLength) add(`${label} must be at least ${minLength} characters`);
+        if (maxLength !== undefined && value.length > maxLength) add(`${label} must be at most ${maxLength} characters`);
+        if (field.type === 'email' && (value.length > 320 || !EMAIL.test(value))) add(`${label} must be an email address, like name@example.com`);
+        if (field.type === 'url' && !isWebUrl(value)) add(`${label} must be a URL starting with http:// or https://`);
+      }
+    }
+  }
+  return problems;
+}
+
+function choices(field: FormField): string {
+  const opts = field.options ?? [];
+  const shown = opts.slice(0, 10).map((o) => describeValue(o.value)).join(', ');
+  return opts.length > 10 ? `${shown}, …` : shown;
+}
+
+function isWebUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The tool call that writes a filled form directly (direct mode, or after a collect-mode review):
+ * `create_model {model, attributes}` with `hiddenValues` merged under the form's values, or
+ * `update_model {model, attributes, record_id}` (mcp-rune's update tool wants `record_id`, not `id`).
+ */
+export function formSubmission(form: CollectFormPayload, values: Record<string, unknown>): { tool: 'create_model' | 'update_model'; args: Record<string, unknown> } {
+  const attributes: Record<string, unknown> = {};
+  for (const source of form.mode === 'create' && form.hiddenValues ? [form.hiddenValues, values] : [values]) {
+    for (const key of Object.keys(source)) {
+      if (source[key] !== undefined) Object.defineProperty(attributes, key, { value: source[key], enumerable: true, writable: true, configurable: true });
+    }
+  }
+  if (form.mode === 'update') {
+    const args: Record<string, unknown> = { model: form.schema.model, attributes };
+    if (form.recordId !== undefined) args.record_id = form.recordId;
+    return { tool: 'update_model', args };
+  }
+  return { tool: 'create_model', args: { model: form.schema.model, attributes } };
+}
