@@ -1,0 +1,22 @@
+/**
+ * The runner's ToolInvoker over the CLI's one connection: the catalog holds only that server, so every step's tool
+ * must be on it (there is no other server to fall back to).
+ */
+import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/invoker';
+import type { ToolResult } from '../core/toolResult';
+import type { ServerConnection } from '../mcp/connection';
+
+export class ConnectionInvoker implements ToolInvoker {
+  constructor(private readonly connection: ServerConnection) {}
+
+  async catalog(): Promise<readonly ServerTools[]> {
+    return [{ server: this.connection.name, tools: this.connection.tools.map((t) => t.name) }];
+  }
+
+  callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult> {
+    if (server !== this.connection.name) {
+      return Promise.reject(new Error(`Server '${server}' is not connected; the CLI talks only to '${this.connection.name}'.`));
+    }
+    return this.connection.callTool(tool, args, options);
+  }
+}

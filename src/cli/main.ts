@@ -1,0 +1,261 @@
+/**
+ * The `plangate` command: `validate`, `run`, `servers`, `--help`, `--version`. Exit codes (a contract other tools
+ * script against): 0 success, 1 the plan is invalid / did not complete / is not ok / misses a tool, 2 usage, input,
+ * connection or server error before any step ran. The exit code is set through process.exitCode after stdout and
+ * stderr are flushed, so large `--json` reports are never cut short.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { version as packageVersion } from '../../package.json';
+import { Output } from './output';
+import { runCommand, type RunOptions } from './runCommand';
+import { safeText } from './safeText';
+import { serversCommand } from './serversCommand';
+import { splitCommandLine } from './splitCommandLine';
+import { validateCommand } from './validateCommand';
+
+export const VERSION: string = packageVersion;
+
+const USAGE_VALIDATE = `plangate validate [FILE|-] [--json]
+  Checks an MCPFlow orchestrated_plan: an envelope, a CallToolResult (its structuredContent or text), or text with a
+  \`\`\`json fenced envelope. Reads FILE, or stdin when FILE is "-" or left out.
+  Exit 0: it holds a valid plan (a one-line summary is printed). 1: it does not (each problem with its JSON path).
+  2: usage error or unreadable input.
+  --json   print {"valid", "kind": "plan"|"collect_form"|"plain", "plan"?, "problems"?: [{"path", "message"}]}`;
+
+const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
+             [--answer NAME=VALUE]... [--timeout SECONDS] [--json]
+  Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
+  the approved steps in order, a line per step. Every step's tool must be on the same server.
+  --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
+  --url URL          connect over streamable HTTP (legacy SSE when the server only speaks that)
+  --tool NAME        the tool to call
+  --args JSON        its arguments, a JSON object (default {})
+  --yes              approve the plan, its confirm steps and its nested plans without asking
+                     (needed when stdin or stdout is not a terminal)
+  --answer N=V       answer field N of an ask_user step with V (repeatable); missing ones are asked on the terminal
+  --timeout SECONDS  how long each call may take (default 60)
+  --json             print one JSON report on stdout (everything else goes to stderr):
+                     {"status": "completed"|"failed"|"rejected"|"not_a_plan"|"plan_status"|"missing_tool",
+                      "plan_status"?, "steps": [{"index", "tool", "outcome", "error"?, "nested"?}], "follow_up"?}
+  --header N=V       send an HTTP header with --url (repeatable), e.g. --header "Authorization=Bearer …"
+  --ledger FILE      record the run in a JSONL ledger file (appended)
+  --verbose          show the connection's log (server stderr, calls) on stderr
+  Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
+  rejected, its status is not ok, or a tool is missing. 2: usage, connection or server error before any step ran.`;
+
+const USAGE_SERVERS = `plangate servers [--json]
+  Lists the servers of ./.vscode/mcp.json (name, type, command line or URL) and its problems (file:line).
+  Exit 0: no problems. 1: the file has problems. 2: there is no readable file.`;
+
+const USAGE = `Plangate — a human approval gate for MCP tool plans (MCPFlow orchestrated_plan), in the terminal.
+
+Usage:
+  ${USAGE_VALIDATE.split('\n').join('\n  ')}
+
+  ${USAGE_RUN.split('\n').join('\n  ')}
+
+  ${USAGE_SERVERS.split('\n').join('\n  ')}
+
+  plangate --help | --version
+
+Environment: PLANGATE_ASSUME_TTY=1 treats stdin/stdout as a terminal (answers are read line by line from stdin).`;
+
+class UsageError extends Error {}
+
+function fail(command: string, message: string): never {
+  throw new UsageError(`plangate${command ? ` ${command}` : ''}: ${message}\nSee plangate${command ? ` ${command}` : ''} --help.`);
+}
+
+/** util.parseArgs with its errors turned into usage errors naming the command. */
+function parse<const T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs<T>(config);
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('. To specify a positional')[0]! : String(err);
+    return fail(command, safeText(message, { max: 500 }));
+  }
+}
+
+function isInteractive(): boolean {
+  if (process.env.PLANGATE_ASSUME_TTY === '1') return true;
+  return process.stdin.isTTY === true && process.stdout.isTTY === true;
+}
+
+function parsePairs(command: string, option: string, values: readonly string[] | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const raw of values ?? []) {
+    const eq = raw.indexOf('=');
+    if (eq <= 0) fail(command, `--${option} must look like NAME=VALUE, not "${safeText(raw, { max: 100 })}"`);
+    map.set(raw.slice(0, eq).trim(), raw.slice(eq + 1));
+  }
+  return map;
+}
+
+/** `--args`: a JSON object whose nesting the MCP SDK can still encode (it serialises recursively). */
+function parseToolArgs(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return fail('run', `--args is not valid JSON (${safeText(err instanceof Error ? err.message : String(err), { max: 200 })}); give a JSON object such as '{"screen":"Payroll"}'`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return fail('run', `--args must be a JSON object such as '{"screen":"Payroll"}', not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`);
+  }
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > 1000) fail('run', '--args is nested more than 1000 levels deep; flatten it');
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return value as Record<string, unknown>;
+}
+
+async function runMain(argv: string[], out: () => Output): Promise<number> {
+  const { values } = parse('run', {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      server: { type: 'string' },
+      url: { type: 'string' },
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
+      answer: { type: 'string', multiple: true },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      header: { type: 'string', multiple: true },
+      ledger: { type: 'string' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    out().info(USAGE_RUN);
+    return 0;
+  }
+  if (values.server !== undefined && values.url !== undefined) fail('run', 'give either --server or --url, not both');
+  if (values.server === undefined && values.url === undefined) fail('run', 'give the server: --server "<command line>" (stdio) or --url URL (streamable HTTP)');
+  let command: string[] | undefined;
+  if (values.server !== undefined) {
+    const split = splitCommandLine(values.server);
+    if (!split.ok) fail('run', `--server: ${split.message}`);
+    if (split.words.length === 0) fail('run', '--server is empty; give the command line that starts the server');
+    command = split.words;
+  }
+  if (values.url !== undefined) {
+    let url: URL | undefined;
+    try { url = new URL(values.url); } catch { /* reported below */ }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
+  }
+  if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
+  if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
+  let timeoutMs = 60_000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000) fail('run', `--timeout must be a number of seconds greater than 0, not "${safeText(values.timeout, { max: 50 })}"`);
+    timeoutMs = Math.max(1, Math.round(seconds * 1000));
+  }
+  const options: RunOptions = {
+    command,
+    url: values.url,
+    headers: Object.fromEntries(parsePairs('run', 'header', values.header)),
+    tool: values.tool,
+    args: parseToolArgs(values.args),
+    yes: values.yes === true,
+    answers: parsePairs('run', 'answer', values.answer),
+    timeoutMs,
+    json: values.json === true,
+    ledger: values.ledger,
+    verbose: values.verbose === true,
+    interactive: isInteractive(),
+    version: VERSION,
+  };
+  return runCommand(options, out());
+}
+
+/**
+ * Runs the CLI with `argv` (without node and the script); resolves with the exit code. Usage errors are reported here;
+ * nothing else throws out of the commands (a bug is caught and reported as exit 2 without a stack trace).
+ */
+export async function main(argv: string[], setOutput: (o: Output) => void): Promise<number> {
+  const json = argv.includes('--json');
+  let output: Output | undefined;
+  const out = () => {
+    output ??= new Output(json);
+    setOutput(output);
+    return output;
+  };
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        out().error(`plangate: give a command.\n\n${USAGE}`);
+        return 2;
+      case '--help':
+      case '-h':
+      case 'help':
+        out().info(USAGE);
+        return 0;
+      case '--version':
+      case '-V':
+      case '-v':
+        out().info(VERSION);
+        return 0;
+      case 'validate': {
+        const { values, positionals } = parse('validate', { args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+        if (values.help) {
+          out().info(USAGE_VALIDATE);
+          return 0;
+        }
+        if (positionals.length > 1) fail('validate', `give one FILE (or "-" for stdin), not ${positionals.length}`);
+        return await validateCommand({ file: positionals[0], json: values.json === true }, out());
+      }
+      case 'run':
+        return await runMain(rest, out);
+      case 'servers': {
+        const { values } = parse('servers', { args: rest, strict: true, allowPositionals: false, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+        if (values.help) {
+          out().info(USAGE_SERVERS);
+          return 0;
+        }
+        return await serversCommand({ json: values.json === true }, out());
+      }
+      default:
+        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run and servers`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      out().error(err.message);
+      return 2;
+    }
+    out().error(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}`);
+    return 2;
+  }
+}
+
+function start(): void {
+  let output: Output | undefined;
+  // A server that dies mid-write, a closed pipe: never a stack trace, never a hang.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+  process.on('uncaughtException', (err) => {
+    try { process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`); } catch { /* nothing left to tell */ }
+    process.exit(2);
+  });
+  process.on('unhandledRejection', (err) => {
+    try { process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`); } catch { /* nothing left to tell */ }
+    process.exit(2);
+  });
+  void main(process.argv.slice(2), (o) => { output = o; }).then(async (code) => {
+    await output?.flush();
+    process.exitCode = code;
+    // Anything still holding the event loop (an idle HTTP keep-alive socket) must not keep the CLI alive.
+    setTimeout(() => process.exit(code), 3000).unref();
+  });
+}
+
+start();

@@ -1,0 +1,372 @@
+/**
+ * `plangate run`: connects to one MCP server (stdio or streamable HTTP), calls the planning tool, classifies the
+ * result, and for an ok plan asks "Proceed?" (or takes `--yes`), then runs the steps through the engine's runner over
+ * a Workflow (ledger in memory, or a JSONL file with `--ledger`). Exit 0: completed, or a plain result; 1: a step
+ * failed, the plan was rejected, its status is not ok, or a tool is missing; 2: usage, connection or server error
+ * before any step ran (also: no terminal to approve on and no `--yes`).
+ */
+import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
+import { approvalHash } from '../core/approval';
+import { classifyResult } from '../core/classify';
+import { formatProblem } from '../core/envelope';
+import { MemoryLedgerSink, Workflow, type WorkflowChange } from '../core/ledger';
+import { CancellationTokenSource } from '../core/lifecycle';
+import type { OrchestratedPlan } from '../core/plan';
+import { resolveSteps } from '../core/resolve';
+import { runPlan } from '../core/runner';
+import { resultText, type ToolResult } from '../core/toolResult';
+import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow';
+import { isSecretKey, type ResolvedServer } from '../mcp/config';
+import { ServerConnection } from '../mcp/connection';
+import { openFileLedger } from '../node/fileLedger';
+import { CliRunnerHost } from './cliRunnerHost';
+import { ConnectionInvoker } from './connectionInvoker';
+import { elicitHandler } from './elicitHandler';
+import type { Output } from './output';
+import { Prompter } from './prompter';
+import { renderPlan, stepTitle } from './renderPlan';
+import { planReport, runStatus, type RunReport } from './runReport';
+import { clip, safeText } from './safeText';
+
+export interface RunOptions {
+  /** `--server`: the command line, already split into words. */
+  command?: string[];
+  /** `--url`. */
+  url?: string;
+  /** `--header NAME=VALUE` (HTTP only). */
+  headers: Record<string, string>;
+  tool: string;
+  args: Record<string, unknown>;
+  yes: boolean;
+  answers: ReadonlyMap<string, string>;
+  /** `--timeout`, per call. */
+  timeoutMs: number;
+  json: boolean;
+  /** `--ledger FILE`. */
+  ledger?: string;
+  /** `--verbose`: the connection's log on stderr. */
+  verbose: boolean;
+  /** Whether questions can be asked (stdin and stdout are a terminal, or PLANGATE_ASSUME_TTY=1). */
+  interactive: boolean;
+  /** The CLI's version, sent as clientInfo. */
+  version: string;
+}
+
+const one = (text: unknown, max = 300) => safeText(text, { max });
+
+/** The name the server goes by in messages: the command's file name, or the URL's host. */
+export function serverName(options: Pick<RunOptions, 'command' | 'url'>): string {
+  if (options.command?.length) return basename(options.command[0]!).replace(/\.(exe|cmd|bat)$/i, '') || 'server';
+  try {
+    return new URL(options.url ?? '').host || 'server';
+  } catch {
+    return 'server';
+  }
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+function serverConfig(options: RunOptions): ResolvedServer {
+  const name = serverName(options);
+  if (options.command?.length) {
+    const [command, ...args] = options.command;
+    // The user's own shell environment, as a shell would pass it (the SDK alone would pass only a few variables).
+    return { name, source: 'settings-user', type: 'stdio', command: command!, args, env: inheritedEnv(), cwd: process.cwd(), secrets: [] };
+  }
+  const secrets = Object.entries(options.headers).filter(([k]) => isSecretKey(k)).map(([, v]) => v);
+  return { name, source: 'settings-user', type: 'http', url: options.url!, headers: options.headers, secrets };
+}
+
+/** Prints a line per step as the workflow changes: "[k/n] tool — label … ok: summary" (nested plans indented). */
+class ProgressPrinter {
+  private readonly seen = new Map<string, StepRecord['state']>();
+
+  constructor(private readonly out: Output) {}
+
+  /** Looks only at what the event can have changed: its step (or, for plan-wide events, every step), then the parent steps above. */
+  update(change: WorkflowChange): void {
+    const event = change.event;
+    if (event.type === 'restored') return;
+    let plan = getPlan(change.state, event.planId);
+    if (!plan) return;
+    const step = 'step' in event ? plan.steps[event.step] : undefined;
+    if (step) this.step(plan, step);
+    else for (const s of plan.steps) this.step(plan, s);
+    // A nested plan that finished settles the parent step that produced it (and so on upwards).
+    for (let hops = 0; plan.parentId !== undefined && plan.parentStep !== undefined && hops < 16; hops++) {
+      const parent = getPlan(change.state, plan.parentId);
+      const parentStep = parent?.steps[plan.parentStep];
+      if (!parent || !parentStep) break;
+      this.step(parent, parentStep);
+      plan = parent;
+    }
+  }
+
+  private step(plan: PlanRecord, step: StepRecord): void {
+    const key = `${plan.id}:${step.index}`;
+    const before = this.seen.get(key);
+    if (before === step.state) return;
+    this.seen.set(key, step.state);
+    const pad = '  '.repeat(plan.depth + 1);
+    const head = `${pad}[${step.index + 1}/${plan.steps.length}] `;
+    switch (step.state) {
+      case 'running':
+        this.out.startLine(`${head}${stepTitle(step.call)} … `);
+        break;
+      case 'ok': {
+        const summary = step.summary ? `: ${one(clip(step.summary.split('\n').find((l) => l.trim() !== '') ?? '', 160))}` : '';
+        this.out.endLine(`ok${summary}`, `${head}${one(step.call.tool, 200)} `);
+        break;
+      }
+      case 'failed':
+      case 'unknown':
+        this.out.endLine(`failed: ${safeText(step.error ?? 'no message', { max: 1000 })}`, `${head}${one(step.call.tool, 200)} `);
+        break;
+      case 'skipped':
+        this.out.endLine('skipped', `${head}${one(step.call.tool, 200)} `);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** Runs `plangate run`; resolves with the exit code. Closes the connection (ending a stdio server) before it resolves. */
+export async function runCommand(options: RunOptions, out: Output): Promise<number> {
+  const config = serverConfig(options);
+  const prompter = options.interactive ? new Prompter(out) : undefined;
+  const cancel = new CancellationTokenSource();
+  const connection = new ServerConnection(config, {
+    clientInfo: { name: 'plangate-cli', version: options.version },
+    reconnect: { maxAttempts: 0 },
+    startTimeoutMs: Math.max(60_000, options.timeoutMs),
+    callTimeoutMs: options.timeoutMs,
+    pathProvider: async () => process.env.PATH ?? '',
+  });
+  connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
+  if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
+
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) {
+      out.error('plangate: interrupted again; quitting now.');
+      process.exit(130);
+    }
+    out.error('plangate: cancelling… (press Ctrl-C again to quit at once)');
+    cancel.cancel();
+    prompter?.cancel();
+    if (connection.state === 'starting') void connection.stop();
+  };
+  process.on('SIGINT', onSigint);
+  const cleanups: (() => void)[] = [];
+  try {
+    return await run(options, out, connection, prompter, cancel, cleanups);
+  } finally {
+    process.off('SIGINT', onSigint);
+    prompter?.close();
+    await connection.dispose().catch(() => undefined);
+    for (const c of cleanups) {
+      try { c(); } catch { /* closing the ledger file must not hide the run's outcome */ }
+    }
+    cancel.dispose();
+  }
+}
+
+/** The connection's start-up advice names mcp.json fields; on the command line those are flags. */
+function inCliWords(message: string): string {
+  return message
+    .replace(/the Authorization header in its "headers" configuration/g, 'the Authorization header: pass it with --header "Authorization=…"')
+    .replace(/the credentials in its "headers" configuration/g, 'the credentials you pass with --header')
+    .replace(/fix "url"/g, 'fix --url')
+    .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server');
+}
+
+function printResult(out: Output, result: ToolResult): void {
+  const content = Array.isArray(result.content) ? result.content : [];
+  let printed = false;
+  for (const block of content) {
+    if (!block || typeof block !== 'object') continue;
+    const b = block as Record<string, unknown>;
+    if (b.type === 'text' && typeof b.text === 'string') out.info(safeText(b.text, { keepNewlines: true }));
+    else if (b.type === 'image' || b.type === 'audio') out.info(`[${b.type} ${one(b.mimeType, 100)}, ${typeof b.data === 'string' ? Math.floor(b.data.length * 3 / 4) : 0} bytes]`);
+    else if (b.type === 'resource_link') out.info(`[resource link ${one(b.uri, 500)}${typeof b.name === 'string' ? ` (${one(b.name, 100)})` : ''}]`);
+    else if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
+      const r = b.resource as Record<string, unknown>;
+      out.info(`[resource ${one(r.uri, 500)}]`);
+      if (typeof r.text === 'string') out.info(safeText(r.text, { keepNewlines: true }));
+    } else out.info(`[${one(b.type, 50)} content]`);
+    printed = true;
+  }
+  if (!printed && result.structuredContent !== undefined) {
+    let text: string;
+    try { text = JSON.stringify(result.structuredContent, null, 2); } catch { text = '(structured content that cannot be printed)'; }
+    out.info(safeText(text, { keepNewlines: true }));
+    printed = true;
+  }
+  if (!printed) out.info('(the result is empty)');
+}
+
+async function run(options: RunOptions, out: Output, connection: ServerConnection, prompter: Prompter | undefined,
+  cancel: CancellationTokenSource, cleanups: (() => void)[]): Promise<number> {
+  const server = connection.name;
+  const fail2 = (message: string) => {
+    out.error(`plangate run: ${message}`);
+    return 2;
+  };
+
+  try {
+    await connection.start();
+  } catch (err) {
+    if (cancel.token.isCancellationRequested) return fail2('cancelled while connecting; nothing ran.');
+    return fail2(safeText(inCliWords(err instanceof Error ? err.message : String(err)), { keepNewlines: true, max: 10_000 }));
+  }
+
+  const tools = connection.tools.map((t) => t.name);
+  if (tools.length > 0 && !tools.includes(options.tool)) {
+    const shown = tools.slice(0, 30).map((t) => one(t, 100)).join(', ') + (tools.length > 30 ? ', …' : '');
+    out.error(`plangate run: server '${one(server, 100)}' has no tool '${one(options.tool, 100)}'; nothing ran. Its tools: ${shown}.`);
+    if (options.json) out.report({ status: 'missing_tool', steps: [] } satisfies RunReport);
+    return 1;
+  }
+
+  const abort = new AbortController();
+  const sub = cancel.token.onCancellationRequested(() => abort.abort('Cancelled by the user'));
+  let result: ToolResult;
+  try {
+    result = await connection.callTool(options.tool, options.args, { timeoutMs: options.timeoutMs, signal: abort.signal });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
+    return fail2(`calling '${one(options.tool, 100)}' on server '${one(server, 100)}' failed: ${safeText(message, { max: 2000 })}; nothing ran.${tail ? `\nLast stderr lines:\n${safeText(tail, { keepNewlines: true })}` : ''}`);
+  } finally {
+    sub.dispose();
+  }
+
+  const classification = classifyResult(result, { tool: options.tool });
+  switch (classification.kind) {
+    case 'plan':
+      break;
+    case 'invalid_plan': {
+      const lines = classification.problems.map((p) => `  ${safeText(formatProblem(p), { max: 1000 })}`);
+      return fail2(`'${one(options.tool, 100)}' returned an orchestrated_plan that is not valid (${classification.problems.length} problem${classification.problems.length === 1 ? '' : 's'}); nothing ran.\n${lines.join('\n')}`);
+    }
+    default: {
+      if (result.isError === true && classification.kind === 'plain') {
+        return fail2(`'${one(options.tool, 100)}' reported an error: ${safeText(resultText(result, 4000) || '(no message)', { keepNewlines: true })}`);
+      }
+      if (options.json) {
+        out.report({ status: 'not_a_plan', steps: [], result } satisfies RunReport);
+      } else if (classification.kind === 'collect_form') {
+        out.info(`'${one(options.tool, 100)}' returned an mcp-rune collect-mode form (model ${one(classification.form.schema.model, 100)}), not a plan. The CLI does not fill forms; open it in VS Code with Plangate.`);
+      } else if (classification.kind === 'collect_error') {
+        out.info(`'${one(options.tool, 100)}' returned a form error, not a plan: ${safeText(classification.error.message, { max: 2000 })}`);
+      } else {
+        printResult(out, result);
+      }
+      return 0;
+    }
+  }
+
+  const plan: OrchestratedPlan = classification.plan;
+  for (const w of classification.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
+
+  let workflow: Workflow;
+  if (options.ledger) {
+    try {
+      const opened = openFileLedger(options.ledger);
+      cleanups.push(() => opened.dispose());
+      for (const w of opened.warnings) out.error(`warning: ${safeText(w, { max: 1000 })}`);
+      workflow = opened.workflow;
+    } catch (err) {
+      return fail2(`cannot open the ledger ${safeText(options.ledger)}: ${safeText(err instanceof Error ? err.message : String(err))}; nothing ran.`);
+    }
+  } else {
+    workflow = new Workflow(new MemoryLedgerSink());
+  }
+
+  const planId = randomUUID();
+  if (!workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } })) {
+    return fail2(`the plan could not be recorded: ${safeText(workflow.canApply({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } }) ?? 'refused')}`);
+  }
+  const record = () => getPlan(workflow.state, planId)!;
+  const finish = (report: RunReport, code: number) => {
+    if (options.json) out.report(report);
+    return code;
+  };
+
+  out.info(`'${one(options.tool, 100)}' on server '${one(server, 100)}' returned a plan:`, ...renderPlan(plan, '  '));
+
+  if (plan.status !== 'ok') {
+    out.info(`The plan's status is ${one(plan.status, 50)}, so nothing runs (the CLI does not run recovery actions).`);
+    return finish(planReport(workflow.state, record(), 'plan_status'), 1);
+  }
+
+  const invoker = new ConnectionInvoker(connection);
+  const resolution = resolveSteps(record().steps.map((s) => s.call), server, await invoker.catalog(), { allowCrossServer: false });
+  if (!resolution.ok) {
+    const errors = new Map<number, string>();
+    for (const m of resolution.missing) {
+      errors.set(m.index, `tool '${m.tool}' is not offered by server '${server}'`);
+      out.error(`plangate run: step ${m.index + 1}: tool '${one(m.tool, 100)}' is not offered by server '${one(server, 100)}'.`);
+    }
+    out.error('plangate run: every step must run on the one connected server; nothing ran.');
+    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'missing tools' });
+    return finish(planReport(workflow.state, record(), 'missing_tool', errors), 1);
+  }
+
+  if (record().steps.length > 0) {
+    if (options.yes) {
+      out.info('Approved by --yes.');
+    } else if (!prompter) {
+      workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'no terminal to approve on' });
+      out.error('plangate run: the plan needs your approval, but there is no terminal to ask "Proceed?" on (stdin and stdout must be a terminal). Nothing ran. Review the plan above, then pass --yes to approve it (and its confirm steps and nested plans).');
+      return 2;
+    } else if (!(await prompter.confirm('Proceed?'))) {
+      workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'rejected at the terminal' });
+      out.info('Rejected; nothing ran.');
+      return finish(planReport(workflow.state, record(), 'rejected'), 1);
+    }
+  }
+  if (!workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(record()) })) {
+    return fail2('the approval could not be recorded; nothing ran.');
+  }
+
+  const progress = new ProgressPrinter(out);
+  const listener = workflow.onDidChange((change) => progress.update(change));
+  const host = new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers });
+  let final: PlanRecord;
+  try {
+    final = await runPlan(workflow, planId, {
+      invoker, host, classify: (r) => classifyResult(r), stepTimeoutMs: options.timeoutMs, allowCrossServer: false, token: cancel.token,
+    });
+  } catch (err) {
+    out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`);
+    final = record();
+  } finally {
+    listener.dispose();
+  }
+
+  const status = runStatus(final);
+  const report = planReport(workflow.state, final, status);
+  if (status === 'completed') {
+    const n = final.steps.length;
+    out.info(`Completed ${n} step${n === 1 ? '' : 's'}.`);
+    if (report.follow_up) out.info(`Follow-up: ${one(report.follow_up, 1000)}`);
+  } else {
+    const failed = final.steps.find((s) => s.state === 'failed' || s.state === 'unknown');
+    const notRun = final.steps.filter((s) => s.state === 'not_run').map((s) => s.index + 1);
+    const later = notRun.length ? ` Not run: step${notRun.length === 1 ? '' : 's'} ${notRun.join(', ')}.` : '';
+    if (final.outcome === 'cancelled') out.info(`Cancelled.${later}`);
+    else if (failed) out.info(`Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`);
+    else out.info(`Stopped: a step was not confirmed.${later}`);
+    const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
+    if (tail) out.error(`Last stderr lines of server '${one(server, 100)}':\n${safeText(tail, { keepNewlines: true })}`);
+  }
+  return finish(report, status === 'completed' ? 0 : 1);
+}
