@@ -22,7 +22,7 @@ export interface GateOptions {
   settings: () => { stepTimeoutMs: number; allowCrossServer: boolean };
   newId: () => string;
   now?: () => number;
-  classify?: (result: unknown) => Classification;
+  classify?: (result: unknown, context?: { tool?: string }) => Classification;
 }
 
 /** What a tool result turned out to be, after the gate took it in. */
@@ -58,7 +58,7 @@ export class Gate extends DisposableBase {
   /** Cancellation of the run of each top-level plan that is running now. */
   private readonly runs = new Map<string, CancellationTokenSource>();
   private readonly now: () => number;
-  private readonly classify: (result: unknown) => Classification;
+  private readonly classify: (result: unknown, context?: { tool?: string }) => Classification;
 
   constructor(readonly workflow: Workflow, private readonly options: GateOptions) {
     super();
@@ -78,7 +78,7 @@ export class Gate extends DisposableBase {
 
   /** Takes in a tool result: a plan is recorded (awaiting approval when its status is ok). */
   receive(origin: PlanOrigin, result: unknown, extra: { replacesId?: string } = {}): Received {
-    const c = this.classify(result);
+    const c = this.classify(result, { tool: origin.tool });
     switch (c.kind) {
       case 'plan': {
         const planId = this.options.newId();

@@ -124,6 +124,7 @@ class PlanRun {
   private readonly token: CancellationToken;
   private readonly now: () => number;
   private resolutions = new Map<number, StepResolution>();
+  private approvalChecked = false;
 
   constructor(private readonly workflow: Workflow, private readonly planId: string, private readonly deps: RunnerDeps) {
     this.token = deps.token ?? new CancellationTokenSource().token;
@@ -154,10 +155,13 @@ class PlanRun {
       if (activeChild(this.workflow.state, plan)) return; // waiting for a nested plan that nobody runs now
       const step = currentStep(plan);
       if (!step || step.state !== 'pending') return; // another run holds it, or nothing is left
-      if (plan.approvalHash !== approvalHash(plan)) {
+      // What runs must be what was approved. The hash covers every step, so check it once per run, not per
+      // step (a per-step check made long plans quadratic); the reducer refuses edits after approval anyway.
+      if (!this.approvalChecked && plan.approvalHash !== approvalHash(plan)) {
         this.dispatch({ type: 'stepFailed', step: step.index, error: 'The plan\'s steps no longer match what was approved, so nothing more runs. Stop the plan and ask the server for a new one.' });
         continue;
       }
+      this.approvalChecked = true;
       if (!this.resolutions.has(step.index) && !(await this.resolve())) continue;
       const resolution = this.resolutions.get(step.index)!;
 
