@@ -96,6 +96,8 @@ export interface PlanRecord {
   blockedReason?: string;
   followUpAnswer?: 'yes' | 'no';
   finishedAt?: number;
+  /** Files put back to the plan's checkpoint (workspace-relative), one record per revert, in order. */
+  reverts?: { at: number; files: string[] }[];
 }
 
 export interface WorkflowState {
@@ -121,6 +123,8 @@ export type WorkflowEvent =
   | { type: 'stopped'; at: number; planId: string }
   | { type: 'cancelled'; at: number; planId: string; reason?: string }
   | { type: 'followUpAnswered'; at: number; planId: string; answer: 'yes' | 'no' }
+  /** Files of an approved plan were put back to its checkpoint (restored, or removed when the plan created them). */
+  | { type: 'reverted'; at: number; planId: string; files: string[] }
   | { type: 'restored'; at: number };
 
 export const EMPTY_WORKFLOW: WorkflowState = { plans: {}, order: [] };
@@ -135,7 +139,7 @@ export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plan
 export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
   'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
   'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
-  'cancelled', 'followUpAnswered', 'restored',
+  'cancelled', 'followUpAnswered', 'reverted', 'restored',
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -277,6 +281,10 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     case 'followUpAnswered':
       if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
       return phaseIs('follow_up');
+    case 'reverted':
+      if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== '')) return `${name}: a revert must list the files it put back.`;
+      if (plan.approvedAt === undefined) return `${name} was never approved, so it changed no files to revert.`;
+      return plan.phase === 'executing' ? `${name} is executing; cancel it before reverting its files.` : undefined;
     default:
       return assertNever(event, 'workflow event');
   }
@@ -440,6 +448,9 @@ export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowStat
       return propagate(cancelDown(state, plan.id, event.reason, at), plan.id, at);
     case 'followUpAnswered':
       next = { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
+      break;
+    case 'reverted':
+      next = { ...plan, reverts: [...(plan.reverts ?? []), { at, files: [...event.files] }] };
       break;
     default:
       return assertNever(event, 'workflow event');
