@@ -11,7 +11,7 @@ import { addDemoServer, trackApprovals } from './ui/demo';
 import { Commands, Views } from './ui/constants';
 import { elicitationHandler } from './ui/elicitation';
 import { followUpYes } from './ui/followUp';
-import { logRegistry } from './ui/log';
+import { logRegistry, logWorkflow } from './ui/log';
 import { gateSettings } from './ui/settings';
 import { PlanPanel } from './ui/planPanel';
 import { PlansView } from './ui/plansView';
@@ -36,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   ledger.warnings.forEach((w) => log.warn(`Ledger: ${w}`));
   const workflow = ledger.workflow;
   registry = new ServerRegistry();
-  subs.push(registry.onLog(logRegistry(log)));
+  subs.push(registry.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)));
   const configs = new ServerConfigs(context.secrets, log);
   const gate = new Gate(workflow, { invoker: registry, settings: gateSettings, newId: randomUUID });
   subs.push(ledger, workflow, configs, gate, { dispose: () => void registry?.dispose() });
