@@ -23,6 +23,11 @@ export interface GateOptions {
   newId: () => string;
   now?: () => number;
   classify?: (result: unknown, context?: { tool?: string }) => Classification;
+  /**
+   * Awaited after approval and before the first step of a top-level plan runs (e.g. to checkpoint the files it
+   * may touch). If it rejects, nothing runs: the first pending step fails with its message and the plan blocks.
+   */
+  beforeRun?: (plan: PlanRecord) => Promise<void>;
 }
 
 /** What a tool result turned out to be, after the gate took it in. */
@@ -275,7 +280,7 @@ export class Gate extends DisposableBase {
     const cts = new CancellationTokenSource();
     this.runs.set(root, cts);
     const settings = this.options.settings();
-    void runPlan(this.workflow, planId, {
+    void this.prepare(root).then((ready) => (ready ? runPlan(this.workflow, planId, {
       invoker: this.options.invoker,
       host: this.host(),
       classify: (r) => this.classify(r),
@@ -284,11 +289,26 @@ export class Gate extends DisposableBase {
       token: cts.token,
       now: this.now,
       newId: this.options.newId,
-    }).catch(() => undefined).finally(() => {
+    }) : undefined)).catch(() => undefined).finally(() => {
       this.runs.delete(root);
       cts.dispose();
       this._onDidChange.fire();
     });
+  }
+
+  /** Runs the beforeRun hook for a top-level plan; on failure blocks the plan on its first pending step. */
+  private async prepare(rootId: string): Promise<boolean> {
+    const plan = getPlan(this.workflow.state, rootId);
+    if (!plan || !this.options.beforeRun) return true;
+    try {
+      await this.options.beforeRun(plan);
+      return true;
+    } catch (err) {
+      const step = getPlan(this.workflow.state, rootId)?.steps.find((s) => s.state === 'pending');
+      const message = err instanceof Error ? err.message : String(err);
+      if (step) this.workflow.dispatch({ type: 'stepFailed', at: this.now(), planId: rootId, step: step.index, error: `Nothing ran: ${message}` });
+      return false;
+    }
   }
 
   private host(): RunnerHost {

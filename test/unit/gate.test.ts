@@ -11,13 +11,13 @@ import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
 import type { PlanRecord } from '../../src/core/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
-async function setup(settings = { stepTimeoutMs: 5000, allowCrossServer: true }) {
+async function setup(settings = { stepTimeoutMs: 5000, allowCrossServer: true }, beforeRun?: (plan: PlanRecord) => Promise<void>) {
   const root = mkdtempSync(join(tmpdir(), 'plangate-gate-'));
   const callLog = join(root, 'calls.jsonl');
   const conn = await connectInMemory([{ name: 'fixture', server: createFixtureServer({ root, callLogFile: callLog }) }]);
   let n = 0;
   const workflow = new Workflow(new MemoryLedgerSink());
-  const gate = new Gate(workflow, { invoker: conn.invoker, settings: () => settings, newId: () => `p${++n}` });
+  const gate = new Gate(workflow, { invoker: conn.invoker, settings: () => settings, newId: () => `p${++n}`, beforeRun });
   const calls = () => (existsSync(callLog) ? readCallLog(callLog).map((c) => c.tool) : []);
   const plan = async (tool: string, args: Record<string, unknown> = {}) => {
     const result = await conn.invoker.callTool('fixture', tool, args);
@@ -217,4 +217,25 @@ test('a missing tool stops the plan before anything runs', async (t) => {
   assert.equal(done.phase, 'blocked');
   assert.match(done.steps[0].error ?? '', /not offered|Nothing ran/);
   assert.deepEqual(s.calls(), ['plan_cross_server'], 'no step ran');
+});
+
+test('the beforeRun hook runs after approval and before the first step; when it fails nothing runs', async (t) => {
+  const seen: string[] = [];
+  let fail = true;
+  const s = await setup(undefined, async (plan) => {
+    seen.push(`${plan.phase}:${plan.steps.map((st) => st.state).join(',')}`);
+    if (fail) throw new Error('the checkpoint could not be written (disk full)');
+  });
+  t.after(() => s.close());
+  const { planId } = (await s.plan('plan_failing')) as { planId: string };
+  s.gate.approve(planId);
+  const blocked = await s.settled(planId);
+  assert.equal(blocked.phase, 'blocked');
+  assert.match(blocked.steps[0].error ?? '', /Nothing ran: the checkpoint could not be written \(disk full\)/);
+  assert.deepEqual(s.calls(), ['plan_failing'], 'no step ran');
+  assert.deepEqual(seen, ['executing:pending,pending,pending']);
+  fail = false;
+  s.gate.retry(planId);
+  await s.settled(planId);
+  assert.deepEqual(s.calls().slice(1), ['succeed', 'fail'], 'after a retry with a working hook the steps run');
 });
