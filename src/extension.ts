@@ -7,12 +7,14 @@ import { openFileLedger } from './node/fileLedger';
 import type { PlangateApi } from './ui/api';
 import { ToolCaller } from './ui/callTool';
 import { exportPlan, registerCommands } from './ui/commands';
+import { registerAgentEntrance } from './ui/agentEntrance';
 import { addDemoServer, trackApprovals } from './ui/demo';
 import { Commands, Views } from './ui/constants';
 import { elicitationHandler } from './ui/elicitation';
 import { followUpYes } from './ui/followUp';
 import { logRegistry, logWorkflow } from './ui/log';
 import { gateSettings } from './ui/settings';
+import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
 import { PlansView } from './ui/plansView';
 import { RunProgress } from './ui/runProgress';
@@ -38,13 +40,14 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   registry = new ServerRegistry();
   subs.push(registry.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)));
   const configs = new ServerConfigs(context.secrets, log);
-  const gate = new Gate(workflow, { invoker: registry, settings: gateSettings, newId: randomUUID });
-  subs.push(ledger, workflow, configs, gate, { dispose: () => void registry?.dispose() });
+  const files = new PlanFiles(storage, registry, workflow, log, () => gateSettings().stepTimeoutMs);
+  const gate = new Gate(workflow, { invoker: registry, settings: gateSettings, newId: randomUUID, beforeRun: (plan) => files.beforeRun(plan) });
+  subs.push(ledger, workflow, configs, files, gate, { dispose: () => void registry?.dispose() });
 
   // The caller and the panel need each other: the caller shows results in the panel, the panel's forms call tools.
   const caller: ToolCaller = new ToolCaller(registry, gate, () => panel, context.workspaceState, log);
   const panel: PlanPanel = new PlanPanel(context.extensionUri, context.workspaceState, {
-    gate, log, touched: new TouchedFiles(),
+    gate, log, files, touched: new TouchedFiles(),
     validateArgs: (server, tool, args) => validateArgs(tool, registry?.get(server ?? '')?.tools.find((t) => t.name === tool)?.inputSchema, args),
     callTool: (server, tool, args) => caller.call(server, tool, args),
     showReceived: (...a) => caller.show(...a),
@@ -66,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(context.extensionUri)));
   subs.push(configs.onDidChange((snap) => void registry?.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })));
   void configs.reload(); // servers start after activation returns, never synchronously in it
+  subs.push(registerAgentEntrance(context, { registry, gate, caller, log })); // agent entrance: gated servers for VS Code's MCP list
 
   const api: PlangateApi = { workflow, gate, registry, configs, panel, caller };
   const hook = registerTestHook(context, api);

@@ -2,7 +2,7 @@
  * What the plan panel shows for one plan, computed from the workflow state: the record, its nested plans,
  * its lineage and the prompts waiting on the user. Pure, so it is unit-tested without a webview.
  */
-import type { PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
+import type { ChangeView, PendingPrompt, PlanView, PredictedView, TouchedGlobView } from '../shared/protocol';
 import { planTitle } from './present';
 import type { PlanRecord, WorkflowState } from './workflow';
 
@@ -50,7 +50,7 @@ export function lineage(state: WorkflowState, planId: string): { id: string; tit
 export function toPlanView(
   state: WorkflowState,
   planId: string,
-  extras: { touched?: TouchedGlobView[]; pending?: readonly PendingPrompt[]; readOnly?: boolean } = {},
+  extras: { touched?: TouchedGlobView[]; pending?: readonly PendingPrompt[]; readOnly?: boolean; predicted?: PredictedView[]; changes?: ChangeView[] } = {},
 ): PlanView | undefined {
   const record = state.plans[planId];
   if (!record) return undefined;
@@ -60,6 +60,8 @@ export function toPlanView(
     record,
     children,
     touched: extras.touched,
+    predicted: extras.predicted,
+    changes: extras.changes,
     lineage: lineage(state, planId),
     pending: (extras.pending ?? []).filter((p) => ids.has(p.planId)),
     readOnly: extras.readOnly ?? false,

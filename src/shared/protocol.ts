@@ -20,6 +20,35 @@ export interface TouchedGlobView {
   note?: string;
 }
 
+/** A file a step is predicted to change, before approval. */
+export interface PredictedView {
+  /** 0-based step index. */
+  step: number;
+  /** Workspace-relative when `inside`. */
+  path: string;
+  inside: boolean;
+  /** Why the path is flagged (outside the workspace). */
+  note?: string;
+  change: 'create' | 'modify' | 'delete';
+  /** `arguments`: the step carries the full content; `dryRun`: its tool previewed the edit. */
+  source: 'arguments' | 'dryRun';
+  /** The preview failed (e.g. the edit's text is not in the file): the step would fail the same way. */
+  error?: string;
+}
+
+/** A file the plan actually changed, from its checkpoint against the disk. */
+export interface ChangeView {
+  path: string;
+  kind: 'created' | 'modified' | 'deleted';
+  /** Outside the plan's declared `touches_files`. */
+  undeclared: boolean;
+  /** A code file changed although the plan declared `writes_code: false`. */
+  unexpectedCode: boolean;
+  revertable: boolean;
+  /** Why it cannot be reverted. */
+  note?: string;
+}
+
 /** Something the runner is waiting for the user to answer, shown in place in the plan. */
 export type PendingPrompt =
   | { kind: 'confirm'; planId: string; step: number }
@@ -39,6 +68,10 @@ export interface PlanView {
   children: Record<string, PlanRecord>;
   /** `safety.touches_files`, resolved; undefined while resolving. */
   touched?: TouchedGlobView[];
+  /** Predicted file changes (before approval); undefined while predicting. */
+  predicted?: PredictedView[];
+  /** Actual file changes (after a run); undefined before the run or while computing. */
+  changes?: ChangeView[];
   /** Plans this one replaced, oldest first (lineage of re-plans). */
   lineage: { id: string; title: string }[];
   /** Prompts the runner waits on (confirm steps, ask_user steps). */
@@ -127,6 +160,12 @@ export type FromWebview =
   | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
   | { type: 'exportPlan'; planId: string }
   | { type: 'callTool'; id: number; itemId: string; args: Record<string, unknown> }
+  /** Opens predicted change `index` of the plan as a diff (now ↔ predicted). */
+  | { type: 'openPredicted'; planId: string; index: number }
+  /** Opens an actual change as a diff (checkpoint ↔ disk). */
+  | { type: 'openChange'; planId: string; path: string }
+  /** Reverts one file (`path`) or the whole plan, after the user confirms. */
+  | { type: 'revert'; id: number; planId: string; path?: string }
   /** The user's answer to an elicitation form; `content` only with `accept`. */
   | { type: 'elicitAnswer'; id: number; itemId: string; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
   | { type: 'openFile'; path: string };

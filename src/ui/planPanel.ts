@@ -9,6 +9,7 @@ import type { ElicitAnswer } from '../mcp/connection';
 import { PanelViewType } from './constants';
 import { panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
+import type { PlanFiles } from './planFiles';
 
 type ItemModel =
   | { kind: 'plan'; id: string; planId: string }
@@ -27,6 +28,8 @@ export interface PanelServices {
   /** Routes a result the gate classified (after a re-plan or recovery action). */
   showReceived(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
   exportPlan(planId: string): Promise<void>;
+  /** Touched files: predictions before approval, changes after a run, diffs and revert. */
+  files: PlanFiles;
   followUpYes(planId: string): Promise<void>;
   log: vscode.LogOutputChannel;
 }
@@ -55,10 +58,11 @@ export class PlanPanel extends DisposableBase {
     const { gate } = services;
     this._register(gate.workflow.onDidChange(({ event }) => {
       // What the globs match changes when a plan's steps ran: count again once it is no longer running.
-      if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped'].includes(event.type) && 'planId' in event) this.refreshTouched(event.planId);
+      if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped', 'reverted'].includes(event.type) && 'planId' in event) this.refreshTouched(event.planId);
       this.schedulePost();
     }));
     this._register(gate.onDidChange(() => this.schedulePost()));
+    this._register(services.files.onDidChange(() => this.schedulePost()));
     this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
       deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
     }));
@@ -231,6 +235,8 @@ export class PlanPanel extends DisposableBase {
             touched: this.touchedViews.get(model.planId),
             pending: gate.pending,
             readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
+            predicted: record.phase === 'awaiting_approval' ? this.services.files.predicted(model.planId) : undefined,
+            changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.services.files.changed(model.planId) : undefined,
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
@@ -348,6 +354,13 @@ export class PlanPanel extends DisposableBase {
         if (item?.kind !== 'callForm') return 'That form is closed.';
         await this.services.callTool(item.view.server, item.view.tool, message.args);
       });
+      case 'openPredicted':
+        await this.services.files.openPredicted(message.planId, message.index);
+        return;
+      case 'openChange':
+        await this.services.files.openChange(message.planId, message.path);
+        return;
+      case 'revert': return wrap(message.id, async () => { await this.services.files.revert(message.planId, message.path); });
       case 'elicitAnswer': return wrap(message.id, () => {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];

@@ -3,7 +3,7 @@ import { diffLines } from 'diff';
 import type { PlanRecord, StepRecord } from '../core/workflow';
 import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
 import { clip, h, icon, json, visible } from './dom';
-import { post, request, saveUi, ui } from './messaging';
+import { post, request, requestRender, saveUi, ui } from './messaging';
 
 const PHASE_TEXT: Record<PlanRecord['phase'], string> = {
   awaiting_approval: 'Awaiting approval',
@@ -77,9 +77,11 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
 
   if (depth === 0) root.append(renderSafety(record, view.touched));
+  if (depth === 0 && record.phase === 'awaiting_approval') root.append(renderPredicted(record, view));
   if (plan.warnings?.length) root.append(renderIssues('Warnings', plan.warnings, 'warning'));
   if (plan.status !== 'ok') root.append(...renderNotOk(record, view));
   if (record.plan.next_actions.length) root.append(renderSteps(record, view, depth));
+  if (depth === 0 && view.changes) root.append(renderChanges(record, view));
   root.append(renderActions(record, readOnly));
   if (plan.correlation_id) root.append(h('p', { class: 'muted' }, 'Correlation id: ', h('code', null, visible(plan.correlation_id))));
   return root;
@@ -112,6 +114,47 @@ function renderSafety(record: PlanRecord, touched: TouchedGlobView[] | undefined
     rows.push(h('div', null, h('p', null, 'Touched files:'), list));
   }
   return section('Safety', ...rows);
+}
+
+function renderPredicted(record: PlanRecord, view: PlanView): HTMLElement {
+  const predicted = view.predicted;
+  if (!predicted) return section('Predicted changes', h('p', { class: 'muted' }, icon('loading codicon-modifier-spin'), ' Predicting what the steps will write…'));
+  if (predicted.length === 0) return section('Predicted changes', h('p', { class: 'muted' }, 'No step says in advance what it writes (no file content in its arguments, no dry run offered by its tool).'));
+  const CHANGE = { create: 'create', modify: 'modify', delete: 'delete' } as const;
+  return section(`Predicted changes (${predicted.length})`,
+    h('p', { class: 'muted' }, 'Nothing is written before you approve. Open a file to see the step\'s change as a diff.'),
+    h('ul', { class: 'files predicted', aria: { label: 'Predicted file changes' } }, predicted.map((p, index) =>
+      h('li', { class: p.error ? 'error' : '' },
+        h('span', { class: 'flag' }, `step ${p.step + 1}`), ' ',
+        h('code', null, visible(p.path)), ' ',
+        p.error ? null : h('span', { class: 'muted' }, `${CHANGE[p.change]}${p.source === 'dryRun' ? ' (dry run)' : ''}`),
+        !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
+        p.error ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
+          : h('button', { class: 'link', aria: { label: `Open the predicted diff of ${p.path}` }, onclick: () => post({ type: 'openPredicted', planId: record.id, index }) }, 'Open diff')))));
+}
+
+function renderChanges(record: PlanRecord, view: PlanView): HTMLElement {
+  const changes = view.changes ?? [];
+  const err = errorSlot(`revert-error-${record.id}`);
+  if (changes.length === 0) return section('Changes', h('p', { class: 'muted' }, record.reverts?.length ? 'Reverted: the files match how they were before the plan.' : 'The plan changed no file that Plangate watched.'));
+  const undeclared = changes.filter((c) => c.undeclared).length;
+  return section(`Changes (${changes.length})`,
+    undeclared ? h('p', { class: 'warning-text', role: 'status' }, icon('warning'), ` ${undeclared} undeclared write${undeclared === 1 ? '' : 's'}: outside the globs the plan declared.`) : null,
+    h('ul', { class: 'files changes', aria: { label: 'Changed files' } }, changes.map((c) =>
+      h('li', null,
+        icon(c.kind === 'created' ? 'diff-added' : c.kind === 'deleted' ? 'diff-removed' : 'diff-modified'), ' ',
+        h('code', null, visible(c.path)), ' ', h('span', { class: 'muted' }, c.kind),
+        c.undeclared ? h('span', { class: 'flag danger' }, icon('warning'), ' undeclared write') : null,
+        c.unexpectedCode ? h('span', { class: 'flag danger' }, icon('code'), ' code changed, but the plan said it writes no code') : null,
+        ' ',
+        h('button', { class: 'link', aria: { label: `Open the diff of ${c.path}` }, onclick: () => post({ type: 'openChange', planId: record.id, path: c.path }) }, 'Open diff'),
+        ' ',
+        c.revertable
+          ? h('button', { class: 'link', aria: { label: `Revert ${c.path}` }, onclick: () => void act(err, { type: 'revert', planId: record.id, path: c.path }) }, 'Revert file')
+          : h('span', { class: 'muted' }, ` (${visible(c.note ?? 'cannot be reverted')})`)))),
+    h('div', { class: 'buttons' },
+      h('button', { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: record.id }) }, icon('discard'), ' Revert')),
+    err);
 }
 
 function renderIssues(title: string, issues: { code?: string; message?: string; field?: string; hint?: string; recoverable?: boolean }[], kind: 'error' | 'warning'): HTMLElement {
@@ -224,7 +267,7 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
       h('span', null, total ? ` ${progress}/${total}` : ` ${progress}`, message ? ` — ${visible(message)}` : '')));
   }
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
-  if (step.summary && step.state === 'ok') li.append(h('div', { class: 'step-summary' }, visible(clip(step.summary, 600))));
+  if (step.summary && step.state === 'ok') li.append(renderSummary(step.summary));
 
   li.append(renderArgs(record, step, awaiting));
   for (const prompt of view.pending) {
@@ -248,6 +291,14 @@ function skipButton(record: PlanRecord, step: StepRecord): HTMLElement {
     }, step.skipRequested ? icon('debug-step-over') : null, 'Skip'), err);
 }
 
+/** A step's result: its first meaningful line, the whole (short) summary on demand. */
+function renderSummary(summary: string): HTMLElement {
+  const lines = summary.split('\n').map((l) => l.trim()).filter((l) => l && !/^(`{3,}|~{3,})/.test(l) && !/^=+$/.test(l));
+  const first = lines[0] ?? summary.trim();
+  if (lines.length <= 1) return h('div', { class: 'step-summary' }, visible(clip(first, 300)));
+  return h('details', { class: 'step-summary' }, h('summary', null, visible(clip(first, 160))), h('pre', { class: 'text-block' }, visible(clip(summary, 2000))));
+}
+
 function renderArgs(record: PlanRecord, step: StepRecord, editable: boolean): HTMLElement {
   const key = `args:${record.id}:${step.index}`;
   const draftKey = `edit:${record.id}:${step.index}`;
@@ -264,7 +315,11 @@ function renderArgs(record: PlanRecord, step: StepRecord, editable: boolean): HT
     details.append(area, h('div', { class: 'buttons small' },
       h('button', {
         onclick: async () => {
-          if (await act(err, { type: 'editArgs', planId: record.id, step: step.index, argsJson: ui.drafts[draftKey] })) { delete ui.drafts[draftKey]; saveUi(); }
+          if (await act(err, { type: 'editArgs', planId: record.id, step: step.index, argsJson: ui.drafts[draftKey] })) {
+            delete ui.drafts[draftKey];
+            saveUi();
+            requestRender(); // the snapshot with the edit may already be on screen, still showing the editor
+          }
         },
       }, 'Save arguments'),
       h('button', { class: 'secondary', onclick: () => { delete ui.drafts[draftKey]; saveUi(); details.replaceWith(renderArgs(record, step, editable)); } }, 'Discard edit'),
@@ -325,10 +380,21 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
   }
   switch (record.phase) {
     case 'awaiting_approval': {
-      const reason = h('input', { id: `reject-reason-${record.id}`, type: 'text', placeholder: 'Reason (optional)', aria: { label: 'Reason for rejecting (optional)' } });
+      // Kept as a draft: a snapshot that arrives while the user types (globs counted, another plan's progress)
+      // re-renders the bar, and the reason must survive that.
+      const draftKey = `reject:${record.id}`;
+      const reason = h('input', {
+        id: `reject-reason-${record.id}`, type: 'text', placeholder: 'Reason (optional)', aria: { label: 'Reason for rejecting (optional)' },
+        value: ui.drafts[draftKey] ?? '', oninput: (e) => { ui.drafts[draftKey] = (e.target as HTMLInputElement).value; saveUi(); },
+      });
       bar.append(
         h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void act(err, { type: 'approve', planId: record.id }) }, icon('check'), ' Approve and run'),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'reject', planId: record.id, reason: reason.value.trim() || undefined }) }, icon('close'), ' Reject'),
+        h('button', {
+          class: 'secondary',
+          onclick: async () => {
+            if (await act(err, { type: 'reject', planId: record.id, reason: reason.value.trim() || undefined })) { delete ui.drafts[draftKey]; saveUi(); }
+          },
+        }, icon('close'), ' Reject'),
         reason,
       );
       break;

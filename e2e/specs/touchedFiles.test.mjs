@@ -1,0 +1,97 @@
+// Touched files in a real VS Code: a plan from the fixture server whose steps run on
+// @modelcontextprotocol/server-filesystem (cross-server): it edits one file (dry-run preview before approval),
+// writes another, and writes a third outside its declared globs. The panel predicts the three changes, lists the
+// actual ones after the run with the third flagged "undeclared write", and Revert restores the exact bytes and
+// removes the files the plan created.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from '../lib/env.mjs';
+import { useVSCode } from '../lib/vscode.mjs';
+import { fixtureServer } from '../lib/workspace.mjs';
+
+const SERVER_FILESYSTEM = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+// CRLF and a byte-order mark: a revert that rewrote text instead of restoring bytes would lose them.
+const NOTES = '\ufefftitle\r\nstatus: draft\r\n';
+
+const vs = useVSCode({
+  name: 'touched-files',
+  workspace: {
+    files: { 'notes.md': NOTES, 'src/keep.txt': 'keep\n', 'outside/.keep': '' },
+    servers: (dir) => ({ demo: fixtureServer(dir), files: { type: 'stdio', command: 'node', args: [SERVER_FILESYSTEM, fs.realpathSync(dir)] } }),
+  },
+});
+
+async function callTool(tool) {
+  await vs.openPalette();
+  const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill('>Plangate: Call Tool');
+  await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plangate: Call Tool' }).first().waitFor();
+  await vs.page.keyboard.press('Enter');
+  await vs.page.locator('.quick-input-widget input[placeholder="Pick a tool to call"]').waitFor();
+  await input.fill(tool);
+  await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: tool }).first().waitFor();
+  await vs.page.keyboard.press('Enter');
+}
+
+test('predicted diffs before approval, actual changes with the undeclared write after, and an exact revert', async () => {
+  await vs.waitForStatus('Plangate: idle');
+  await vs.openView('Servers');
+  for (const server of ['demo', 'files']) {
+    await vs.viewPane('Servers').locator('.monaco-list-row', { hasText: server }).filter({ hasText: 'running' }).first().waitFor({ timeout: 60_000 });
+  }
+  const root = fs.realpathSync(vs.workspaceDir);
+  const before = fs.readFileSync(path.join(root, 'notes.md'));
+
+  await callTool('plan_cross_server');
+  let web = await vs.webview({ title: 'Plangate' });
+  await web.getByRole('textbox').first().fill(root);
+  await web.getByRole('button', { name: 'Call' }).click();
+  await web.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 30_000 });
+
+  // Before approval: three predicted changes, the edit from a dry run; nothing written yet.
+  const predicted = web.getByRole('list', { name: 'Predicted file changes' });
+  await predicted.getByRole('button', { name: 'Open the predicted diff of notes.md' }).waitFor({ timeout: 30_000 });
+  const items = await predicted.getByRole('listitem').allInnerTexts();
+  assert.equal(items.length, 3, items.join('\n'));
+  assert.match(items[0], /notes\.md\s+modify \(dry run\)/);
+  assert.match(items[1], /src\/new\.txt\s+create/);
+  assert.match(items[2], /outside\/undeclared\.txt\s+create/);
+  assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the dry run wrote nothing');
+  assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
+  await vs.screenshot('predicted');
+
+  // The predicted diff opens beside the panel, on virtual documents.
+  await predicted.getByRole('button', { name: 'Open the predicted diff of notes.md' }).click();
+  await vs.page.locator('.tab', { hasText: 'notes.md (now ↔ predicted by step 1)' }).waitFor({ timeout: 15_000 });
+  await vs.screenshot('predicted-diff');
+
+  web = await vs.webview({ title: 'Plangate' });
+  await web.getByRole('button', { name: 'Approve and run' }).click();
+  const changes = web.getByRole('list', { name: 'Changed files' });
+  await changes.waitFor({ timeout: 30_000 });
+  const changed = await changes.getByRole('listitem').allInnerTexts();
+  assert.equal(changed.length, 3, changed.join('\n'));
+  const row = (p) => changed.find((t) => t.includes(p)) ?? '';
+  assert.match(row('notes.md'), /modified/);
+  assert.doesNotMatch(row('notes.md'), /undeclared write/);
+  assert.match(row('src/new.txt'), /created/);
+  assert.doesNotMatch(row('src/new.txt'), /undeclared write/);
+  assert.match(row('outside/undeclared.txt'), /created.*undeclared write/s);
+  assert.notDeepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the edit ran');
+  await vs.screenshot('changes');
+
+  // Revert (whole plan), confirmed in the modal: exact bytes back, created files gone.
+  await web.getByRole('button', { name: 'Revert', exact: true }).click();
+  const dialog = vs.page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(await dialog.innerText(), /Revert the plan's changes to 3 file\(s\)\?/);
+  await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+  await web.getByText('Reverted: the files match how they were before the plan.').waitFor({ timeout: 30_000 });
+  assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the exact original bytes are back');
+  assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false, 'the created file is removed');
+  assert.equal(fs.existsSync(path.join(root, 'outside/undeclared.txt')), false, 'the undeclared file is removed');
+  assert.ok(fs.existsSync(path.join(root, 'src/keep.txt')), 'files the plan did not touch stay');
+  await vs.screenshot('reverted');
+});
