@@ -1,0 +1,52 @@
+// Workspace folders for specs: files, .vscode/mcp.json and .vscode/settings.json, written fresh per session.
+import fs from 'node:fs';
+import path from 'node:path';
+import { FIXTURE_SERVER } from './env.mjs';
+
+/** File name of the fixture server's call log inside a workspace made by `fixtureServer()`. */
+export const CALL_LOG = '.plangate-calls.jsonl';
+
+/**
+ * An mcp.json `servers` entry running the project's fixture MCP server over stdio, rooted at the workspace and
+ * logging every tools/call to `<workspace>/.plangate-calls.jsonl`. `workspaceDir` must be absolute.
+ */
+export function fixtureServer(workspaceDir, { callLog = path.join(workspaceDir, CALL_LOG), args = [] } = {}) {
+  if (!fs.existsSync(FIXTURE_SERVER)) throw new Error(`${FIXTURE_SERVER} is missing: run \`npm run build\` in the repository root first`);
+  return { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', workspaceDir, '--call-log', callLog, ...args] };
+}
+
+/**
+ * Writes a workspace into `dir` (emptied first).
+ * `files`: relative path → string content (objects are written as JSON).
+ * `servers`: mcp.json `servers` map, or a function `(dir) => servers` for entries that need the absolute path
+ *   (e.g. `(dir) => ({ fixture: fixtureServer(dir) })`); omitted → no .vscode/mcp.json.
+ * `settings`: workspace settings (.vscode/settings.json).
+ * Returns `dir`.
+ */
+export function createWorkspace(dir, { files = {}, servers, settings } = {}) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const write = (rel, content) => {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n');
+  };
+  for (const [rel, content] of Object.entries(files)) write(rel, content);
+  const serverMap = typeof servers === 'function' ? servers(dir) : servers;
+  if (serverMap) write('.vscode/mcp.json', { servers: serverMap });
+  if (settings) write('.vscode/settings.json', settings);
+  return dir;
+}
+
+/** Reads a JSONL call log (missing file → []; a half-written last line is skipped). */
+export function readJsonLines(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').flatMap((line) => {
+    if (!line.trim()) return [];
+    try {
+      return [JSON.parse(line)];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,41 @@
+// The packaged extension in a real VS Code: it installs from plangate.vsix, activates, shows its status bar
+// item, and its activity bar container holds the three views. One code-server for the whole file.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { useVSCode } from '../lib/vscode.mjs';
+import { fixtureServer } from '../lib/workspace.mjs';
+
+const vs = useVSCode({
+  name: 'workbench',
+  workspace: {
+    files: { 'README.md': '# A workspace with one MCP server\n', 'src/modules/.gitkeep': '' },
+    servers: (dir) => ({ fixture: fixtureServer(dir) }),
+  },
+});
+
+test('the packaged extension installs and activates: the status bar reads "Plangate: idle"', async () => {
+  assert.equal(await vs.waitForStatus('Plangate: idle'), 'Plangate: idle');
+  assert.equal(await vs.statusBarItem().locator('.codicon').count(), 1, 'the status bar item has no codicon before its text');
+  await vs.screenshot('status-bar-idle');
+});
+
+test('the Plangate activity bar container shows the Servers, Plans and Staged views', async () => {
+  await vs.openView('Servers');
+  assert.deepEqual(await vs.viewTitles(), ['Servers', 'Plans', 'Staged']);
+  for (const view of ['Servers', 'Plans', 'Staged']) assert.ok(await vs.viewPane(view).isVisible(), `the ${view} view is not visible`);
+  await vs.screenshot('plangate-views');
+});
+
+test('the Servers view lists the fixture server from .vscode/mcp.json, started over stdio', async () => {
+  await vs.openView('Servers');
+  const deadline = Date.now() + 60_000;
+  let row;
+  while (Date.now() < deadline) {
+    row = (await vs.viewItems('Servers')).find((item) => item.label === 'fixture');
+    if (row && /running/.test(row.description)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.ok(row, 'the Servers view has no "fixture" row');
+  assert.match(row.description, /running/, `the fixture server is not running: "${row.description}"`);
+  await vs.screenshot('fixture-server-running');
+});
