@@ -130,12 +130,14 @@ export async function startFixtureHttp(
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // 'close' (not 'exit'): it fires after the process's stdout and stderr are drained, so the stderr tail is whole.
+  const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
   let alive = true;
   void exited.then(() => (alive = false));
 
   const url = await new Promise<string>((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`fixture over HTTP did not print "listening" within 15 s\nstderr:\n${tail(stderr)}`)), 15_000);
+    // Generous: starting through tsx on a busy 2-core machine has taken over 15 s.
+    const timer = setTimeout(() => fail(new Error(`fixture over HTTP did not print "listening" within 45 s\nstderr:\n${tail(stderr)}`)), 45_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       const m = /listening (http:\/\/\S+)/.exec(stdout);
@@ -146,7 +148,7 @@ export async function startFixtureHttp(
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      setTimeout(() => fail(new Error(`fixture over HTTP exited with code ${code} before listening\nstderr:\n${tail(stderr)}`)), 20);
+      fail(new Error(`fixture over HTTP exited with code ${code} before listening\nstderr:\n${tail(stderr)}`));
     });
   }).catch((err: unknown) => {
     if (alive) child.kill('SIGKILL');
