@@ -5,7 +5,7 @@
 import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
 import { assertNever } from '../core/lifecycle';
 import { h, icon, visible } from './dom';
-import { onReply, post } from './messaging';
+import { onReply, onRerender, post } from './messaging';
 import { renderPlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
@@ -68,13 +68,18 @@ function render(): void {
   document.body.dataset.ready = 'true';
 }
 
+function scheduleRender(): void {
+  if (!scheduled) { scheduled = true; requestAnimationFrame(render); }
+}
+onRerender(scheduleRender);
+
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'state':
       latest = message.state;
       // Snapshots can arrive faster than frames (progress of long plans): render at most once a frame.
-      if (!scheduled) { scheduled = true; requestAnimationFrame(render); }
+      scheduleRender();
       break;
     case 'reply':
       onReply(message);

@@ -49,3 +49,18 @@ export const ui: UiState = (() => {
 export function saveUi(): void {
   vscode.setState(ui);
 }
+
+let rerender: () => void = () => {};
+
+/** main.ts registers how to re-render the current snapshot (at most once a frame). */
+export function onRerender(fn: () => void): void {
+  rerender = fn;
+}
+
+/**
+ * Re-renders the current snapshot after a change to `ui` that must show now, e.g. a draft closed once the
+ * extension accepted it: the snapshot with the change may have been rendered before the reply arrived.
+ */
+export function requestRender(): void {
+  rerender();
+}

@@ -130,7 +130,7 @@ function renderPredicted(record: PlanRecord, view: PlanView): HTMLElement {
         p.error ? null : h('span', { class: 'muted' }, `${CHANGE[p.change]}${p.source === 'dryRun' ? ' (dry run)' : ''}`),
         !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
         p.error ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
-          : h('button', { class: 'link', aria: { label: `Open the predicted diff of ${p.path}` }, onclick: () => post({ type: 'openPredicted', planId: record.id, index }) }, 'Open diff')))));
+          : h('button', { class: 'link', aria: { label: `Open the predicted diff of ${p.path}` }, onclick: () => post({ type: 'openPredicted', planId: record.id, index }) }, 'Open the predicted diff')))));
 }
 
 function renderChanges(record: PlanRecord, view: PlanView): HTMLElement {
@@ -147,10 +147,10 @@ function renderChanges(record: PlanRecord, view: PlanView): HTMLElement {
         c.undeclared ? h('span', { class: 'flag danger' }, icon('warning'), ' undeclared write') : null,
         c.unexpectedCode ? h('span', { class: 'flag danger' }, icon('code'), ' code changed, but the plan said it writes no code') : null,
         ' ',
-        h('button', { class: 'link', aria: { label: `Open the diff of ${c.path}` }, onclick: () => post({ type: 'openChange', planId: record.id, path: c.path }) }, 'Open diff'),
+        h('button', { class: 'link', aria: { label: `Open diff of ${c.path}` }, onclick: () => post({ type: 'openChange', planId: record.id, path: c.path }) }, 'Open diff'),
         ' ',
         c.revertable
-          ? h('button', { class: 'link', aria: { label: `Revert ${c.path}` }, onclick: () => void act(err, { type: 'revert', planId: record.id, path: c.path }) }, 'Revert file')
+          ? h('button', { class: 'link', aria: { label: `Revert file ${c.path}` }, onclick: () => void act(err, { type: 'revert', planId: record.id, path: c.path }) }, 'Revert file')
           : h('span', { class: 'muted' }, ` (${visible(c.note ?? 'cannot be reverted')})`)))),
     h('div', { class: 'buttons' },
       h('button', { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: record.id }) }, icon('discard'), ' Revert')),
