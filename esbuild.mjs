@@ -36,6 +36,7 @@ const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['fixture/main.ts'], outfile: 'dist/fixtureServer.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['src/gate/gatedServer.ts'], outfile: 'dist/gatedServer.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
 ];
 

@@ -69,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(context.extensionUri)));
   subs.push(configs.onDidChange((snap) => void registry?.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })));
   void configs.reload(); // servers start after activation returns, never synchronously in it
-  subs.push(registerAgentEntrance(context, { registry, gate, caller, log })); // agent entrance: gated servers for VS Code's MCP list
+  subs.push(registerAgentEntrance(context, { registry, gate, caller, log, changedFiles: async (planId) => (await files.settledChanges(planId))?.map((c) => c.path) })); // agent entrance: gated servers for VS Code's MCP list
 
   const api: PlangateApi = { workflow, gate, registry, configs, panel, caller };
   const hook = registerTestHook(context, api);

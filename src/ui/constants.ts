@@ -29,4 +29,5 @@ export const Settings = {
   readMcpJson: 'readMcpJson',
   allowCrossServerSteps: 'allowCrossServerSteps',
   stepTimeoutSeconds: 'stepTimeoutSeconds',
+  gatedServersEnabled: 'gatedServers.enabled',
 } as const;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { computeChanges, WatchLog, type FileChange } from '../core/changes';
 import { DisposableBase, Emitter } from '../core/lifecycle';
@@ -86,6 +86,24 @@ export class PlanFiles extends DisposableBase {
     const c = this.changes.get(planId);
     if (c === undefined) void this.loadChanges(planId);
     return c && c !== 'pending' ? c : undefined;
+  }
+
+  /**
+   * The plan's changed files once its run has been sealed (for the agent's summary): waits up to `waitMs` for the
+   * watcher to settle and the checkpoint to be compared; undefined when there is no checkpoint.
+   */
+  async settledChanges(planId: string, waitMs = 5000): Promise<ChangeView[] | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const c = this.watches.has(planId) ? 'pending' : this.changes.get(planId);
+      if (Array.isArray(c)) return c;
+      if (c === undefined) await this.loadChanges(planId);
+      if (Array.isArray(this.changes.get(planId)) || Date.now() > deadline) {
+        const done = this.changes.get(planId);
+        return Array.isArray(done) ? done : undefined;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** Predicts each step's file changes, calling dry-run-capable tools with their dry-run flag (nothing is written). */
@@ -184,9 +202,35 @@ export class PlanFiles extends DisposableBase {
     await new Promise((r) => setTimeout(r, 300));
     watch.watcher.dispose();
     const checkpoint = await readCheckpoint(this.storageDir, planId);
-    if (!checkpoint) return;
-    await sealCheckpoint(checkpoint, watch.log.seenPaths, { created: watch.log.createdPaths });
-    await this.loadChanges(planId, watch.log);
+    const plan = this.workflow.state.plans[planId];
+    if (!checkpoint || !plan) return;
+    const log = await this.effectiveLog(checkpoint, watch.log, plan.plan.safety?.touches_files ?? []);
+    await sealCheckpoint(checkpoint, log.seenPaths, { created: log.createdPaths });
+    await this.loadChanges(planId, log);
+  }
+
+  /**
+   * The watcher's events made exact: a created folder stands for the files in it (the watcher may report only the
+   * folder), folders themselves are not changes, and a file matching the plan's globs now that the checkpoint did
+   * not hold (it held every match before the run) was created by the plan even if no event for it arrived.
+   */
+  private async effectiveLog(checkpoint: Checkpoint, seen: WatchLog, globs: readonly string[]): Promise<WatchLog> {
+    const root = checkpoint.workspaceRoot;
+    const out = new WatchLog();
+    const known = new Set(checkpoint.entries.map((e) => e.path));
+    for (const event of seen.watched) {
+      const abs = path.join(root, event.path);
+      let isDir = false;
+      try { isDir = statSync(abs).isDirectory(); } catch { /* gone: a file (or folder) the plan deleted */ }
+      if (!isDir) { out.record(event.path, event.kind); continue; }
+      if (event.kind === 'created') for (const file of filesBelow(abs, 2000)) out.record(path.relative(root, file).split(path.sep).join('/'), 'created');
+    }
+    if (globs.length) {
+      const now = await listWorkspaceFiles(root, globs, { maxResults: 10_000 });
+      const recorded = new Set(out.seenPaths);
+      for (const file of now.files) if (!known.has(file) && !recorded.has(file)) out.record(file, 'created');
+    }
+    return out;
   }
 
   /** Computes the actual changes of a plan from its (sealed) checkpoint and the disk; works after a reload too. */
@@ -281,4 +325,21 @@ export class PlanFiles extends DisposableBase {
 
 function viewOf(file: PredictedFile, step: number): PredictedView {
   return { step, path: file.path, inside: file.inside, note: file.outsideReason, change: file.change, source: file.source };
+}
+
+/** Files below a folder (not following links), at most `max`. */
+function filesBelow(dir: string, max: number): string[] {
+  const out: string[] = [];
+  const queue = [dir];
+  while (queue.length && out.length < max) {
+    const current = queue.shift()!;
+    let entries: import('node:fs').Dirent[];
+    try { entries = readdirSync(current, { withFileTypes: true }); } catch { continue; }
+    for (const e of entries) {
+      const full = path.join(current, e.name);
+      if (e.isDirectory()) queue.push(full);
+      else if (e.isFile()) out.push(full);
+    }
+  }
+  return out.slice(0, max);
 }

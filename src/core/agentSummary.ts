@@ -1,0 +1,217 @@
+/**
+ * What the agent receives when its call through a gated server produced a plan: a short structured summary of how
+ * the plan ended (steps run and their outcomes, changed files, the follow-up question so the agent can ask it), as
+ * text for the model and as `structuredContent`. Pure functions of the workflow state.
+ */
+import { describeOutcome, planTitle } from './present';
+import type { ToolResult } from './toolResult';
+import { getPlan, stepLabel, type PlanRecord, type StepState, type WorkflowState } from './workflow';
+
+/** How the agent's wait ended. `cancelled`: the agent cancelled its call; `timed_out`: nobody decided in time. */
+export type AgentEnding = 'settled' | 'cancelled' | 'timed_out';
+
+/**
+ * The plan's outcome as the agent sees it. `follow_up`: every step ran and the follow-up question waits for the
+ * user; `pending`: still awaiting approval or running (the wait gave up); the rest as {@link PlanRecord.outcome}.
+ */
+export type AgentOutcome =
+  | 'completed' | 'follow_up' | 'blocked' | 'rejected' | 'stopped' | 'cancelled' | 'timed_out' | 'not_ok' | 'replaced' | 'pending';
+
+export interface AgentStepSummary {
+  /** 1-based position in the plan. */
+  step: number;
+  tool: string;
+  label?: string;
+  /** The server it ran on (when it started). */
+  server?: string;
+  state: StepState;
+  /** The user changed the step's arguments before approving. */
+  edited?: boolean;
+  /** A short text of the step's result. */
+  summary?: string;
+  error?: string;
+  /** The step's result was a nested plan: how that plan ended. */
+  nestedPlan?: string;
+}
+
+/**
+ * The `structuredContent` of a plan's answer to the agent. VS Code gives the model the structured content instead
+ * of the text when there is one, so `message` carries the text in words as well.
+ */
+export interface AgentSummary {
+  kind: 'plangate_plan_outcome';
+  /** The summary in words: what happened, each step, changed files, the follow-up question (= the text block). */
+  message: string;
+  planId: string;
+  server: string;
+  tool: string;
+  title: string;
+  instruction: string;
+  outcome: AgentOutcome;
+  /** The outcome in a few words (as the Plans view shows it). */
+  status: string;
+  steps: AgentStepSummary[];
+  /**
+   * Workspace-relative files the run changed. Absent until the touched-files engine reports them (the steps'
+   * summaries say what they did meanwhile).
+   */
+  changedFiles?: string[];
+  /** The plan's follow-up question for the user (present when every step ran). */
+  followUp?: string;
+  /** The user's reason for rejecting, or why Plangate withdrew the plan. */
+  reason?: string;
+}
+
+export interface SummaryOptions {
+  ending?: AgentEnding;
+  /** Why the plan was withdrawn (cancel or timeout), in words. */
+  reason?: string;
+  /** Files the run changed, when known (hook for the touched-files engine). */
+  changedFiles?: readonly string[];
+}
+
+/** The summary of plan `planId` as it stands; undefined when there is no such plan. */
+export function summarizePlan(state: WorkflowState, planId: string, options: SummaryOptions = {}): AgentSummary | undefined {
+  const plan = getPlan(state, planId);
+  if (!plan) return undefined;
+  const outcome = agentOutcome(plan, options.ending ?? 'settled');
+  const instruction = typeof plan.plan.instruction === 'string' ? plan.plan.instruction : '';
+  const followUp = typeof plan.plan.follow_up === 'string' && plan.plan.follow_up.trim() !== '' ? plan.plan.follow_up : undefined;
+  const reason = options.reason ?? plan.rejectReason;
+  const summary: AgentSummary = {
+    kind: 'plangate_plan_outcome',
+    message: '',
+    planId: plan.id,
+    server: plan.origin.server,
+    tool: plan.origin.tool,
+    title: planTitle(plan, 120),
+    instruction,
+    outcome,
+    status: describeOutcome(plan),
+    steps: plan.steps.map((s) => {
+      const child = s.childPlanId ? getPlan(state, s.childPlanId) : undefined;
+      const label = stepLabel(s);
+      return {
+        step: s.index + 1,
+        tool: s.call.tool,
+        ...(label !== s.call.tool ? { label } : {}),
+        ...(s.server ? { server: s.server } : {}),
+        state: s.state,
+        ...(s.edited ? { edited: true } : {}),
+        ...(s.summary ? { summary: s.summary } : {}),
+        ...(s.error ? { error: s.error } : {}),
+        ...(child ? { nestedPlan: `${planTitle(child)}: ${describeOutcome(child)}` } : {}),
+      };
+    }),
+    ...(options.changedFiles ? { changedFiles: [...options.changedFiles] } : {}),
+    ...(followUp && (outcome === 'follow_up' || outcome === 'completed') ? { followUp } : {}),
+    ...(reason && (outcome === 'rejected' || outcome === 'cancelled' || outcome === 'timed_out') ? { reason } : {}),
+  };
+  summary.message = agentSummaryText(summary);
+  return summary;
+}
+
+/** Whether the agent should read the outcome as "what you asked for did not (fully) happen". */
+export function isFailureOutcome(outcome: AgentOutcome): boolean {
+  return outcome !== 'completed' && outcome !== 'follow_up';
+}
+
+/** The summary in words for the model: one headline, the steps, changed files, the follow-up question. */
+export function agentSummaryText(summary: AgentSummary): string {
+  const ran = summary.steps.filter((s) => s.state === 'ok').length;
+  const total = summary.steps.length;
+  const title = `"${oneLine(summary.title)}"`;
+  const lines: string[] = [];
+  switch (summary.outcome) {
+    case 'completed':
+    case 'follow_up':
+      lines.push(`Plangate: the user approved the plan ${title} and it ran: ${ran} of ${total} step${total === 1 ? '' : 's'} ok` +
+        `${summary.steps.some((s) => s.state === 'skipped') ? ` (${summary.steps.filter((s) => s.state === 'skipped').length} skipped by the user)` : ''}.`);
+      break;
+    case 'rejected':
+      lines.push(`Plangate: the user rejected the plan ${title}; nothing ran.${summary.reason ? ` Reason: ${oneLine(summary.reason, 500)}` : ' No reason was given.'}`);
+      lines.push('Do not carry out these steps another way; ask the user how to proceed.');
+      break;
+    case 'cancelled':
+    case 'timed_out': {
+      const why = summary.reason ?? (summary.outcome === 'cancelled' ? 'The call was cancelled' : 'Nobody decided in time');
+      lines.push(`Plangate: ${/[.!?]$/.test(why) ? why : `${why}.`} The plan ${title} was withdrawn; ${ran === 0 ? 'nothing ran' : `${ran} of ${total} steps had run (see below)`}.`);
+      break;
+    }
+    case 'blocked': {
+      const at = summary.steps.find((s) => s.state === 'failed' || s.state === 'unknown');
+      lines.push(`Plangate: the plan ${title} is blocked${at ? ` at step ${at.step} (${at.label ?? at.tool})${at.error ? `: ${at.error}` : ''}` : ''}; ` +
+        `${ran} of ${total} steps ran. It waits in the Plangate panel for the user to retry the step, skip it or stop the plan.`);
+      break;
+    }
+    case 'stopped':
+      lines.push(`Plangate: the plan ${title} ${summary.status}; ${ran} of ${total} steps ran.`);
+      break;
+    case 'pending':
+      lines.push(`Plangate: the plan ${title} is still ${summary.status}; the call stopped waiting for it.`);
+      break;
+    default:
+      lines.push(`Plangate: the plan ${title} ended: ${summary.status}.`);
+  }
+  if (total > 0) {
+    lines.push('Steps:');
+    for (const s of summary.steps) {
+      const what = oneLine(s.label ? `${s.label} (${s.tool})` : s.tool);
+      const detail = s.error ?? s.summary;
+      lines.push(`${s.step}. ${what}: ${stateWords(s.state)}${s.edited ? ' (arguments edited by the user)' : ''}` +
+        `${detail ? ` — ${oneLine(detail)}` : ''}${s.nestedPlan ? ` [nested plan ${s.nestedPlan}]` : ''}`);
+    }
+  }
+  if (summary.changedFiles) lines.push(summary.changedFiles.length ? `Changed files: ${summary.changedFiles.join(', ')}` : 'Changed files: none');
+  if (summary.followUp) lines.push(`Follow-up question for the user (ask it; Plangate also shows it in its panel): ${summary.followUp}`);
+  return lines.join('\n');
+}
+
+/** The tool result the agent receives: the text, the summary as structuredContent, isError unless the plan ran. */
+export function agentSummaryResult(summary: AgentSummary): ToolResult {
+  return {
+    content: [{ type: 'text', text: summary.message }],
+    structuredContent: summary,
+    isError: isFailureOutcome(summary.outcome),
+  };
+}
+
+/** The server's own result with a note for the agent appended as one more text block. */
+export function withNote(result: ToolResult, note: string): ToolResult {
+  const content = Array.isArray(result.content) ? result.content : [];
+  return { ...result, content: [...content, { type: 'text', text: note }] };
+}
+
+/** A result telling the agent its call failed, and why. */
+export function agentErrorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function agentOutcome(plan: PlanRecord, ending: AgentEnding): AgentOutcome {
+  if (ending === 'cancelled' || ending === 'timed_out') return ending;
+  switch (plan.phase) {
+    case 'follow_up': return 'follow_up';
+    case 'blocked': return 'blocked';
+    case 'awaiting_approval':
+    case 'executing': return 'pending';
+    case 'finished': return plan.outcome ?? 'completed';
+  }
+}
+
+function stateWords(state: StepState): string {
+  switch (state) {
+    case 'ok': return 'ok';
+    case 'failed': return 'failed';
+    case 'skipped': return 'skipped';
+    case 'not_run': return 'not run';
+    case 'unknown': return 'outcome unknown';
+    case 'running': return 'running';
+    case 'awaiting_confirm': return 'waiting for confirmation';
+    case 'pending': return 'not run';
+  }
+}
+
+function oneLine(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

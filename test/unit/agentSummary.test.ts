@@ -1,0 +1,147 @@
+// What the agent reads after its gated call produced a plan: the outcome, each step, changed files and the follow-up
+// question, in words and as structuredContent.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { agentErrorResult, agentSummaryResult, agentSummaryText, summarizePlan, withNote } from '../../src/core/agentSummary';
+import { approvalHash } from '../../src/core/approval';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
+import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+
+let clock = 0;
+const at = () => ++clock;
+const ORIGIN = { server: 'demo', tool: 'plan_scaffold', args: {}, entrance: 'agent' as const };
+const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan =>
+  ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Scaffold the Payroll screen\nwith details', next_actions: actions, ...extra });
+
+function apply(state: WorkflowState, ...events: WorkflowEvent[]): WorkflowState {
+  for (const e of events) {
+    const next = reduce(state, e);
+    assert.notEqual(next, state, `${e.type} refused`);
+    state = next;
+  }
+  return state;
+}
+const receive = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}) =>
+  apply(EMPTY_WORKFLOW, { type: 'planReceived', at: at(), planId: 'p1', origin: ORIGIN, plan: envelope(actions, extra) });
+const approve = (s: WorkflowState) => apply(s, { type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(s, 'p1')!) });
+const run = (s: WorkflowState, step: number, outcome: { summary: string } | { error: string }) => apply(s,
+  { type: 'stepStarted', at: at(), planId: 'p1', step, server: 'demo', crossServer: false },
+  'summary' in outcome
+    ? { type: 'stepSucceeded', at: at(), planId: 'p1', step, summary: outcome.summary }
+    : { type: 'stepFailed', at: at(), planId: 'p1', step, error: outcome.error });
+
+const STEPS: ActionCall[] = [
+  { tool: 'create_screen', args: { screen: 'Payroll' }, label: 'Create the Payroll screen' },
+  { tool: 'create_component', args: { name: 'Grid' } },
+  { tool: 'create_component', args: { name: 'Form' } },
+];
+
+describe('summarizePlan', () => {
+  it('a plan that ran: every step with its outcome, edits and skips, the follow-up question; not an error', () => {
+    let s = receive(STEPS, { follow_up: 'Wire the new components to the API now?' });
+    s = apply(s,
+      { type: 'argsEdited', at: at(), planId: 'p1', step: 1, args: { name: 'BetterGrid' } },
+      { type: 'skipMarked', at: at(), planId: 'p1', step: 2, skip: true });
+    s = approve(s);
+    s = run(s, 0, { summary: 'Created src/modules/payroll/index.ts' });
+    s = run(s, 1, { summary: 'Created src/modules/payroll/BetterGrid.ts' }); // the step marked to skip is skipped then
+    assert.equal(getPlan(s, 'p1')!.phase, 'follow_up');
+
+    const summary = summarizePlan(s, 'p1', { changedFiles: ['src/modules/payroll/index.ts', 'src/modules/payroll/BetterGrid.ts'] })!;
+    assert.equal(summary.outcome, 'follow_up');
+    assert.equal(summary.title, 'Scaffold the Payroll screen');
+    assert.deepEqual(summary.steps, [
+      { step: 1, tool: 'create_screen', label: 'Create the Payroll screen', server: 'demo', state: 'ok', summary: 'Created src/modules/payroll/index.ts' },
+      { step: 2, tool: 'create_component', server: 'demo', state: 'ok', edited: true, summary: 'Created src/modules/payroll/BetterGrid.ts' },
+      { step: 3, tool: 'create_component', state: 'skipped' },
+    ]);
+    assert.equal(summary.followUp, 'Wire the new components to the API now?');
+
+    const result = agentSummaryResult(summary);
+    assert.equal(result.isError, false);
+    assert.deepEqual(result.structuredContent, summary);
+    assert.equal((result.content as { text: string }[])[0]!.text, summary.message, 'the structured content carries the words too');
+    assert.equal(summary.message, [
+      'Plangate: the user approved the plan "Scaffold the Payroll screen" and it ran: 2 of 3 steps ok (1 skipped by the user).',
+      'Steps:',
+      '1. Create the Payroll screen (create_screen): ok — Created src/modules/payroll/index.ts',
+      '2. create_component: ok (arguments edited by the user) — Created src/modules/payroll/BetterGrid.ts',
+      '3. create_component: skipped',
+      'Changed files: src/modules/payroll/index.ts, src/modules/payroll/BetterGrid.ts',
+      'Follow-up question for the user (ask it; Plangate also shows it in its panel): Wire the new components to the API now?',
+    ].join('\n'));
+  });
+
+  it('without known changed files the summary leaves them out (the steps say what they did)', () => {
+    let s = approve(receive(STEPS.slice(0, 1)));
+    s = run(s, 0, { summary: 'done' });
+    const summary = summarizePlan(s, 'p1')!;
+    assert.equal(summary.outcome, 'completed');
+    assert.equal('changedFiles' in summary, false);
+    assert.doesNotMatch(agentSummaryText(summary), /Changed files/);
+    assert.match(agentSummaryText(summarizePlan(s, 'p1', { changedFiles: [] })!), /Changed files: none/);
+  });
+
+  it('a rejection carries the user\'s reason and tells the agent not to work around it', () => {
+    const s = apply(receive(STEPS, { follow_up: 'Wire it?' }), { type: 'rejected', at: at(), planId: 'p1', reason: 'use the existing Grid' });
+    const summary = summarizePlan(s, 'p1')!;
+    assert.equal(summary.outcome, 'rejected');
+    assert.equal(summary.reason, 'use the existing Grid');
+    assert.equal(summary.followUp, undefined, 'no follow-up for a plan that did not run');
+    const text = agentSummaryText(summary);
+    assert.match(text, /^Plangate: the user rejected the plan "Scaffold the Payroll screen"; nothing ran\. Reason: use the existing Grid$/m);
+    assert.match(text, /Do not carry out these steps another way; ask the user how to proceed\./);
+    assert.match(text, /1\. Create the Payroll screen \(create_screen\): not run/);
+    assert.equal(agentSummaryResult(summary).isError, true);
+    const silent = apply(receive(STEPS), { type: 'rejected', at: at(), planId: 'p1' });
+    assert.match(agentSummaryText(summarizePlan(silent, 'p1')!), /nothing ran\. No reason was given\./);
+  });
+
+  it('cancel and timeout say so, with how much had run', () => {
+    const waiting = apply(receive(STEPS), { type: 'rejected', at: at(), planId: 'p1', reason: 'The agent cancelled its call.' });
+    const cancelled = summarizePlan(waiting, 'p1', { ending: 'cancelled', reason: 'The agent cancelled its call.' })!;
+    assert.equal(cancelled.outcome, 'cancelled');
+    assert.match(agentSummaryText(cancelled), /^Plangate: The agent cancelled its call\. The plan "Scaffold the Payroll screen" was withdrawn; nothing ran\./);
+    assert.equal(agentSummaryResult(cancelled).isError, true);
+
+    let running = run(approve(receive(STEPS)), 0, { summary: 'ok' });
+    running = apply(running, { type: 'cancelled', at: at(), planId: 'p1', reason: 'Cancelled' });
+    const midRun = summarizePlan(running, 'p1', { ending: 'cancelled', reason: 'The agent cancelled its call.' })!;
+    assert.match(agentSummaryText(midRun), /was withdrawn; 1 of 3 steps had run \(see below\)/);
+
+    const timedOut = summarizePlan(waiting, 'p1', { ending: 'timed_out', reason: 'Nobody decided within 30 minutes' })!;
+    assert.equal(timedOut.outcome, 'timed_out');
+    assert.match(agentSummaryText(timedOut), /^Plangate: Nobody decided within 30 minutes\. .*nothing ran\./);
+  });
+
+  it('a blocked plan names the failed step and what the user can do', () => {
+    let s = run(approve(receive(STEPS)), 0, { summary: 'ok' });
+    s = run(s, 1, { error: 'Timed out after 30 s' });
+    const summary = summarizePlan(s, 'p1')!;
+    assert.equal(summary.outcome, 'blocked');
+    assert.match(agentSummaryText(summary), /is blocked at step 2 \(create_component\): Timed out after 30 s; 1 of 3 steps ran\. It waits in the Plangate panel/);
+    assert.deepEqual(summary.steps[1], { step: 2, tool: 'create_component', server: 'demo', state: 'failed', error: 'Timed out after 30 s' });
+    assert.equal(agentSummaryResult(summary).isError, true);
+  });
+
+  it('server text stays data: hostile labels and summaries come out as plain, single-line text', () => {
+    let s = receive([{ tool: '__proto__', args: {}, label: '<img src=x onerror=alert(1)>\nsecond line' }], { instruction: '' });
+    s = run(approve(s), 0, { summary: 'line one\n\n\tline two' + 'x'.repeat(500) });
+    const summary = summarizePlan(s, 'p1')!;
+    assert.equal(summary.title, 'plan_scaffold plan', 'no instruction: the title falls back to the planning tool');
+    const text = agentSummaryText(summary);
+    assert.match(text, /^1\. <img src=x onerror=alert\(1\)> second line \(__proto__\): ok — line one line twox+…$/m);
+    assert.deepEqual(JSON.parse(JSON.stringify(summary)), summary, 'the structured content is plain JSON');
+    assert.equal(summarizePlan(s, 'no-such-plan'), undefined);
+    assert.equal(summarizePlan(s, '__proto__'), undefined);
+  });
+});
+
+describe('withNote and agentErrorResult', () => {
+  it('keep the server\'s content and add the note as a last text block', () => {
+    const original = { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], structuredContent: { a: 1 }, isError: false };
+    assert.deepEqual(withNote(original, 'Plangate: note'), { ...original, content: [...original.content, { type: 'text', text: 'Plangate: note' }] });
+    assert.deepEqual(withNote({}, 'n').content, [{ type: 'text', text: 'n' }]);
+    assert.deepEqual(agentErrorResult('what happened'), { content: [{ type: 'text', text: 'what happened' }], isError: true });
+  });
+});
