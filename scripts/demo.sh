@@ -52,7 +52,8 @@ if [ ! -f "$WS/README.md" ]; then
 
 This folder's `.vscode/mcp.json` starts one MCP server, **demo** (Plangate's fixture server, over stdio). Its
 plan tools answer with MCPFlow `orchestrated_plan` envelopes; Plangate shows each plan for review before anything runs.
-Every call the server receives is appended to `.plangate-demo-calls.jsonl`, so you can check what really ran.
+Every call the server receives is appended to `../calls.jsonl` (beside this folder, so that it is not one of the
+plans' file changes), so you can check what really ran.
 
 Things to try:
 
@@ -93,7 +94,7 @@ cat > "$WS/.vscode/mcp.json" <<JSON
     "demo": {
       "type": "stdio",
       "command": "node",
-      "args": ["$PLANGATE_ROOT/dist/fixtureServer.js", "--root", "\${workspaceFolder}", "--call-log", "\${workspaceFolder}/.plangate-demo-calls.jsonl"]
+      "args": ["$PLANGATE_ROOT/dist/fixtureServer.js", "--root", "\${workspaceFolder}", "--call-log", "\${workspaceFolder}/../calls.jsonl"]
     }
   }
 }

@@ -22,7 +22,7 @@ export interface StatusDescription {
 
 /** Codicons per state (`sync~spin` spins). */
 export const STATUS_ICONS: Record<StatusKind, string> = {
-  idle: '$(shield)',
+  idle: '$(checklist)', // not a shield: it would read as part of VS Code's Restricted Mode item beside it
   awaiting: '$(bell-dot)',
   running: '$(sync~spin)',
   follow_up: '$(question)',

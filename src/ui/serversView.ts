@@ -75,7 +75,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
         const count = conn?.tools.length ?? 0;
         const item = new vscode.TreeItem(node.name, state === 'running' && count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `server:${node.name}`;
-        item.description = state === 'running' ? `running · ${count} tool${count === 1 ? '' : 's'}` : state === 'error' ? `error: ${firstLine(conn?.message)}` : state;
+        item.description = state === 'running' ? `running · ${count} tool${count === 1 ? '' : 's'}` : state === 'error' ? `error: ${shortError(node.name, conn?.message)}` : state;
         item.iconPath = STATE_ICON[state];
         const tip = new vscode.MarkdownString(undefined, false);
         tip.appendText(`${node.name} — ${state}\n`);
@@ -108,6 +108,15 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
   }
 }
 
-function firstLine(text: string | undefined): string {
-  return (text ?? '').split('\n')[0].slice(0, 120);
+/**
+ * An error in the few words a tree row has room for: its first line without the server's name (the row shows it),
+ * and the last line of the server's stderr when the message carries it, e.g.
+ * "exited during start-up (exit code 1) — boom: missing API key". The tooltip has the whole message.
+ */
+function shortError(server: string, text: string | undefined): string {
+  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const first = (lines[0] ?? '').replace(new RegExp(`^Server '${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'\\s*`), '').replace(/\.$/, '');
+  const stderrAt = lines.findIndex((l) => /stderr/i.test(l));
+  const last = stderrAt >= 0 ? lines.slice(stderrAt + 1).at(-1) : undefined;
+  return (last ? `${first} — ${last}` : first).slice(0, 160);
 }

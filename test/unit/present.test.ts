@@ -32,7 +32,7 @@ describe('describeStatus', () => {
     const status = describeStatus(EMPTY_WORKFLOW);
     assert.equal(status.text, 'idle');
     assert.equal(status.state, 'idle');
-    assert.equal(status.icon, '$(shield)');
+    assert.equal(status.icon, '$(checklist)');
     assert.match(status.tooltip, /no plan is waiting or running/);
     assert.equal(status.planId, undefined);
   });

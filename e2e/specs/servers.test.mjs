@@ -1,0 +1,169 @@
+// MCP connections through the UI of a real VS Code: the Servers view lists the workspace's .vscode/mcp.json servers
+// with their state and tools, Plangate: Call Tool… calls a tool and shows its result card, a server that fails to
+// start shows its stderr, editing mcp.json restarts only the server that changed, and Restricted Mode starts nothing.
+// Which process runs for which server is read from /proc (each server has its own call log path in its command line).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { useVSCode } from '../lib/vscode.mjs';
+import { fixtureServer, readJsonLines } from '../lib/workspace.mjs';
+import {
+  callToolFromPalette, collapseAll, editMcpJson, expandRow, fixtureProcesses, hoverText, panel, readResultCard, revealRow, rowDescription, treeRow, visibleRows,
+  waitForProcesses, waitForRow, waitForToastGone,
+} from '../lib/servers.mjs';
+
+const STDERR = 'boom: missing API key';
+const RUNNING = /^running · \d+ tools$/;
+const logOf = (dir, server) => path.join(dir, `${server}-calls.jsonl`);
+
+/** Three fixture servers: alpha and beta run (each logging its calls to its own file), broken dies at start. */
+function servers(dir, alphaArgs = []) {
+  return {
+    alpha: fixtureServer(dir, { callLog: logOf(dir, 'alpha'), args: ['--name', 'alpha-fixture', ...alphaArgs] }),
+    beta: fixtureServer(dir, { callLog: logOf(dir, 'beta'), args: ['--name', 'beta-fixture'] }),
+    broken: fixtureServer(dir, { callLog: logOf(dir, 'broken'), args: ['--fail-start', STDERR] }),
+  };
+}
+
+/** The text appended to `file` after byte `offset`, once it matches `want` (the log is flushed a little late). */
+async function waitForLog(file, offset, want, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = fs.readFileSync(file).subarray(offset).toString('utf8');
+    if (want.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${file} never logged ${want} within ${timeout} ms; since the edit it reads:\n${text}`);
+}
+
+describe('a trusted workspace with servers in .vscode/mcp.json', () => {
+  const vs = useVSCode({
+    name: 'servers',
+    workspace: { files: { 'README.md': '# Three MCP servers, one of them broken\n' }, servers: (dir) => servers(dir) },
+  });
+
+  test('the Servers view shows the fixture servers running, with their tools under them', { timeout: 90_000 }, async () => {
+    await vs.openView('Servers');
+    const alpha = await waitForRow(vs, 'alpha', RUNNING);
+    const beta = await waitForRow(vs, 'beta', RUNNING);
+    const tools = Number(alpha.match(/(\d+) tools/)[1]);
+    assert.ok(tools >= 3, `alpha offers only ${tools} tools`);
+    assert.equal(beta, alpha, 'beta runs the same fixture, so it lists as many tools');
+    assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'one process runs for alpha (this also shows the /proc probe sees fixture servers)');
+
+    await expandRow(vs, 'alpha');
+    await treeRow(vs, 'plan_scaffold').waitFor({ state: 'visible', timeout: 10_000 });
+    const rows = await visibleRows(vs);
+    assert.equal(rows[0], `alpha — ${alpha}`);
+    assert.match(rows[1], /^plan_scaffold — read-only$/, `the first tool is listed under alpha, marked read-only: ${JSON.stringify(rows)}`);
+    // the tree is a virtual list: scroll each tool into view (echo last, so the screenshot shows noop and echo)
+    for (const tool of ['get_env', 'noop', 'echo']) {
+      const row = await revealRow(vs, tool);
+      assert.equal(await rowDescription(row), 'read-only', `tool ${tool} is listed, marked read-only`);
+    }
+    await vs.screenshot('servers-alpha-expanded');
+    await collapseAll(vs);
+    assert.deepEqual((await visibleRows(vs)).map((r) => r.split(' — ')[0]), ['alpha', 'beta', 'broken'], 'Collapse All leaves the three servers');
+  });
+
+  test('a server whose command fails shows the error with its stderr tail in the row, and all of it in the hover', { timeout: 60_000 }, async () => {
+    await vs.openView('Servers');
+    await collapseAll(vs);
+    const description = await waitForRow(vs, 'broken', /^error: /);
+    assert.match(description, /^error: exited during start-up \(exit code 1\) — boom: missing API key$/);
+    await vs.screenshot('servers-running-and-error');
+    const hover = await hoverText(vs, treeRow(vs, 'broken'));
+    assert.ok(hover.includes(STDERR), `the hover shows the server's stderr "${STDERR}"; it reads:\n${hover}`);
+    await vs.screenshot('servers-error-hover');
+    await vs.page.mouse.move(700, 450);
+  });
+
+  test('Call Tool… on echo: the form takes the message and the result card shows it', { timeout: 60_000 }, async () => {
+    const message = 'hello from the servers spec';
+    await callToolFromPalette(vs, 'echo');
+    const web = await panel(vs);
+    const form = web.locator('form.call-form');
+    await form.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal((await web.locator('main h1').first().innerText()).trim(), 'echo', 'the form is titled with the tool');
+    await form.getByRole('textbox', { name: /message/ }).fill(message);
+    await vs.screenshot('call-form-echo');
+    await form.getByRole('button', { name: 'Call' }).click();
+
+    const card = await readResultCard(vs, 'echo');
+    assert.equal(card.heading, 'Result');
+    assert.equal(card.badge, 'ok');
+    assert.equal(card.origin, 'alpha · echo', 'the first server in configuration order answers');
+    assert.deepEqual(card.texts, [message]);
+    await waitForToastGone(vs, 'calling echo on alpha');
+    await vs.screenshot('result-card-echo');
+    const calls = readJsonLines(logOf(vs.workspaceDir, 'alpha')).filter((c) => c.tool === 'echo');
+    assert.deepEqual(calls.map((c) => c.args), [{ message }], 'alpha received exactly the typed message');
+    assert.deepEqual(readJsonLines(logOf(vs.workspaceDir, 'beta')), [], 'beta was not called');
+  });
+
+  test('Call Tool… on noop, which takes no arguments, calls it at once and shows its result card', { timeout: 60_000 }, async () => {
+    await callToolFromPalette(vs, 'noop');
+    const card = await readResultCard(vs, 'noop');
+    assert.equal(card.badge, 'ok');
+    assert.equal(card.origin, 'alpha · noop');
+    assert.deepEqual(card.texts, ['ok']);
+    assert.ok(!card.tabs.some((t) => /Call noop/.test(t)), `no form was opened for noop; panel tabs: ${JSON.stringify(card.tabs)}`);
+    assert.deepEqual(readJsonLines(logOf(vs.workspaceDir, 'alpha')).filter((c) => c.tool === 'noop').map((c) => c.args), [{}]);
+    await waitForToastGone(vs, 'calling noop on alpha');
+    await vs.screenshot('result-card-noop');
+  });
+
+  test('editing .vscode/mcp.json restarts only the server whose configuration changed', { timeout: 90_000 }, async () => {
+    const dir = vs.workspaceDir;
+    const [alphaBefore] = await waitForProcesses(logOf(dir, 'alpha'), (l) => l.length === 1, 'alpha is not running as one process');
+    const [betaBefore] = await waitForProcesses(logOf(dir, 'beta'), (l) => l.length === 1, 'beta is not running as one process');
+
+    const logFile = vs.extensionHostLogs().find((f) => path.basename(f) === 'Plangate.log');
+    assert.ok(logFile, `no Plangate.log among the extension host logs: ${vs.extensionHostLogs().join(', ')}`);
+    const logStart = fs.statSync(logFile).size;
+
+    // the user opens mcp.json, gives alpha two more arguments after its last one, and saves
+    await editMcpJson(vs, { line: '"alpha-fixture"', append: ', "--approval-polls", "3"', expected: { servers: servers(dir, ['--approval-polls', '3']) } });
+    await vs.screenshot('mcp-json-edited');
+
+    const [alphaAfter] = await waitForProcesses(logOf(dir, 'alpha'), (l) => l.length === 1 && l[0] !== alphaBefore,
+      'alpha was not restarted by the edit');
+    const pid = alphaAfter.split(':')[0];
+    assert.ok(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--approval-polls'), 'the new alpha process runs the edited arguments');
+    await vs.openView('Servers');
+    await collapseAll(vs);
+    await waitForRow(vs, 'alpha', RUNNING);
+    await waitForRow(vs, 'beta', RUNNING);
+    assert.match(await waitForRow(vs, 'broken', /^error: /), /exited during start-up/);
+    assert.deepEqual(fixtureProcesses(logOf(dir, 'beta')), [betaBefore], 'beta kept its process: it was not restarted');
+    assert.deepEqual(fixtureProcesses(logOf(dir, 'alpha')), [alphaAfter], 'the old alpha process is gone');
+    // the Plangate log (Plangate: Show Log) tells the same story, and covers broken, which has no process to watch
+    const since = await waitForLog(logFile, logStart, /\[alpha\] running/);
+    assert.match(since, /\[alpha\] stopped\n.*\[alpha\] starting\n/, `alpha was stopped and started again:\n${since}`);
+    assert.doesNotMatch(since, /\[(beta|broken)\] (stopped|starting|running|error)/, `only alpha changed state after the edit:\n${since}`);
+    await vs.screenshot('servers-after-edit');
+  });
+});
+
+describe('an untrusted workspace (Restricted Mode)', () => {
+  const vs = useVSCode({
+    name: 'servers-untrusted',
+    trust: 'untrusted',
+    workspace: { servers: (dir) => ({ fixture: fixtureServer(dir) }) },
+  });
+
+  test('starts no server: the view says "not started (Restricted Mode)" and no fixture process runs', { timeout: 60_000 }, async () => {
+    await vs.openView('Servers');
+    assert.equal(await waitForRow(vs, 'fixture', /\S/), 'not started (Restricted Mode)');
+    const hover = await hoverText(vs, treeRow(vs, 'fixture'));
+    assert.match(hover, /Restricted Mode/);
+    await vs.screenshot('servers-restricted-mode');
+    // the row appears once the configuration was read, which is when a trusted workspace starts its servers;
+    // give a start a few seconds to show up before concluding that none happened
+    await new Promise((r) => setTimeout(r, 3000));
+    // (every fixture process of this workspace has the workspace folder in its command line: --root, --call-log)
+    assert.deepEqual(fixtureProcesses(vs.workspaceDir), [], 'no fixture process was started for this workspace');
+  });
+});
