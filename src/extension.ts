@@ -21,6 +21,7 @@ import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
 import { ServersView } from './ui/serversView';
 import { StagedView } from './ui/stagedView';
+import { CollectForms } from './ui/collectForms';
 import { WorkflowStatusBar } from './ui/statusBar';
 import { registerTestHook } from './ui/testHook';
 import { TouchedFiles } from './ui/touchedFiles';
@@ -45,7 +46,8 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   subs.push(ledger, workflow, configs, files, gate, { dispose: () => void registry?.dispose() });
 
   // The caller and the panel need each other: the caller shows results in the panel, the panel's forms call tools.
-  const caller: ToolCaller = new ToolCaller(registry, gate, () => panel, context.workspaceState, log);
+  const caller: ToolCaller = new ToolCaller(registry, gate, () => panel, context.workspaceState, log, () => collect);
+  const collect: CollectForms = new CollectForms(workflow, registry, () => panel, log, { newId: randomUUID, timeoutMs: () => gateSettings().stepTimeoutMs, memento: context.workspaceState });
   const panel: PlanPanel = new PlanPanel(context.extensionUri, context.workspaceState, {
     gate, log, files, touched: new TouchedFiles(),
     validateArgs: (server, tool, args) => validateArgs(tool, registry?.get(server ?? '')?.tools.find((t) => t.name === tool)?.inputSchema, args),
@@ -53,13 +55,14 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     showReceived: (...a) => caller.show(...a),
     exportPlan: (planId) => exportPlan(gate, planId),
     followUpYes: (planId) => followUpYes(gate, caller, planId),
+    collect,
   });
   registry.onElicit = elicitationHandler(() => panel);
-  subs.push(panel, new RunProgress(gate), new WorkflowStatusBar(workflow));
+  subs.push(panel, collect, new RunProgress(gate), new WorkflowStatusBar(workflow));
 
   const serversView = new ServersView(registry, configs);
   const plansView = new PlansView(workflow);
-  const stagedView = new StagedView();
+  const stagedView = new StagedView(workflow, registry);
   subs.push(serversView, plansView, stagedView,
     vscode.window.createTreeView(Views.servers, { treeDataProvider: serversView, showCollapseAll: true }),
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plansView }),

@@ -91,7 +91,7 @@ class ProgressPrinter {
   /** Looks only at what the event can have changed: its step (or, for plan-wide events, every step), then the parent steps above. */
   update(change: WorkflowChange): void {
     const event = change.event;
-    if (event.type === 'restored') return;
+    if (event.type === 'restored' || !('planId' in event)) return; // submissions are not plans
     let plan = getPlan(change.state, event.planId);
     if (!plan) return;
     const step = 'step' in event ? plan.steps[event.step] : undefined;

@@ -9,6 +9,7 @@
  */
 import { Emitter, type Disposable, type Event } from './lifecycle';
 import { canApply, EMPTY_WORKFLOW, reduce, WORKFLOW_EVENT_TYPES, type WorkflowEvent, type WorkflowState } from './workflow';
+import { isSubmissionEvent, submissionEventProblem } from './submissions';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
 export interface LedgerEntry {
@@ -150,6 +151,7 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
   if (typeof type !== 'string' || !(WORKFLOW_EVENT_TYPES as readonly string[]).includes(type)) return `unknown type ${JSON.stringify(type)}`;
   if (typeof e.at !== 'number' || !Number.isFinite(e.at)) return `${type}.at is not a number`;
   if (type === 'restored') return undefined;
+  if (isSubmissionEvent({ type })) return submissionEventProblem(e);
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;

@@ -11,6 +11,7 @@
 import { approvalHash, sameJson } from './approval';
 import { assertNever } from './lifecycle';
 import type { ActionCall, OrchestratedPlan } from './plan';
+import { canApplySubmission, isSubmissionEvent, reduceSubmissions, SUBMISSION_EVENT_TYPES, type SubmissionEvent, type Submissions } from './submissions';
 
 /** Per-step state. `unknown`: the step was running when the process died; its outcome is unknown. */
 export type StepState = 'pending' | 'awaiting_confirm' | 'running' | 'ok' | 'failed' | 'skipped' | 'not_run' | 'unknown';
@@ -104,6 +105,8 @@ export interface WorkflowState {
   plans: Readonly<Record<string, PlanRecord>>;
   /** Plan ids in the order they were received. */
   order: readonly string[];
+  /** Collect-mode submissions by id (see submissions.ts, which reduces their events). */
+  submissions: Submissions;
 }
 
 export type WorkflowEvent =
@@ -125,9 +128,11 @@ export type WorkflowEvent =
   | { type: 'followUpAnswered'; at: number; planId: string; answer: 'yes' | 'no' }
   /** Files of an approved plan were put back to its checkpoint (restored, or removed when the plan created them). */
   | { type: 'reverted'; at: number; planId: string; files: string[] }
-  | { type: 'restored'; at: number };
+  | { type: 'restored'; at: number }
+  /** Collect-mode submissions: formReceived, formStaged, formSubmitted, formDiscarded, approvalRequested, approvalChecked. */
+  | SubmissionEvent;
 
-export const EMPTY_WORKFLOW: WorkflowState = { plans: {}, order: [] };
+export const EMPTY_WORKFLOW: WorkflowState = { plans: {}, order: [], submissions: {} };
 
 /** The deepest nesting allowed: a top-level plan has depth 0, a plan produced by one of its steps depth 1, … */
 export const MAX_PLAN_DEPTH = 5;
@@ -139,7 +144,7 @@ export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plan
 export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
   'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
   'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
-  'cancelled', 'followUpAnswered', 'reverted', 'restored',
+  'cancelled', 'followUpAnswered', 'reverted', 'restored', ...SUBMISSION_EVENT_TYPES,
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -215,6 +220,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
   if (!event || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') return 'Not a workflow event.';
   if (!WORKFLOW_EVENT_TYPES.includes(event.type)) return `Unknown workflow event '${String(event.type)}'.`;
   if (event.type === 'restored') return restoreAll(state) === state ? 'Nothing was interrupted.' : undefined;
+  if (isSubmissionEvent(event)) return canApplySubmission(state.submissions ?? {}, event);
   if (event.type === 'planReceived') return canReceive(state, event);
 
   const plan = getPlan(state, event.planId);
@@ -349,6 +355,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowState {
   if (canApply(state, event) !== undefined) return state;
   if (event.type === 'restored') return restoreAll(state);
+  if (isSubmissionEvent(event)) return { ...state, submissions: reduceSubmissions(state.submissions ?? {}, event) };
   if (event.type === 'planReceived') return receive(state, event);
 
   const at = event.at;
@@ -480,7 +487,7 @@ function receive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'pl
     parentStep: parent ? event.parentStep : undefined,
     replacesId: event.replacesId,
   };
-  let next: WorkflowState = { plans: { ...state.plans, [record.id]: record }, order: [...state.order, record.id] };
+  let next: WorkflowState = { ...state, plans: { ...state.plans, [record.id]: record }, order: [...state.order, record.id] };
   if (parent) next = put(next, withStep(parent, event.parentStep!, (s) => ({ ...s, childPlanId: record.id })));
   if (event.replacesId !== undefined) {
     const old = getPlan(next, event.replacesId)!;

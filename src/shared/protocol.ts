@@ -7,6 +7,7 @@
  */
 import type { PlanRecord } from '../core/workflow';
 import type { ToolResult } from '../core/toolResult';
+import type { ControlValue, FieldChange, SubmissionRecord } from '../core/submissions';
 
 /** A glob of `safety.touches_files` resolved in the workspace. */
 export interface TouchedGlobView {
@@ -115,12 +116,41 @@ export interface ElicitView {
   requestedSchema: unknown;
 }
 
+/** A collect-mode form (mcp-rune) and its submission: the form, the staged review, approval and outcome. */
+export interface CollectFormView {
+  /** The submission as the ledger holds it (its form, phase, staged entry, approval, outcome). */
+  record: SubmissionRecord;
+  /** Each field's starting value as its control shows it (staged values, else the form's defaults). */
+  initial: Record<string, ControlValue>;
+  /** Staged: the entry as the server holds it, field by field (updates: against the current values). */
+  changes?: FieldChange[];
+  /** The call Submit makes now (undefined when an update changes nothing). */
+  submitCall?: { tool: string; args: Record<string, unknown> };
+  /** Why Submit is disabled now, in words; undefined when it is enabled. */
+  submitBlocker?: string;
+  /** The server offers request_approval and check_approval. */
+  approvalTools: boolean;
+  /** An action in flight. */
+  busy?: 'stage' | 'submit' | 'discard' | 'approval';
+  /** Approval polling is on: when the next check_approval is due (epoch ms). */
+  nextCheckAt?: number;
+  /** What went wrong last (stage, approval, submit), in words; cleared by the next action. */
+  error?: string;
+  /** Problems of the values last read from the form, by field name (`path`). */
+  problems?: { path: string; message: string }[];
+  /** The server is not running: nothing can be staged or submitted until it is. */
+  serverDown?: string;
+  /** What the user typed and has not staged or submitted, by field (kept by the extension across window reloads). */
+  draft?: Record<string, ControlValue>;
+}
+
 /** One thing the panel can show. Exactly one is selected at a time. */
 export type PanelItem =
   | { kind: 'plan'; id: string; title: string; view: PlanView }
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
-  | { kind: 'elicit'; id: string; title: string; view: ElicitView };
+  | { kind: 'elicit'; id: string; title: string; view: ElicitView }
+  | { kind: 'collectForm'; id: string; title: string; view: CollectFormView };
 
 export interface PanelState {
   /** Every open item, newest last; the webview shows a switcher when there is more than one. */
@@ -168,7 +198,14 @@ export type FromWebview =
   | { type: 'revert'; id: number; planId: string; path?: string }
   /** The user's answer to an elicitation form; `content` only with `accept`. */
   | { type: 'elicitAnswer'; id: number; itemId: string; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
-  | { type: 'openFile'; path: string };
+  | { type: 'openFile'; path: string }
+  /**
+   * A collect form's buttons: `stage` (Stage for review, with the form's `controls`), `submit` (Submit: the staged
+   * values in collect mode, the form's `controls` in direct mode), `discard`, `requestApproval`.
+   */
+  | { type: 'collectForm'; id: number; submissionId: string; action: 'stage' | 'submit' | 'discard' | 'requestApproval'; controls?: Record<string, ControlValue> }
+  /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
+  | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue };
 
 /** Every intent type, for exhaustiveness checks. */
 export type FromWebviewType = FromWebview['type'];

@@ -6,6 +6,8 @@ import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../mcp/validateArgs';
 import type { PlanPanel } from './planPanel';
+import type { CollectForms } from './collectForms';
+import { describeCollectError } from '../core/submissions';
 
 const LAST_ARGS_KEY = 'plangate.lastArgs';
 
@@ -20,6 +22,8 @@ export class ToolCaller {
     private readonly panel: () => PlanPanel,
     private readonly memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    /** Opens collect-mode forms (results of new_model_app / edit_model_app). */
+    private readonly collect?: () => CollectForms,
   ) {}
 
   /** Entry point of the command; `target` comes from the Servers view (a server or tool node). */
@@ -50,7 +54,8 @@ export class ToolCaller {
         items.push({ label: t.title || t.name, description: t.title ? t.name : undefined, detail: t.description?.split('\n')[0], server: conn.name, tool: t.name });
       }
     }
-    const pick = await vscode.window.showQuickPick(items, { title: 'Plangate: Call Tool', placeHolder: 'Pick a tool to call', matchOnDescription: true, matchOnDetail: true });
+    // ignoreFocusOut: the panel's webview can take focus back a moment after the pick opens, which would close it.
+    const pick = await vscode.window.showQuickPick(items, { title: 'Plangate: Call Tool', placeHolder: 'Pick a tool to call', matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true });
     return pick?.server && pick.tool ? { server: pick.server, tool: pick.tool } : undefined;
   }
 
@@ -122,6 +127,20 @@ export class ToolCaller {
         return;
       case 'invalid_plan':
         this.panel().showResult({ server, tool, args, result, durationMs, problems: received.problems }, { focus });
+        return;
+      case 'collect_form':
+        if (received.classification.kind === 'collect_form' && this.collect) {
+          this.collect().open({ server, tool, args, entrance: 'manual' }, received.classification.form, { focus });
+          return;
+        }
+        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
+        return;
+      case 'collect_error':
+        if (received.classification.kind === 'collect_error') {
+          this.panel().showResult({ server, tool, args, result, durationMs, error: describeCollectError(received.classification.error, server, tool) }, { focus });
+          return;
+        }
+        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
         return;
       default:
         this.panel().showResult({ server, tool, args, result, durationMs }, { focus });

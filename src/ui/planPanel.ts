@@ -4,18 +4,21 @@ import type { Gate, Received } from '../core/gate';
 import { planTitle } from '../core/present';
 import { rootPlanId, toPlanView } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
+import type { PlanRecord } from '../core/workflow';
 import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, TouchedGlobView } from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
 import { PanelViewType } from './constants';
 import { panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
 import type { PlanFiles } from './planFiles';
+import type { CollectFormHost } from './collectForms';
 
 type ItemModel =
   | { kind: 'plan'; id: string; planId: string }
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
-  | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void };
+  | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
+  | { kind: 'collectForm'; id: string; title: string; submissionId: string };
 
 /** What the panel needs from the rest of the extension besides the gate. */
 export interface PanelServices {
@@ -32,9 +35,12 @@ export interface PanelServices {
   files: PlanFiles;
   followUpYes(planId: string): Promise<void>;
   log: vscode.LogOutputChannel;
+  /** Collect-mode forms: their views and their buttons (collectForms.ts). */
+  collect: CollectFormHost;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
+const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
 
 /**
  * The plan panel: one editor webview showing plans, results and Call Tool forms, one at a time with a
@@ -63,6 +69,7 @@ export class PlanPanel extends DisposableBase {
     }));
     this._register(gate.onDidChange(() => this.schedulePost()));
     this._register(services.files.onDidChange(() => this.schedulePost()));
+    this._register(services.collect.onDidChange(() => this.schedulePost()));
     this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
       deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
     }));
@@ -94,6 +101,15 @@ export class PlanPanel extends DisposableBase {
     else this.items.push({ kind: 'callForm', id, title: `Call ${view.tool}`, view });
     this.selectedId = id;
     this.open(true);
+  }
+
+  /** Shows a collect-mode form (its submission), taking focus unless told not to. */
+  showCollectForm(submissionId: string, options: { focus?: boolean } = {}): void {
+    const id = `form:${submissionId}`;
+    if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'collectForm', id, title: this.services.collect.title(submissionId), submissionId });
+    this.selectedId = id;
+    this.persist();
+    this.open(options.focus ?? true);
   }
 
   /** Closes a Call Tool form (its call succeeded and the result took its place). */
@@ -181,11 +197,16 @@ export class PlanPanel extends DisposableBase {
       this.items.push({ kind: 'plan', id: `plan:${planId}`, planId });
       this.resolveTouched(planId);
     }
+    for (const submissionId of this.state.get<string[]>(PERSIST_FORMS_KEY, [])) {
+      if (!this.services.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
+      this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.services.collect.title(submissionId), submissionId });
+    }
     this.selectedId ??= this.items.at(-1)?.id;
   }
 
   private persist(): void {
     void this.state.update(PERSIST_KEY, this.items.filter((i) => i.kind === 'plan').map((i) => (i as { planId: string }).planId));
+    void this.state.update(PERSIST_FORMS_KEY, this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])));
   }
 
   private trim(): void {
@@ -225,7 +246,7 @@ export class PlanPanel extends DisposableBase {
   snapshot(): PanelState {
     const { gate } = this.services;
     const state = gate.workflow.state;
-    const visibleItems = this.items.filter((i) => i.kind !== 'plan' || state.plans[i.planId]);
+    const visibleItems = this.items.filter((i) => (i.kind !== 'plan' || state.plans[i.planId]) && (i.kind !== 'collectForm' || state.submissions[i.submissionId]));
     const selected = visibleItems.find((i) => i.id === this.selectedId) ?? visibleItems.at(-1);
     const toItem = (model: ItemModel): PanelItem | undefined => {
       switch (model.kind) {
@@ -243,6 +264,10 @@ export class PlanPanel extends DisposableBase {
         case 'result': return { kind: 'result', id: model.id, title: model.title, view: model.view };
         case 'callForm': return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
         case 'elicit': return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
+        case 'collectForm': {
+          const view = this.services.collect.view(model.submissionId);
+          return view && { kind: 'collectForm', id: model.id, title: model.title, view };
+        }
         default: return assertNever(model, 'item');
       }
     };
@@ -252,7 +277,7 @@ export class PlanPanel extends DisposableBase {
         return {
           id: i.id, kind: i.kind,
           title: record ? planTitle(record, 40) : (i as { title: string }).title,
-          badge: record ? (record.phase === 'finished' ? record.outcome : record.phase.replace('_', ' ')) : undefined,
+          badge: record ? planBadge(record) : i.kind === 'collectForm' ? this.services.collect.badge(i.submissionId) : undefined,
         };
       }),
       selected: selected && toItem(selected),
@@ -373,6 +398,10 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
+      case 'collectForm': return wrap(message.id, () => this.services.collect.handle(message));
+      case 'collectDraft':
+        this.services.collect.saveDraft(message.submissionId, message.field, message.value);
+        return;
       default:
         assertNever(message, 'webview message');
     }
@@ -416,4 +445,10 @@ async function openLink(target: string): Promise<void> {
   }
   const go = await vscode.window.showWarningMessage('Open a link that a server supplied?', { modal: true, detail: uri.toString(true) }, 'Open');
   if (go === 'Open') await vscode.env.openExternal(uri);
+}
+
+/** A plan's state in the switcher, in the words the panel uses. */
+function planBadge(record: PlanRecord): string {
+  if (record.phase !== 'finished') return { awaiting_approval: 'awaiting approval', executing: 'running', follow_up: 'follow-up', blocked: 'blocked' }[record.phase];
+  return { completed: 'completed', rejected: 'rejected', stopped: 'stopped', cancelled: 'cancelled', not_ok: record.plan.status, replaced: 'replaced' }[record.outcome ?? 'completed'];
 }

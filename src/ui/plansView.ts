@@ -4,6 +4,7 @@ import type { Workflow } from '../core/ledger';
 import { planTitle } from '../core/present';
 import type { PlanRecord } from '../core/workflow';
 import { Commands } from './constants';
+import { submissionTreeItem } from './collectForms';
 
 const PHASE_ICON: Record<PlanRecord['phase'], string> = {
   awaiting_approval: 'question',
@@ -33,11 +34,19 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
 
   getChildren(element?: string): string[] {
     if (element) return [];
-    const { plans, order } = this.workflow.state;
-    return order.filter((id) => plans[id] && plans[id].depth === 0).reverse();
+    const { plans, order, submissions } = this.workflow.state;
+    const planIds = order.filter((id) => plans[id] && plans[id].depth === 0);
+    if (Object.keys(submissions).length === 0) return planIds.reverse();
+    // Collect-mode submissions are listed with the plans, newest first, by when they arrived.
+    const rows = [
+      ...planIds.map((id) => ({ key: id, at: plans[id].receivedAt })),
+      ...Object.values(submissions).map((s) => ({ key: `submission:${s.id}`, at: s.receivedAt })),
+    ];
+    return rows.map((r, i) => ({ ...r, i })).sort((a, b) => b.at - a.at || b.i - a.i).map((r) => r.key);
   }
 
   getTreeItem(id: string): vscode.TreeItem {
+    if (id.startsWith('submission:')) return submissionTreeItem(this.workflow.state.submissions[id.slice('submission:'.length)], Date.now());
     const record = this.workflow.state.plans[id];
     const item = new vscode.TreeItem(planTitle(record), vscode.TreeItemCollapsibleState.None);
     const done = record.steps.filter((s) => s.state === 'ok').length;

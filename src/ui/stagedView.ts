@@ -1,19 +1,61 @@
 import * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../core/lifecycle';
+import type { Workflow } from '../core/ledger';
+import { approvalToolsOf, getSubmission, stagedSubmissions, submitBlocker } from '../core/submissions';
+import type { ServerRegistry } from '../mcp/registry';
+import { SubmissionCommands, submissionTreeItem } from './collectForms';
+
+type Action = 'open' | 'submit' | 'requestApproval' | 'discard';
+const ACTION_SEP = '\u0000';
 
 /**
- * The Staged view: collect-mode submissions staged for review. Until collect mode lands it lists nothing and
- * its welcome text explains what will appear.
+ * The Staged view: collect-mode submissions staged for review (from the ledger, so they survive reloads), newest
+ * first, with server, model, state and age. Each expands into its actions: open in the panel, Submit, Request
+ * approval (when the server offers it) and Discard.
  */
 export class StagedView extends DisposableBase implements vscode.TreeDataProvider<string> {
   private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string | undefined>;
 
-  getChildren(): string[] {
-    return [];
+  constructor(private readonly workflow: Workflow, private readonly registry: ServerRegistry) {
+    super();
+    this._register(workflow.onDidChange(({ event }) => { if ('submissionId' in event) this._onDidChangeTreeData.fire(undefined); }));
+    this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    // Ages ("5 min ago") move on by themselves.
+    const timer = setInterval(() => { if (stagedSubmissions(this.workflow.state.submissions).length) this._onDidChangeTreeData.fire(undefined); }, 60_000);
+    this._register({ dispose: () => clearInterval(timer) });
   }
 
-  getTreeItem(id: string): vscode.TreeItem {
-    return new vscode.TreeItem(id);
+  getChildren(element?: string): string[] {
+    const { submissions } = this.workflow.state;
+    if (!element) return stagedSubmissions(submissions).reverse().map((s) => s.id);
+    const record = getSubmission(submissions, element);
+    if (!record || record.phase !== 'staged') return [];
+    const actions: Action[] = ['open', 'submit'];
+    if (approvalToolsOf(this.registry.get(record.origin.server)?.tools ?? [])) actions.push('requestApproval');
+    actions.push('discard');
+    return actions.map((a) => `${element}${ACTION_SEP}${a}`);
+  }
+
+  getTreeItem(key: string): vscode.TreeItem {
+    const [id, action] = key.split(ACTION_SEP) as [string, Action | undefined];
+    const record = getSubmission(this.workflow.state.submissions, id);
+    if (!record) return new vscode.TreeItem('(gone)');
+    if (!action) return submissionTreeItem(record, Date.now(), { collapsible: true });
+    const blocker = action === 'submit' ? submitBlocker(record) : undefined;
+    const spec: Record<Action, { label: string; icon: string; command: string; description?: string }> = {
+      open: { label: 'Open in the panel', icon: 'go-to-file', command: SubmissionCommands.open },
+      submit: { label: 'Submit', icon: 'check', command: SubmissionCommands.submit, description: blocker },
+      requestApproval: { label: record.approval?.status === 'pending' ? 'Request approval again' : 'Request approval', icon: 'person', command: SubmissionCommands.requestApproval },
+      discard: { label: 'Discard', icon: 'trash', command: SubmissionCommands.discard },
+    };
+    const s = spec[action];
+    const item = new vscode.TreeItem(s.label, vscode.TreeItemCollapsibleState.None);
+    item.iconPath = new vscode.ThemeIcon(s.icon);
+    if (s.description) item.description = s.description;
+    item.command = { command: s.command, title: s.label, arguments: [id] };
+    item.contextValue = `submission.action.${action}`;
+    item.accessibilityInformation = { label: `${s.label}: ${record.form.schema.title}${s.description ? ` (${s.description})` : ''}`, role: 'button' };
+    return item;
   }
 }

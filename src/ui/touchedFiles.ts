@@ -31,6 +31,7 @@ export async function resolveGlobs(globs: readonly string[], token?: vscode.Canc
   const folder = vscode.workspace.workspaceFolders?.[0];
   return Promise.all(globs.map(async (raw): Promise<TouchedGlobView> => {
     const glob = normaliseGlob(raw);
+    if (/[\u0000-\u001f\u007f]/.test(glob)) return { glob: raw, files: [], count: 0, outside: false, note: 'contains control characters, so it names no file; not searched' };
     if (isOutsideWorkspace(glob)) return { glob: raw, files: [], count: 0, outside: true, note: 'reaches outside the workspace' };
     if (!folder) return { glob: raw, files: [], count: 0, outside: false, note: 'no workspace folder is open' };
     const pattern = picomatch.scan(glob).isGlob ? glob : `{${glob},${glob.replace(/\/$/, '')}/**}`;

@@ -9,6 +9,7 @@ import { onReply, onRerender, post } from './messaging';
 import { renderPlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
+import { renderCollectForm } from './collectFormView';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -20,6 +21,7 @@ function renderItem(item: PanelItem): HTMLElement {
     case 'result': return renderResult(item.view);
     case 'callForm': return renderCallForm(item.id, item.view);
     case 'elicit': return renderElicitForm(item.id, item.view);
+    case 'collectForm': return renderCollectForm(item.view);
     default: return assertNever(item, 'panel item');
   }
 }
@@ -31,7 +33,7 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
     const selected = item.id === state.selected?.id;
     nav.append(h('span', { class: `tab${selected ? ' selected' : ''}` },
       h('button', { class: 'tab-button', aria: { current: selected ? 'page' : undefined }, onclick: () => post({ type: 'select', itemId: item.id }) },
-        icon(item.kind === 'plan' ? 'checklist' : item.kind === 'result' ? 'output' : item.kind === 'elicit' ? 'question' : 'play'), ' ', visible(item.title),
+        icon(item.kind === 'plan' ? 'checklist' : item.kind === 'result' ? 'output' : item.kind === 'elicit' ? 'question' : item.kind === 'collectForm' ? 'note' : 'play'), ' ', visible(item.title),
         item.badge ? h('span', { class: 'tab-badge' }, ` · ${visible(item.badge)}`) : null),
       h('button', { class: 'tab-close', title: 'Close', aria: { label: `Close ${item.title}` }, onclick: () => post({ type: 'close', itemId: item.id }) }, icon('close'))));
   }

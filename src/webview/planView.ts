@@ -76,8 +76,9 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
   }
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
 
-  if (depth === 0) root.append(renderSafety(record, view.touched));
-  if (depth === 0 && record.phase === 'awaiting_approval') root.append(renderPredicted(record, view));
+  if (depth === 0 && (plan.status === 'ok' || plan.safety)) root.append(renderSafety(record, view.touched));
+  const predicted = depth === 0 && record.phase === 'awaiting_approval' ? renderPredicted(record, view) : null;
+  if (predicted) root.append(predicted);
   if (plan.warnings?.length) root.append(renderIssues('Warnings', plan.warnings, 'warning'));
   if (plan.status !== 'ok') root.append(...renderNotOk(record, view));
   if (record.plan.next_actions.length) root.append(renderSteps(record, view, depth));
@@ -116,10 +117,10 @@ function renderSafety(record: PlanRecord, touched: TouchedGlobView[] | undefined
   return section('Safety', ...rows);
 }
 
-function renderPredicted(record: PlanRecord, view: PlanView): HTMLElement {
+function renderPredicted(record: PlanRecord, view: PlanView): HTMLElement | null {
   const predicted = view.predicted;
   if (!predicted) return section('Predicted changes', h('p', { class: 'muted' }, icon('loading codicon-modifier-spin'), ' Predicting what the steps will write…'));
-  if (predicted.length === 0) return section('Predicted changes', h('p', { class: 'muted' }, 'No step says in advance what it writes (no file content in its arguments, no dry run offered by its tool).'));
+  if (predicted.length === 0) return null; // no step says in advance what it writes: nothing to show
   const CHANGE = { create: 'create', modify: 'modify', delete: 'delete' } as const;
   return section(`Predicted changes (${predicted.length})`,
     h('p', { class: 'muted' }, 'Nothing is written before you approve. Open a file to see the step\'s change as a diff.'),
@@ -248,7 +249,7 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
   const name = step.call.label || step.call.tool;
   const li = h('li', { class: `step state-${step.state}`, data: { step: String(step.index + 1) }, aria: { label: `Step ${step.index + 1}: ${name}` } });
   li.append(h('div', { class: 'step-head' },
-    h('span', { class: 'step-state', title: state.text }, icon(state.icon), h('span', { class: 'sr-only' }, state.text)),
+    h('span', { class: 'step-state', title: state.text }, icon(state.icon)),
     h('span', { class: 'step-num' }, `${step.index + 1}.`),
     h('span', { class: 'step-label' }, visible(name)),
     step.call.label ? h('code', { class: 'step-tool' }, visible(step.call.tool)) : null,
@@ -372,7 +373,9 @@ function renderPrompt(prompt: PendingPrompt): HTMLElement {
 function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
   const err = errorSlot(`actions-error-${record.id}`);
   const bar = h('div', { class: 'actions', role: 'group', aria: { label: 'Plan actions' } });
-  const wrap = h('div', { class: 'action-bar' }, bar, err);
+  // Sticky only while a decision is pending: a finished plan's bar must not cover the content above it.
+  const pendingDecision = !readOnly && record.phase !== 'finished';
+  const wrap = h('div', { class: `action-bar${pendingDecision ? ' sticky' : ''}` }, bar, err);
   if (readOnly) {
     if (record.outcome) bar.append(h('p', { class: 'outcome' }, describeOutcome(record)));
     if (record.depth === 0) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId: record.id }) }, icon('export'), ' Export as JSON'));
@@ -406,8 +409,8 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
     case 'blocked': {
       const step = record.blockedStep !== undefined ? record.steps[record.blockedStep] : undefined;
       bar.append(
-        h('p', { class: 'blocked-reason', role: 'status' }, icon('warning'), ' ', visible(record.blockedReason ?? 'The plan stopped at a failed step.'),
-          step ? ` (step ${step.index + 1}: ${visible(step.call.label || step.call.tool)})` : ''),
+        h('p', { class: 'blocked-reason', role: 'status' }, icon('warning'), ' ',
+          visible(record.blockedReason ?? (step ? `Step ${step.index + 1} (${step.call.label || step.call.tool}) failed.` : 'The plan stopped at a failed step.'))),
         h('button', { class: 'primary', onclick: () => void act(err, { type: 'retryStep', planId: record.id }) }, icon('debug-restart'), ' Retry step'),
         h('button', { class: 'secondary', onclick: () => void act(err, { type: 'skipStep', planId: record.id }) }, icon('debug-step-over'), ' Skip step'),
         h('button', { class: 'secondary', onclick: () => void act(err, { type: 'stop', planId: record.id }) }, icon('debug-stop'), ' Stop'));
@@ -440,7 +443,9 @@ function describeOutcome(record: PlanRecord): string {
     case 'rejected': return `Rejected${record.rejectReason ? `: ${visible(record.rejectReason)}` : ''}. Nothing ran.`;
     case 'stopped': return `Stopped after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
     case 'cancelled': return `Cancelled after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
-    case 'not_ok': return 'This plan had nothing to approve.';
+    case 'not_ok': return record.plan.ask ? 'Nothing to approve yet: answer the question above to ask the server for a new plan.'
+      : record.plan.recovery_actions?.length ? 'Nothing to approve: try a recovery action above, or call the tool again.'
+        : 'This plan had nothing to approve.';
     case 'replaced': return 'Replaced by a new plan.';
     default: return '';
   }

@@ -415,7 +415,7 @@ describe('restored', () => {
     let s = apply(EMPTY_WORKFLOW, received('p1', [step('a')]));
     let t = approvedPlan([step('a')], { follow_up: 'More?' }, 'p2');
     t = apply(t, started('p2', 0), succeeded('p2', 0));
-    s = { plans: { ...s.plans, ...t.plans }, order: [...s.order, ...t.order] };
+    s = { ...s, plans: { ...s.plans, ...t.plans }, order: [...s.order, ...t.order] };
     refused(s, { type: 'restored', at: at() }, /Nothing was interrupted/);
     assert.equal(plan(s, 'p1').phase, 'awaiting_approval');
     assert.equal(plan(s, 'p2').phase, 'follow_up');
