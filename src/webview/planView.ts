@@ -440,7 +440,7 @@ function describeOutcome(record: PlanRecord): string {
   const ok = record.steps.filter((s) => s.state === 'ok').length;
   switch (record.outcome) {
     case 'completed': return `Completed: ${ok} of ${record.steps.length} steps ran${record.followUpAnswer ? `; follow-up answered "${record.followUpAnswer}"` : ''}.`;
-    case 'rejected': return `Rejected${record.rejectReason ? `: ${visible(record.rejectReason)}` : ''}. Nothing ran.`;
+    case 'rejected': return `Rejected${record.rejectReason ? `: ${visible(record.rejectReason).replace(/[.\s]+$/, '')}` : ''}. Nothing ran.`;
     case 'stopped': return `Stopped after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
     case 'cancelled': return `Cancelled after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
     case 'not_ok': return record.plan.ask ? 'Nothing to approve yet: answer the question above to ask the server for a new plan.'
