@@ -303,7 +303,7 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   const states = [
     ['awaiting', /Scaffold Payroll screen and components\. · awaiting approval$/],
     ['blocked', /Run three steps; the second one fails\. · blocked$/],
-    ['ask', /Cannot proceed: no componentId given\. · not_ok$/],
+    ['ask', /Cannot proceed: no componentId given\. · error$/],
     ['completed', /Scaffold Audit screen and components\. · completed$/],
   ];
   await closeOtherItems(web, (text) => states.some(([, tab]) => tab.test(text)));

@@ -304,6 +304,20 @@ function renderArgs(record: PlanRecord, step: StepRecord, editable: boolean): HT
   const key = `args:${record.id}:${step.index}`;
   const draftKey = `edit:${record.id}:${step.index}`;
   const editing = editable && ui.drafts[draftKey] !== undefined;
+  if (!ui.open[key] && !editing) {
+    // Closed: only the summary is built; the arguments (and their diff) are rendered when opened. Long plans
+    // have thousands of steps, and most are never opened.
+    const closed = h('details', { class: 'args' }, h('summary', null, `Arguments${Object.keys(step.call.args).length ? '' : ' (none)'}`));
+    closed.addEventListener('toggle', () => {
+      if (!closed.open) return;
+      ui.open[key] = true;
+      saveUi();
+      const full = renderArgs(record, step, editable);
+      closed.replaceWith(full);
+      full.querySelector('summary')?.focus();
+    });
+    return closed;
+  }
   const details = h('details', { class: 'args', open: ui.open[key] || editing, ontoggle: (e) => { ui.open[key] = (e.target as HTMLDetailsElement).open; saveUi(); } },
     h('summary', null, `Arguments${Object.keys(step.call.args).length ? '' : ' (none)'}`));
   if (editing) {
