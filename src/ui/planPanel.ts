@@ -313,6 +313,7 @@ export class PlanPanel extends DisposableBase {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];
         if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
+        if (item?.kind === 'plan') { this.services.touched.forget(item.planId); this.touchedViews.delete(item.planId); }
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();

@@ -11,20 +11,34 @@ const COUNT_CAP = 10_000;
  * `files.exclude` applies and large workspaces stay fast), caching per plan. Semantics: see core/globs.ts.
  */
 export class TouchedFiles {
-  private readonly cache = new Map<string, Promise<TouchedGlobView[]>>();
+  private readonly cache = new Map<string, { views: Promise<TouchedGlobView[]>; cts: vscode.CancellationTokenSource }>();
 
-  resolve(planId: string, globs: readonly string[], token?: vscode.CancellationToken): Promise<TouchedGlobView[]> {
-    let pending = this.cache.get(planId);
-    if (!pending) {
-      pending = resolveGlobs(globs, token);
-      this.cache.set(planId, pending);
+  /** Resolves a plan's globs once (cached); {@link forget} cancels a search still running. */
+  resolve(planId: string, globs: readonly string[]): Promise<TouchedGlobView[]> {
+    let entry = this.cache.get(planId);
+    if (!entry) {
+      const cts = new vscode.CancellationTokenSource();
+      entry = { views: resolveGlobs(globs, cts.token), cts };
+      this.cache.set(planId, entry);
     }
-    return pending;
+    return entry.views;
   }
 
+  /** Drops the cached counts (they are stale after a run) and cancels a search still going on. */
   forget(planId: string): void {
+    const entry = this.cache.get(planId);
+    entry?.cts.cancel();
+    entry?.cts.dispose();
     this.cache.delete(planId);
   }
+}
+
+/** `files.exclude` and `search.exclude` of the folder as one glob (findFiles applies only files.exclude by itself). */
+function excludes(folder: vscode.WorkspaceFolder): string | undefined {
+  const on = (section: string) => Object.entries(vscode.workspace.getConfiguration(section, folder.uri).get<Record<string, unknown>>('exclude') ?? {})
+    .filter(([, v]) => v === true).map(([k]) => k);
+  const all = [...new Set([...on('files'), ...on('search')])];
+  return all.length ? `{${all.join(',')}}` : undefined;
 }
 
 export async function resolveGlobs(globs: readonly string[], token?: vscode.CancellationToken): Promise<TouchedGlobView[]> {
@@ -36,7 +50,7 @@ export async function resolveGlobs(globs: readonly string[], token?: vscode.Canc
     if (!folder) return { glob: raw, files: [], count: 0, outside: false, note: 'no workspace folder is open' };
     const pattern = picomatch.scan(glob).isGlob ? glob : `{${glob},${glob.replace(/\/$/, '')}/**}`;
     try {
-      const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), undefined, COUNT_CAP, token);
+      const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), excludes(folder), COUNT_CAP, token);
       const files = uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort();
       return {
         glob: raw, files: files.slice(0, LIST_CAP), count: files.length, outside: false,
