@@ -158,20 +158,20 @@ export class Gate extends DisposableBase {
 
   /** Blocked plan: runs the failed (or interrupted) step again, then the rest. */
   retry(planId: string): string | undefined {
-    const plan = getPlan(this.workflow.state, planId);
-    const blocked = plan && this.blockedPlan(plan);
-    if (!blocked || blocked.blockedStep === undefined) return 'Only a blocked plan can retry its step.';
-    if (!this.workflow.dispatch({ type: 'retryRequested', at: this.now(), planId: blocked.id, step: blocked.blockedStep })) return 'The step cannot be retried.';
-    this.start(blocked.id);
-    return undefined;
+    return this.resume(planId, 'retryRequested', 'Only a blocked plan can retry its step.', 'The step cannot be retried.');
   }
 
   /** Blocked plan: marks the failed step skipped and runs the rest. */
   skipFailed(planId: string): string | undefined {
+    return this.resume(planId, 'stepSkipped', 'Only a blocked plan can skip its failed step.', 'The step cannot be skipped.');
+  }
+
+  /** Applies the user's decision on the blocked step (of the plan or its blocked nested plan) and runs on. */
+  private resume(planId: string, type: 'retryRequested' | 'stepSkipped', notBlocked: string, refused: string): string | undefined {
     const plan = getPlan(this.workflow.state, planId);
     const blocked = plan && this.blockedPlan(plan);
-    if (!blocked || blocked.blockedStep === undefined) return 'Only a blocked plan can skip its failed step.';
-    if (!this.workflow.dispatch({ type: 'stepSkipped', at: this.now(), planId: blocked.id, step: blocked.blockedStep })) return 'The step cannot be skipped.';
+    if (!blocked || blocked.blockedStep === undefined) return notBlocked;
+    if (!this.workflow.dispatch({ type, at: this.now(), planId: blocked.id, step: blocked.blockedStep })) return refused;
     this.start(blocked.id);
     return undefined;
   }
