@@ -8,8 +8,8 @@ import type { PlangateApi } from './ui/api';
 import { ToolCaller } from './ui/callTool';
 import { exportPlan, registerCommands } from './ui/commands';
 import { registerAgentEntrance } from './ui/agentEntrance';
-import { addDemoServer, trackApprovals } from './ui/demo';
-import { Commands, Views } from './ui/constants';
+import { trackApprovals } from './ui/demo';
+import { Views } from './ui/constants';
 import { elicitationHandler } from './ui/elicitation';
 import { followUpYes } from './ui/followUp';
 import { logRegistry, logWorkflow } from './ui/log';
@@ -68,8 +68,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plansView }),
     vscode.window.createTreeView(Views.staged, { treeDataProvider: stagedView }));
 
-  subs.push(...registerCommands({ gate, registry, configs, panel, caller, log }), trackApprovals(workflow),
-    vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(context.extensionUri)));
+  subs.push(...registerCommands({ gate, registry, configs, panel, caller, log, extensionUri: context.extensionUri }), trackApprovals(workflow));
   subs.push(configs.onDidChange((snap) => void registry?.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })));
   void configs.reload(); // servers start after activation returns, never synchronously in it
   subs.push(registerAgentEntrance(context, { registry, gate, caller, log, changedFiles: async (planId) => (await files.settledChanges(planId))?.map((c) => c.path) })); // agent entrance: gated servers for VS Code's MCP list

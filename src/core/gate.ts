@@ -76,6 +76,12 @@ export class Gate extends DisposableBase {
     return [...this.confirms.values(), ...this.asks.values()].flatMap((w) => (w.prompt ? [w.prompt] : []));
   }
 
+  /** The user has nothing left to decide and nothing runs: finished, at its follow-up, or blocked with no run going on. */
+  isSettled(planId: string): boolean {
+    const plan = getPlan(this.workflow.state, planId);
+    return !plan || plan.phase === 'finished' || plan.phase === 'follow_up' || (plan.phase === 'blocked' && !this.isRunning(planId));
+  }
+
   /** Whether a run of this plan (or of its top-level plan) is going on now. */
   isRunning(planId: string): boolean {
     return this.runs.has(rootPlanId(this.workflow.state, planId));
@@ -238,10 +244,7 @@ export class Gate extends DisposableBase {
 
   /** Resolves when the plan (top-level) is no longer awaiting approval or running: for callers that wait on a decision. */
   whenSettled(planId: string, token?: CancellationToken): Promise<PlanRecord | undefined> {
-    const settled = () => {
-      const plan = getPlan(this.workflow.state, planId);
-      return !plan || plan.phase === 'finished' || plan.phase === 'follow_up' || (plan.phase === 'blocked' && !this.isRunning(planId));
-    };
+    const settled = () => this.isSettled(planId);
     if (settled()) return Promise.resolve(getPlan(this.workflow.state, planId));
     return new Promise((resolve) => {
       const done = () => { sub.dispose(); runSub.dispose(); cancelSub?.dispose(); resolve(getPlan(this.workflow.state, planId)); };

@@ -106,15 +106,6 @@ export class CancellationTokenSource implements Disposable {
   }
 }
 
-/** An AbortSignal that aborts when the token is cancelled (the MCP SDK takes signals). */
-export function toAbortSignal(token: CancellationToken | undefined): AbortSignal | undefined {
-  if (!token) return undefined;
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort('Cancelled by the user');
-  else token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
-  return controller.signal;
-}
-
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
 }

@@ -299,10 +299,7 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
   const now = options.now ?? Date.now;
   const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
 
-  const settled = (planId: string) => {
-    const plan = getPlan(gate.workflow.state, planId);
-    return !plan || plan.phase === 'finished' || plan.phase === 'follow_up' || (plan.phase === 'blocked' && !gate.isRunning(planId));
-  };
+  const settled = (planId: string) => gate.isSettled(planId);
 
   /** Waits for the user's decision and the run; withdraws the plan when the agent cancels or nothing happens for too long. */
   async function awaitPlan(planId: string, context: GateCallContext): Promise<ToolResult> {

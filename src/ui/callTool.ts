@@ -6,6 +6,7 @@ import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../mcp/validateArgs';
 import type { PlanPanel } from './planPanel';
+import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
 import { describeCollectError } from '../core/submissions';
 
@@ -95,7 +96,7 @@ export class ToolCaller {
           let last = 0;
           return this.registry.callTool(server, tool, args, {
             signal: controller.signal,
-            timeoutMs: this.timeoutMs(),
+            timeoutMs: gateSettings().stepTimeoutMs,
             onProgress: (p) => {
               const pct = p.total ? (p.progress / p.total) * 100 : undefined;
               progress.report({ message: p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), increment: pct !== undefined ? pct - last : undefined });
@@ -145,9 +146,5 @@ export class ToolCaller {
       default:
         this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
     }
-  }
-
-  private timeoutMs(): number {
-    return Math.max(1, vscode.workspace.getConfiguration('plangate').get<number>('stepTimeoutSeconds', 120)) * 1000;
   }
 }

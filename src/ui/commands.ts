@@ -4,6 +4,7 @@ import { nestedPlans } from '../core/planView';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ToolCaller } from './callTool';
 import { Commands } from './constants';
+import { addDemoServer } from './demo';
 import type { PlanPanel } from './planPanel';
 import type { ServerConfigs } from './serverConfigs';
 import type { ServerNode } from './serversView';
@@ -15,6 +16,8 @@ export interface CommandServices {
   panel: PlanPanel;
   caller: ToolCaller;
   log: vscode.LogOutputChannel;
+  /** Where the bundled demo server lives (dist/fixtureServer.js). */
+  extensionUri: vscode.Uri;
 }
 
 /** Registers every Plangate command; each is listed in package.json under the "Plangate" category. */
@@ -51,6 +54,7 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
     vscode.commands.registerCommand(Commands.openPlan, (planId: string) => panel.showPlan(planId, { focus: true })),
     vscode.commands.registerCommand(Commands.exportPlan, (planId?: string) => exportPlan(gate, planId)),
     vscode.commands.registerCommand(Commands.openMcpJson, () => openMcpJson()),
+    vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(services.extensionUri)),
   ];
 }
 

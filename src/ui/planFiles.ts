@@ -317,10 +317,6 @@ export class PlanFiles extends DisposableBase {
     super.dispose();
   }
 
-  /** For tests and the agent summary: the checkpoint of a plan, if any. */
-  checkpoint(planId: string): Promise<Checkpoint | undefined> {
-    return readCheckpoint(this.storageDir, planId);
-  }
 }
 
 function viewOf(file: PredictedFile, step: number): PredictedView {

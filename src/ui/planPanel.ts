@@ -150,10 +150,6 @@ export class PlanPanel extends DisposableBase {
     this.open(true);
   }
 
-  get isVisible(): boolean {
-    return Boolean(this.panel?.visible);
-  }
-
   private open(focus: boolean): void {
     if (this.panel) {
       if (!this.panel.visible || focus) this.panel.reveal(undefined, !focus);

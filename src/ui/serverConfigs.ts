@@ -77,7 +77,7 @@ export class ServerConfigs extends DisposableBase {
 
   /** Forgets every stored input value, so the next start asks again. */
   async resetInputs(): Promise<number> {
-    const ids = this.current.configured.length ? await this.knownInputIds() : [];
+    const ids = await this.knownInputIds();
     for (const id of ids) await this.secrets.delete(SECRET_PREFIX + id);
     return ids.length;
   }

@@ -1,49 +1,23 @@
 // Test helpers for the MCP layer: the fixture server as a stdio ResolvedServer or as a running HTTP process, and
 // small waiting utilities. Everything started here is stopped by the returned close() (tests register it in t.after).
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { ResolvedStdioServer } from '../../../src/mcp/config';
 import type { ServerConnection, ServerState } from '../../../src/mcp/connection';
+import { fixtureCommand, startFixtureHttp, type HttpFixture } from './fixture';
 
 export const REPO = path.resolve(__dirname, '../../..');
 export const FIXTURE_MAIN = path.join(REPO, 'fixture/main.ts');
 export const FILESYSTEM_SERVER = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
-/** The fixture over stdio (`node --import tsx fixture/main.ts …args`), run from the repository root. */
+/** The fixture over stdio (`node --import tsx fixture/main.ts …args`, see fixture.ts), run from the repository root. */
 export function fixtureStdio(name: string, args: string[] = [], env: Record<string, string> = {}): ResolvedStdioServer {
-  return {
-    name, source: 'mcp.json', type: 'stdio', command: process.execPath,
-    args: ['--import', 'tsx', FIXTURE_MAIN, ...args], env, cwd: REPO, secrets: [],
-  };
+  const cmd = fixtureCommand(args);
+  return { name, source: 'mcp.json', type: 'stdio', command: cmd.command, args: cmd.args, env, cwd: REPO, secrets: [] };
 }
 
-export interface HttpFixtureProcess { url: string; child: ChildProcess; close(): Promise<void> }
-
-/** Starts the fixture with `--http --port 0 …args` and resolves with its URL once it listens. */
-export async function startHttpFixture(args: string[] = []): Promise<HttpFixtureProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE_MAIN, '--http', '--port', '0', ...args], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`HTTP fixture did not start: ${stderr}`)), 15_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`HTTP fixture exited (${code}): ${stderr}`)); });
-  });
-  return {
-    url, child,
-    async close() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+/** Starts the fixture with `--http --port 0 …args` (fixture.ts's starter) and resolves with its URL once it listens. */
+export function startHttpFixture(args: string[] = []): Promise<HttpFixture> {
+  return startFixtureHttp({ args });
 }
 
 /** Resolves when `predicate` holds, checking every 20 ms; rejects after `timeoutMs` with `what`. */
