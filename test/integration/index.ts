@@ -10,7 +10,7 @@ import { runRegistered } from './suite';
 export const extensionId = 'plangate.plangate';
 
 /**
- * Runs the registered in-host tests (only those whose name contains $PLANGATE_TEST_GREP, if set).
+ * Runs the registered in-host tests (those $PLANGATE_TEST_GREP selects: a name part, or `!part` to leave out).
  * With `vscode` given, returns the result; without, loads `vscode` and activates Plangate itself, prints
  * each test, and rejects when any failed.
  */

@@ -61,14 +61,20 @@ async function withTimeout(run: () => unknown, ms: number): Promise<void> {
   }
 }
 
+/** Whether a test named `name` is selected by `grep`: all when empty, `!text` excludes names containing text. */
+export function selected(name: string, grep: string): boolean {
+  if (!grep) return true;
+  return grep.startsWith('!') ? !name.includes(grep.slice(1)) : name.includes(grep);
+}
+
 /**
- * Runs every registered test whose name contains `grep` (all when empty), in order, and reports each.
+ * Runs every registered test selected by `grep` (see `selected`), in order, and reports each.
  * Never throws: a failing test is recorded with its error.
  */
 export async function runRegistered(ctx: InHostContext, grep = ''): Promise<InHostSuiteResult> {
   const tests: InHostTestResult[] = [];
   for (const t of registered) {
-    if (grep && !t.name.includes(grep)) continue;
+    if (!selected(t.name, grep)) continue;
     const started = Date.now();
     try {
       await withTimeout(() => t.fn(ctx), t.timeoutMs);
