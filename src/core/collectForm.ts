@@ -12,6 +12,19 @@ import { z } from 'zod';
 import { checkJsonLimits, copyUnknown, describeValue, errorMap, formatPath, isPlainObject, LIMITS, capProblems, zodProblems } from './envelope';
 import type { Problem } from './plan';
 
+
+/**
+ * An untrusted value as text without running anything of it: `String()` calls an object's own `toString`/`valueOf`,
+ * and a payload like `{"toString": 0}` makes that throw. Objects become their JSON.
+ */
+export function scalarText(value: unknown): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  try {
+    return JSON.stringify(value) ?? Object.prototype.toString.call(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
 export const FORM_FIELD_TYPES = ['text', 'textarea', 'number', 'checkbox', 'date', 'datetime-local', 'time', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group'] as const;
 export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
 
@@ -237,11 +250,11 @@ function normaliseForm(raw: Obj, warnings: Problem[]): CollectFormPayload {
   if (!absent(raw.hiddenValues)) form.hiddenValues = raw.hiddenValues as Obj;
   if (!absent(raw.parentContext)) {
     const pc = raw.parentContext as Obj;
-    const parentContext: ParentContext = { parentModel: pc.parentModel as string, parentId: String(pc.parentId), label: pc.label as string };
+    const parentContext: ParentContext = { parentModel: pc.parentModel as string, parentId: scalarText(pc.parentId), label: pc.label as string };
     copyUnknown(pc, parentContext, PARENT_KEYS);
     form.parentContext = parentContext;
   }
-  if (!absent(raw.recordId)) form.recordId = String(raw.recordId);
+  if (!absent(raw.recordId)) form.recordId = scalarText(raw.recordId);
   copyUnknown(raw, form, PAYLOAD_KEYS);
   return form;
 }
@@ -303,7 +316,7 @@ function normaliseField(raw: Obj, index: number, warnings: Problem[]): FormField
   if (raw.default !== undefined) field.default = raw.default;
   if (!absent(raw.options)) {
     field.options = (raw.options as Obj[]).map((o) => {
-      const opt: FormFieldOption = { value: o.value as string | number, label: absent(o.label) ? String(o.value) : (o.label as string) };
+      const opt: FormFieldOption = { value: o.value as string | number, label: absent(o.label) ? scalarText(o.value) : (o.label as string) };
       if (!absent(o.color)) opt.color = o.color as string;
       copyUnknown(o, opt, OPTION_KEYS);
       return opt;
@@ -353,16 +366,16 @@ export function toFieldValue(field: FormField, raw: unknown): unknown {
     case 'checkbox_group': {
       let items: unknown[];
       if (Array.isArray(raw)) items = raw;
-      else if (typeof raw === 'string') items = field.options?.some((o) => String(o.value) === raw) ? [raw] : raw.split(',');
+      else if (typeof raw === 'string') items = field.options?.some((o) => scalarText(o.value) === raw) ? [raw] : raw.split(',');
       else items = [raw];
-      const out = items.filter((v) => v !== null && v !== undefined).map((v) => String(v).trim()).filter((v) => v !== '');
+      const out = items.filter((v) => v !== null && v !== undefined).map((v) => scalarText(v).trim()).filter((v) => v !== '');
       return out.length > 0 ? out : undefined;
     }
     case 'select': {
       if (typeof raw !== 'string') return raw;
       const text = raw.trim();
       if (text === '') return undefined;
-      const match = field.options?.find((o) => String(o.value) === text);
+      const match = field.options?.find((o) => scalarText(o.value) === text);
       return match ? match.value : text;
     }
     case 'textarea':
@@ -385,9 +398,9 @@ export function isFieldVisible(field: FormField, values: Record<string, unknown>
   const rule = field.visibleWhen;
   if (!rule || typeof rule.field !== 'string') return true;
   const current = Object.hasOwn(values, rule.field) ? values[rule.field] : undefined;
-  const text = current === undefined || current === null ? '' : String(current);
-  if (rule.notEquals !== undefined) return text !== String(rule.notEquals);
-  if (rule.equals !== undefined) return text === String(rule.equals);
+  const text = current === undefined || current === null ? '' : scalarText(current);
+  if (rule.notEquals !== undefined) return text !== scalarText(rule.notEquals);
+  if (rule.equals !== undefined) return text === scalarText(rule.equals);
   return true;
 }
 
@@ -427,14 +440,14 @@ export function validateFormValues(schema: AppFormSchema, values: Record<string,
       case 'checkbox_group': {
         if (!Array.isArray(value)) { add(`${label} must be a list of choices`); break; }
         if (field.type === 'checkbox_group' && field.options && !field.association) {
-          const allowed = new Set(field.options.map((o) => String(o.value)));
-          const bad = value.filter((x) => !allowed.has(String(x)));
+          const allowed = new Set(field.options.map((o) => scalarText(o.value)));
+          const bad = value.filter((x) => !allowed.has(scalarText(x)));
           if (bad.length > 0) add(`${label}: ${bad.map((x) => describeValue(x)).join(', ')} ${bad.length > 1 ? 'are not choices' : 'is not a choice'}; choose from ${choices(field)}`);
         }
         break;
       }
       case 'select':
-        if (field.options && field.options.length > 0 && !field.association && !field.options.some((o) => String(o.value) === String(value))) {
+        if (field.options && field.options.length > 0 && !field.association && !field.options.some((o) => scalarText(o.value) === scalarText(value))) {
           add(`${label} must be one of ${choices(field)}`);
         }
         break;

@@ -10,7 +10,7 @@
  */
 import { sameJson } from './approval';
 import type { CollectError } from './classify';
-import { formSubmission, isFieldVisible, toFieldValue, validateFormValues, type CollectFormPayload, type FormField } from './collectForm';
+import { formSubmission, isFieldVisible, scalarText, toFieldValue, validateFormValues, type CollectFormPayload, type FormField } from './collectForm';
 import type { CancellationToken } from './lifecycle';
 import type { Problem } from './plan';
 import type { ToolResult } from './toolResult';
@@ -297,31 +297,31 @@ export function toControlValue(field: FormField, value: unknown): ControlValue {
     case 'multiselect':
     case 'checkbox_group': {
       const v = toFieldValue(field, value);
-      return Array.isArray(v) ? v.map(String) : [];
+      return Array.isArray(v) ? v.map(scalarText) : [];
     }
     case 'date': {
-      const text = String(value).trim();
+      const text = scalarText(value).trim();
       const m = /^(\d{4}-\d{2}-\d{2})/.exec(text);
       return m ? m[1]! : '';
     }
     case 'datetime-local': {
-      const text = String(value).trim();
+      const text = scalarText(value).trim();
       const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)/.exec(text);
       if (m) return `${m[1]}T${m[2]}`;
       return /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00` : '';
     }
     case 'time': {
-      const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?/.exec(String(value).trim());
+      const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?/.exec(scalarText(value).trim());
       return m ? `${pad(Number(m[1]))}:${m[2]}${m[3] ? `:${m[3]}` : ''}` : '';
     }
     case 'color': {
-      const text = String(value).trim().toLowerCase();
+      const text = scalarText(value).trim().toLowerCase();
       if (/^#[0-9a-f]{6}$/.test(text)) return text;
       const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/.exec(text);
       return short ? `#${short[1]}${short[1]}${short[2]}${short[2]}${short[3]}${short[3]}` : '';
     }
     case 'select':
-      return String(value);
+      return scalarText(value);
     default:
       return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
   }

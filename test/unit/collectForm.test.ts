@@ -146,6 +146,16 @@ test('prototype keys in a form are data, never prototypes', () => {
   assert.equal(Object.getPrototypeOf(sub.args.attributes), Object.prototype);
 });
 
+test('values whose toString or valueOf is not a function are data: converting and validating them never throws', () => {
+  // Found by the fuzzer: String() on {"toString": 0} throws "Cannot convert object to primitive value".
+  const { form } = parsed(JSON.parse('{"schema":{"model":"Contact","fields":[{"name":"a","type":"select","options":[{"value":0,"label":"zero"}],"default":{"toString":0}},{"name":"b","type":"checkbox_group","options":[{"value":"x"}]},{"name":"c","type":"date"}]},"mode":"create"}'));
+  const hostile = JSON.parse('{"toString":0,"valueOf":null}');
+  const problems = validateFormValues(form.schema, { a: form.schema.fields[0]!.default, b: [hostile], c: hostile });
+  assert.deepEqual(problems.map((p) => p.path), ['a', 'b', 'c']);
+  assert.match(problems[0]!.message, /must be one of/);
+  assert.doesNotThrow(() => toFieldValue(form.schema.fields[1]!, [hostile]));
+});
+
 const field = (over: Partial<FormField>): FormField => ({ name: 'f', label: 'F', group: 'g', required: false, type: 'text', ...over });
 
 test('toFieldValue converts control values per field type; empty values are left out', () => {
