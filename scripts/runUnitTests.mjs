@@ -1,6 +1,7 @@
 // Runs every test/unit/**/*.test.ts with node's built-in test runner (through tsx), so CI reads its
 // closing lines. Node 20 takes no globs for --test, hence this small finder. Extra args are file filters:
-// `npm run test:unit -- envelope` runs only files whose path contains "envelope".
+// `npm run test:unit -- envelope` runs only files whose path contains "envelope". Property tests draw from a
+// fixed fast-check seed (test/unit/helpers/fastCheckSeed.ts); `npm run fuzz` explores with new ones.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -18,5 +19,5 @@ if (files.length === 0) {
   console.error('no unit test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/unit/helpers/fastCheckSeed.ts', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);
