@@ -1,5 +1,6 @@
 /** Renders a plan (and its nested plans, in place) from a PlanView snapshot. */
 import { diffLines } from 'diff';
+import { outcomeSentence } from '../core/present';
 import type { PlanRecord, StepRecord } from '../core/workflow';
 import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
 import { clip, h, icon, json, visible } from './dom';
@@ -391,7 +392,7 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
   const pendingDecision = !readOnly && record.phase !== 'finished';
   const wrap = h('div', { class: `action-bar${pendingDecision ? ' sticky' : ''}` }, bar, err);
   if (readOnly) {
-    if (record.outcome) bar.append(h('p', { class: 'outcome' }, describeOutcome(record)));
+    if (record.outcome) bar.append(h('p', { class: 'outcome' }, visible(outcomeSentence(record))));
     if (record.depth === 0) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId: record.id }) }, icon('export'), ' Export as JSON'));
     return wrap;
   }
@@ -437,7 +438,7 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
         h('button', { class: 'secondary', onclick: () => void act(err, { type: 'followUp', planId: record.id, answer: 'no' }) }, 'No'));
       break;
     case 'finished':
-      bar.append(h('p', { class: 'outcome' }, describeOutcome(record)));
+      bar.append(h('p', { class: 'outcome' }, visible(outcomeSentence(record))));
       if (record.depth === 0) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId: record.id }) }, icon('export'), ' Export as JSON'));
       break;
   }
@@ -450,17 +451,3 @@ function progressText(record: PlanRecord): string {
   return running ? `Running step ${running.index + 1} of ${record.steps.length}` : `${done} of ${record.steps.length} done`;
 }
 
-function describeOutcome(record: PlanRecord): string {
-  const ok = record.steps.filter((s) => s.state === 'ok').length;
-  switch (record.outcome) {
-    case 'completed': return `Completed: ${ok} of ${record.steps.length} steps ran${record.followUpAnswer ? `; follow-up answered "${record.followUpAnswer}"` : ''}.`;
-    case 'rejected': return `Rejected${record.rejectReason ? `: ${visible(record.rejectReason).replace(/[.\s]+$/, '')}` : ''}. Nothing ran.`;
-    case 'stopped': return `Stopped after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
-    case 'cancelled': return `Cancelled after ${ok} step${ok === 1 ? '' : 's'}; the rest did not run.`;
-    case 'not_ok': return record.plan.ask ? 'Nothing to approve yet: answer the question above to ask the server for a new plan.'
-      : record.plan.recovery_actions?.length ? 'Nothing to approve: try a recovery action above, or call the tool again.'
-        : 'This plan had nothing to approve.';
-    case 'replaced': return 'Replaced by a new plan.';
-    default: return '';
-  }
-}

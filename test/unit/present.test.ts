@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { approvalHash } from '../../src/core/approval';
-import { describeOutcome, describeStatus, describeStep, planTitle } from '../../src/core/present';
+import { describeOutcome, describeStatus, describeStep, outcomeSentence, planTitle } from '../../src/core/present';
 import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
 import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
 
@@ -121,6 +121,27 @@ describe('describeStep / describeOutcome / planTitle', () => {
     assert.equal(describeOutcome(getPlan(s, 'c')!), 'cancelled during step 1');
     s = receive(s, 'wait', steps('a'));
     assert.equal(describeOutcome(getPlan(s, 'wait')!), 'awaiting approval (1 step)');
+  });
+
+  it('says how a finished plan ended as the panel sentence, and nothing before it ends', () => {
+    let s = receive(EMPTY_WORKFLOW, 'ok', steps('a', 'b'));
+    assert.equal(outcomeSentence(getPlan(s, 'ok')!), '');
+    s = apply(s, { type: 'skipMarked', at: at(), planId: 'ok', step: 1, skip: true });
+    s = succeed(start(approve(s, 'ok'), 'ok', 0), 'ok', 0);
+    assert.equal(outcomeSentence(getPlan(s, 'ok')!), 'Completed: 1 of 2 steps ran.');
+    s = receive(s, 'one', steps('a'));
+    s = succeed(start(approve(s, 'one'), 'one', 0), 'one', 0);
+    assert.equal(outcomeSentence(getPlan(s, 'one')!), 'Completed: 1 of 1 step ran.');
+    s = receive(s, 'no', steps('a'));
+    s = apply(s, { type: 'rejected', at: at(), planId: 'no', reason: 'wrong folder. ' });
+    assert.equal(outcomeSentence(getPlan(s, 'no')!), 'Rejected: wrong folder. Nothing ran.');
+    s = receive(s, 'st', steps('a', 'b'));
+    s = apply(fail(start(approve(s, 'st'), 'st', 0), 'st', 0), { type: 'stopped', at: at(), planId: 'st' });
+    assert.equal(outcomeSentence(getPlan(s, 'st')!), 'Stopped after 0 steps; the rest did not run.');
+    s = receive(s, 'ask', [], { status: 'error', ask: { prompt: 'Which screen?', fields: [] } });
+    assert.match(outcomeSentence(getPlan(s, 'ask')!), /^Nothing to approve yet: answer the question/);
+    s = receive(s, 'rec', [], { status: 'error', recovery_actions: [{ tool: 'list_screens', args: {} }] });
+    assert.match(outcomeSentence(getPlan(s, 'rec')!), /^Nothing to approve: try a recovery action/);
   });
 
   it('titles a plan by its instruction, else its tool', () => {
