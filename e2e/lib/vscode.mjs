@@ -379,6 +379,13 @@ export class VSCodeSession {
     })));
   }
 
+  /** The inline action buttons of the tree row labelled `label` in `view` (hovered so they show), by their titles. */
+  async viewItemActions(view, label) {
+    const row = this.viewPane(view).locator('.monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    await row.hover();
+    return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+  }
+
   /** Titles of the views shown in the side bar right now, top to bottom. */
   async viewTitles() {
     return (await this.page.locator('.part.sidebar .split-view-view .pane-header .title').allInnerTexts()).map((t) => t.trim());

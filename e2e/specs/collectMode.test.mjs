@@ -121,6 +121,7 @@ test('create: every field type rendered from the schema, checked before staging,
   await vs.openView('Staged');
   const staged = await until(async () => (await vs.viewItems('Staged')).find((i) => i.label === 'Create Contact'), 'the Staged view row');
   assert.match(staged.description, /^fixture · Contact · staged · just now$/);
+  assert.deepEqual(await vs.viewItemActions('Staged', 'Create Contact'), ['Submit', 'Open in the Panel', 'Discard'], 'the row offers its actions inline');
   await vs.screenshot('staged-view');
 
   await form.getByRole('button', { name: 'Submit', exact: true }).click();

@@ -14,13 +14,15 @@ import type { ToolResult } from '../core/toolResult';
 import type { PlanOrigin } from '../core/workflow';
 import type { ServerRegistry } from '../mcp/registry';
 import type { CollectFormView, FromWebview } from '../shared/protocol';
+import { Commands } from './constants';
 import type { PlanPanel } from './planPanel';
 
-/** Internal commands (not in the palette): the Staged and Plans views' rows and the approval status item use them. */
+/** Submission commands (hidden from the palette): the Staged view's inline buttons and rows, the Plans view and the approval status item use them. */
 export const SubmissionCommands = {
-  open: 'plangate.openSubmission',
-  submit: 'plangate.submitSubmission',
-  discard: 'plangate.discardSubmission',
+  open: Commands.openSubmission,
+  submit: Commands.submitSubmission,
+  discard: Commands.discardSubmission,
+  // Only from the Staged view's rows and the panel (it needs a server offering approval tools): not contributed.
   requestApproval: 'plangate.requestSubmissionApproval',
 } as const;
 

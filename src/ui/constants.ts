@@ -12,6 +12,10 @@ export const Commands = {
   exportPlan: 'plangate.exportPlan',
   openMcpJson: 'plangate.openMcpJson',
   addDemoServer: 'plangate.addDemoServer',
+  // Staged view rows (inline buttons and the rows under each submission); hidden from the palette.
+  openSubmission: 'plangate.openSubmission',
+  submitSubmission: 'plangate.submitSubmission',
+  discardSubmission: 'plangate.discardSubmission',
 } as const;
 
 export const Views = {

@@ -10,8 +10,9 @@ const ACTION_SEP = '\u0000';
 
 /**
  * The Staged view: collect-mode submissions staged for review (from the ledger, so they survive reloads), newest
- * first, with server, model, state and age. Each expands into its actions: open in the panel, Submit, Request
- * approval (when the server offers it) and Discard.
+ * first, with server, model, state and age. Each row has Submit, Open in the Panel and Discard as inline buttons
+ * (package.json menus) and expands into the same actions as rows, plus Request approval when the server offers it,
+ * so the keyboard reaches every one of them.
  */
 export class StagedView extends DisposableBase implements vscode.TreeDataProvider<string> {
   private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
