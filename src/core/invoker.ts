@@ -16,9 +16,14 @@ export interface ServerTools {
 export interface ToolCallOptions {
   /** Aborting sends `notifications/cancelled` to the server and rejects the call. */
   signal?: AbortSignal;
-  /** Per-call timeout in milliseconds; progress notifications reset it. */
+  /** Per-call timeout in milliseconds; progress notifications reset it, and it stands still while the server waits for the user. */
   timeoutMs?: number;
   onProgress?: (progress: StepProgress) => void;
+  /**
+   * The server is waiting for the user (`true`: it asked for input through elicitation, and a form is open) or goes
+   * on working (`false`). A caller's own timeout should stand still meanwhile and start afresh afterwards.
+   */
+  onWaitingForUser?: (waiting: boolean) => void;
 }
 
 export interface ToolInvoker {

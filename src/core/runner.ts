@@ -237,9 +237,16 @@ class PlanRun {
     const controller = new AbortController();
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // The step's timeout stands still while the server waits for the user (an elicitation form is open).
+    let waitingForUser = false;
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => { timedOut = true; controller.abort(timeoutMessage(timeoutMs)); }, timeoutMs);
+      if (!waitingForUser) timer = setTimeout(() => { timedOut = true; controller.abort(timeoutMessage(timeoutMs)); }, timeoutMs);
+    };
+    const onWaitingForUser = (waiting: boolean) => {
+      if (settled) return;
+      waitingForUser = waiting;
+      arm();
     };
     const cancelListener = this.token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
     if (this.token.isCancellationRequested) controller.abort('Cancelled by the user');
@@ -262,7 +269,7 @@ class PlanRun {
     let outcome: { result: ToolResult } | { error: unknown };
     arm();
     try {
-      const call = this.deps.invoker.callTool(server, step.call.tool, step.call.args, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress });
+      const call = this.deps.invoker.callTool(server, step.call.tool, step.call.args, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser });
       const aborted = new Promise<{ error: unknown }>((resolve) => {
         if (controller.signal.aborted) resolve({ error: controller.signal.reason });
         else controller.signal.addEventListener('abort', () => resolve({ error: controller.signal.reason }), { once: true });

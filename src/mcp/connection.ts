@@ -13,8 +13,8 @@ import type { ToolResult } from '../core/toolResult';
 import type { ResolvedServer } from './config';
 import { redact } from './redact';
 import { augmentedPath } from './shellPath';
-import { CallError, closeSession, createClient, describeStartFailure, listAllTools, rawResultSchema, shouldFallBackToSse, StderrTail,
-  toCallError, TrackedStdioTransport, type ElicitAnswer, type ElicitParams, type LogLevel, type Session } from './transport';
+import { CallError, closeSession, createClient, describeStartFailure, listAllTools, MAX_TIMER_MS, rawResultSchema, shouldFallBackToSse, StderrTail,
+  timeoutError, toCallError, TrackedStdioTransport, type ElicitAnswer, type ElicitParams, type LogLevel, type Session } from './transport';
 
 export { CallError, type ElicitAnswer, type ElicitParams, type LogLevel } from './transport';
 export type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
@@ -64,6 +64,9 @@ export class ServerConnection {
   readonly onStderr: Event<string> = this.stderrEmitter.event;
   /** Answers elicitation requests; without one, every request is declined. */
   onElicit?: ElicitHandler;
+  /** Elicitation requests being answered now, and the calls in flight that hear when that count leaves or reaches 0. */
+  private asking = 0;
+  private readonly waitListeners = new Set<(waiting: boolean) => void>();
 
   constructor(config: ResolvedServer, private readonly options: ConnectionOptions = {}) {
     this._config = config;
@@ -129,25 +132,59 @@ export class ServerConnection {
     if (this.status.state !== 'running' || !client) {
       throw new CallError('notRunning', `Server '${this.name}' is not running${this.status.message ? ` (${this.status.message})` : ''}. Start it, then try again.`);
     }
-    const { signal, onProgress } = options;
+    const { signal, onProgress, onWaitingForUser } = options;
     if (signal?.aborted) throw new CallError('cancelled', 'Cancelled');
     const timeout = options.timeoutMs ?? this.options.callTimeoutMs ?? 60_000;
     const started = Date.now();
     const took = () => `${Date.now() - started} ms`;
+    // The timeout is ours, not the SDK's: it must stand still while the server waits for the user (an elicitation
+    // form is open), which the SDK's timer cannot. Progress restarts it, as does the end of such a wait.
+    const timeoutController = new AbortController();
+    let timedOut = false;
+    let waiting = this.asking > 0;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      if (!waiting) timer = setTimeout(() => { timedOut = true; timeoutController.abort(); }, timeout);
+    };
+    const onWait = (now: boolean) => {
+      waiting = now;
+      arm();
+      onWaitingForUser?.(now);
+    };
+    this.waitListeners.add(onWait);
+    arm();
     try {
       const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
-        signal, timeout, resetTimeoutOnProgress: true,
-        // Always ask for progress: it is what resets the timeout of a slow but alive tool.
-        onprogress: (p) => onProgress?.({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), ...(p.message !== undefined && { message: p.message }) }),
+        signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
+        timeout: MAX_TIMER_MS,
+        // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
+        onprogress: (p) => {
+          arm();
+          onProgress?.({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), ...(p.message !== undefined && { message: p.message }) });
+        },
       }) as ToolResult;
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
       return result;
     } catch (err) {
-      const e = toCallError(err, this.name, timeout, signal);
+      const e = timedOut && !signal?.aborted ? timeoutError(timeout) : toCallError(err, this.name, timeout, signal);
       this.log(e.kind === 'cancelled' ? 'info' : 'error', `call ${name}: ${e.message} after ${took()}`);
       throw e;
+    } finally {
+      clearTimeout(timer);
+      this.waitListeners.delete(onWait);
     }
+  }
+
+  /** Counts elicitation requests being answered; calls in flight hear when the server starts or stops waiting. */
+  private setAsking(delta: number): void {
+    const was = this.asking > 0;
+    this.asking = Math.max(0, this.asking + delta);
+    const now = this.asking > 0;
+    if (was === now) return;
+    this.log('debug', now ? 'waiting for the user to answer an elicitation request: call timeouts stand still' : 'the elicitation request was answered: call timeouts start afresh');
+    for (const listener of [...this.waitListeners]) listener(now);
   }
 
   /** Stops the server; the promise settles when its process has exited. */
@@ -169,7 +206,17 @@ export class ServerConnection {
     const timeout = this.options.startTimeoutMs ?? 60_000;
     const attach = async (transport: Transport) => {
       const client = createClient(this.options.clientInfo ?? { name: 'plangate', version: '0.1.0' }, {
-        elicitHandler: () => { const h = this.onElicit; return h && ((params) => h(this.name, params)); },
+        elicitHandler: () => {
+          const h = this.onElicit;
+          return h && (async (params) => {
+            this.setAsking(+1);
+            try {
+              return await h(this.name, params);
+            } finally {
+              this.setAsking(-1);
+            }
+          });
+        },
         onToolsChanged: () => { clearTimeout(this.refreshTimer); this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50); },
         log: (level, text) => this.log(level, text),
       });

@@ -28,9 +28,17 @@ export class CallError extends Error {
 }
 
 /** Maps an SDK request failure to the message users see. The SDK uses -32001 for both timeout and abort. */
+/** The error of a call that ran past its timeout. */
+export function timeoutError(timeoutMs: number): CallError {
+  return new CallError('timeout', `Timed out after ${Number((timeoutMs / 1000).toFixed(1))} s`);
+}
+
+/** The longest delay setTimeout takes (a larger one fires at once): the SDK's own request timer is parked there. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function toCallError(err: unknown, server: string, timeoutMs: number, signal: AbortSignal | undefined): CallError {
   if (signal?.aborted) return new CallError('cancelled', 'Cancelled');
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return new CallError('timeout', `Timed out after ${Number((timeoutMs / 1000).toFixed(1))} s`);
+  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return timeoutError(timeoutMs);
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return new CallError('closed', `Server '${server}' closed the connection`);
   return new CallError('failed', `Server '${server}': ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -216,6 +216,22 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.equal(resultText(await conn.callTool('elicit_name', {})), 'action: cancel\ncontent: null');
   });
 
+  test('elicitation: a call\'s timeout stands still while the user answers, and the caller hears of the wait', async (t) => {
+    const { conn, logs } = open(t, fixtureStdio('slow-user'));
+    await conn.start();
+    conn.onElicit = async () => {
+      await new Promise((r) => setTimeout(r, 900));
+      return { action: 'accept', content: { name: 'Grace Hopper' } };
+    };
+    const waits: boolean[] = [];
+    const result = await conn.callTool('elicit_name', {}, { timeoutMs: 300, onWaitingForUser: (w) => waits.push(w) });
+    assert.equal(resultText(result), 'action: accept\ncontent: {"name":"Grace Hopper"}');
+    assert.deepEqual(waits, [true, false]);
+    assert.ok(logs.some((l) => /waiting for the user to answer an elicitation request/.test(l.text)), JSON.stringify(logs));
+    // Without a form open the same timeout still applies.
+    await assert.rejects(conn.callTool('hang', {}, { timeoutMs: 300 }), (e: Error) => e instanceof CallError && e.kind === 'timeout');
+  });
+
   test('paginated tools/list; a result that breaks its outputSchema is still returned, raw', async (t) => {
     const { conn } = open(t, { ...fixtureStdio('odd'), args: ['--import', 'tsx', path.join(REPO, 'test/unit/helpers/mcpOddServer.ts')] });
     await conn.start();

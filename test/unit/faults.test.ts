@@ -180,6 +180,24 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     assert.equal(resultText(await r.registry.callTool(SERVER, 'echo', { message: 'still here' })), 'still here');
   });
 
+  it('a step waits for the user to answer an elicitation form longer than the step timeout: the timeout stands still meanwhile', async (t) => {
+    const r = await rig(t);
+    // The user takes twice the step timeout to answer; before that, the step must not time out.
+    r.registry.onElicit = async () => {
+      await sleep(2 * SHORT_TIMEOUT_MS);
+      return { action: 'accept', content: { name: 'Ada Lovelace' } };
+    };
+    const o = await run(r, ownPlan([{ tool: 'elicit_name' }, { tool: 'echo', args: { message: 'after' } }]), { stepTimeoutMs: SHORT_TIMEOUT_MS });
+    assert.ok(o.elapsedMs >= 2 * SHORT_TIMEOUT_MS, `the run took ${o.elapsedMs} ms: it did not wait for the answer`);
+    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok'], o.reloaded.steps[0]!.error);
+    assert.match(o.reloaded.steps[0]!.summary ?? '', /^action: accept\ncontent: \{"name":"Ada Lovelace"\}/);
+    assert.deepEqual(o.calls.map((c) => c.tool), ['elicit_name', 'echo']);
+
+    // Once answered, the timeout runs again: a hang after the form still times out.
+    r.registry.onElicit = async () => ({ action: 'decline' });
+    await assert.rejects(r.registry.callTool(SERVER, 'hang', {}, { timeoutMs: 300 }), /Timed out after 0.3 s/);
+  });
+
   it('the user cancels mid-step: the running step fails "Cancelled", the rest never run, the plan is cancelled at once', async (t) => {
     const r = await rig(t);
     let cancelledAt = 0;
