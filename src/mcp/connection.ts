@@ -34,6 +34,12 @@ export interface ConnectionOptions {
   startTimeoutMs?: number;
   /** Per-call timeout when the caller gives none (default 60 s). */
   callTimeoutMs?: number;
+  /**
+   * HTTP and SSE servers: how often a running server is pinged (default 30 s), and how long a ping may take
+   * (default 10 s). A dead HTTP server closes nothing the client can see, so without this its death would only show
+   * on the next call; a transport error pings at once.
+   */
+  heartbeat?: { everyMs?: number; timeoutMs?: number };
 }
 
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
@@ -50,6 +56,8 @@ export class ServerConnection {
   private runningSince = 0;
   private reconnectTimer?: NodeJS.Timeout;
   private refreshTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private probing = false;
   /** Sessions being closed; stop() waits for them so no child process outlives the connection. */
   private readonly closing = new Set<Promise<void>>();
   private readonly tail = new StderrTail((line) => { this.stderrEmitter.fire(line); this.log('info', `[stderr] ${line}`); });
@@ -109,6 +117,7 @@ export class ServerConnection {
     this.gen++;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.refreshTimer);
+    clearInterval(this.heartbeatTimer);
     const session = this.session;
     this.session = undefined;
     if (session) this.close(session);
@@ -262,6 +271,36 @@ export class ServerConnection {
     const info = session.client!.getServerVersion();
     this.setStatus('running', info ? `${info.name} ${info.version}` : undefined);
     this.toolsEmitter.fire(this._tools);
+    if (config.type !== 'stdio') this.startHeartbeat(gen, session);
+  }
+
+  /**
+   * HTTP/SSE: pings the server now and then, and at once when the transport reports an error (a dropped event
+   * stream, a refused reconnect). A server that does not answer is treated as closed: reconnect, then give up.
+   */
+  private startHeartbeat(gen: number, session: Session): void {
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = setInterval(() => void this.probe(gen, session, 'heartbeat'), this.options.heartbeat?.everyMs ?? 30_000);
+    this.heartbeatTimer.unref?.();
+    session.client!.onerror = (err) => {
+      this.log('debug', `transport error: ${err.message}`);
+      void this.probe(gen, session, `after a transport error (${err.message})`);
+    };
+  }
+
+  private async probe(gen: number, session: Session, why: string): Promise<void> {
+    if (gen !== this.gen || this.session !== session || this.probing || !session.client) return;
+    this.probing = true;
+    try {
+      await session.client.ping({ timeout: this.options.heartbeat?.timeoutMs ?? 10_000 });
+    } catch (err) {
+      if (gen !== this.gen || this.session !== session) return;
+      const reason = `server stopped answering (a ping ${why} failed: ${err instanceof Error ? err.message : String(err)})`;
+      this.onUnexpectedClose(gen, undefined, reason); // first: the close below then finds an old generation
+      this.close(session);
+    } finally {
+      this.probing = false;
+    }
   }
 
   private async refreshTools(gen: number): Promise<void> {
@@ -278,20 +317,21 @@ export class ServerConnection {
     }
   }
 
-  private onUnexpectedClose(gen: number, exit: TrackedStdioTransport['exit']): void {
+  private onUnexpectedClose(gen: number, exit: TrackedStdioTransport['exit'], reason?: string): void {
     if (gen !== this.gen) return; // a deliberate stop/restart
     this.gen++;
     this.session = undefined;
+    clearInterval(this.heartbeatTimer);
     if (Date.now() - this.runningSince > 60_000) this.failures = 0; // a server that ran a while starts a fresh series
     const how = exit ? (exit.code !== null ? `exited with code ${exit.code}` : `was killed (${exit.signal})`) : 'closed the connection';
     const last = this.tail.text().split('\n').at(-1);
-    this.scheduleReconnect(`server ${how}${last ? `; last stderr: ${last}` : ''}`);
+    this.scheduleReconnect(reason ?? `server ${how}${last ? `; last stderr: ${last}` : ''}`);
   }
 
   private scheduleReconnect(reason: string): void {
     const max = this.options.reconnect?.maxAttempts ?? 5;
     if (this.failures >= max) {
-      this.setStatus('error', `stopped reconnecting after ${max} failures: ${reason}`);
+      this.setStatus('error', `stopped reconnecting after ${max} failure${max === 1 ? '' : 's'}: ${reason}`);
       return;
     }
     const delay = (this.options.reconnect?.baseDelayMs ?? 1000) * 2 ** this.failures;

@@ -127,6 +127,36 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     await assert.rejects(refused.start(), new RegExp(`Server 'web': nothing listens at http://127.0.0.1:${port}/mcp \\(connection refused\\)`));
   });
 
+  test('HTTP: a server that dies is noticed without a call (its event stream drops): reconnecting, then an error', async (t) => {
+    const http = await startHttpFixture();
+    t.after(() => http.close());
+    const { conn, logs } = open(t, { name: 'web', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, reconnect: { baseDelayMs: 50, maxAttempts: 2 }, heartbeat: { everyMs: 600_000 } });
+    await conn.start();
+    assert.equal(resultText(await conn.callTool('echo', { message: 'alive' })), 'alive');
+    const states: string[] = [];
+    conn.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
+    process.kill(http.pid, 'SIGKILL');
+    await waitForState(conn, 'error', 20_000);
+    assert.match(states[0] ?? '', /^starting: server stopped answering \(a ping after a transport error \(.+\) failed: .+\); reconnecting in 0\.05 s \(attempt 1 of 2\)$/, JSON.stringify(states));
+    assert.match(conn.message ?? '', /^stopped reconnecting after 2 failures: Server 'web': nothing listens at http:\/\/127\.0\.0\.1:\d+\/mcp \(connection refused\)/);
+    assert.ok(logs.some((l) => l.level === 'error' && /stopped reconnecting/.test(l.text)));
+  });
+
+  test('HTTP: a server that hangs (alive, silent) is noticed by the heartbeat ping', async (t) => {
+    const http = await startHttpFixture();
+    t.after(async () => { process.kill(http.pid, 'SIGCONT'); await http.close(); });
+    const { conn } = open(t, { name: 'frozen', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, startTimeoutMs: 500, reconnect: { baseDelayMs: 50, maxAttempts: 1 }, heartbeat: { everyMs: 200, timeoutMs: 300 } });
+    await conn.start();
+    const states: string[] = [];
+    conn.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
+    process.kill(http.pid, 'SIGSTOP');
+    await waitForState(conn, 'error', 20_000);
+    assert.match(states[0] ?? '', /^starting: server stopped answering \(a ping heartbeat failed: .*timed out.*\); reconnecting in 0\.05 s \(attempt 1 of 1\)$/i, JSON.stringify(states));
+    assert.match(conn.message ?? '', /^stopped reconnecting after 1 failure: /);
+  });
+
   test('HTTP: a legacy SSE server is reached through the fallback with a new client', async (t) => {
     const http = await startHttpFixture(['--legacy-sse']);
     t.after(() => http.close());
