@@ -233,12 +233,14 @@ export class ServerConnection {
       await client.connect(transport, { timeout });
     };
     let exitOf: () => TrackedStdioTransport['exit'] = () => undefined;
+    let stdoutClosed = () => false;
     try {
       if (config.type === 'stdio') {
         const PATH = config.env.PATH ?? await (this.options.pathProvider ?? augmentedPath)();
         live();
         const transport = new TrackedStdioTransport({ command: config.command, args: config.args, env: { ...config.env, PATH }, cwd: config.cwd, stderr: 'pipe' });
         exitOf = () => transport.exit;
+        stdoutClosed = () => transport.stdoutClosed;
         (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => this.tail.push(chunk)).on('end', () => this.tail.flush());
         this.session = session;
         await attach(transport);
@@ -266,7 +268,8 @@ export class ServerConnection {
         command: config.type === 'stdio' ? config.command : undefined, exit: exitOf(), stderr: this.tail.text(mark), timeoutMs: timeout });
       throw new Error(redact(message, config.secrets));
     }
-    session.client!.onclose = () => this.onUnexpectedClose(gen, exitOf());
+    session.client!.onclose = () => this.onUnexpectedClose(gen, exitOf(),
+      stdoutClosed() ? 'server closed its stdout but kept running, so it could not answer any more; it was stopped' : undefined);
     this.runningSince = Date.now();
     const info = session.client!.getServerVersion();
     this.setStatus('running', info ? `${info.name} ${info.version}` : undefined);

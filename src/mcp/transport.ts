@@ -115,14 +115,26 @@ export async function closeSession(session: Session): Promise<void> {
 /** A stdio transport that records the child's exit code and signal (the SDK only reports "Connection closed"). */
 export class TrackedStdioTransport extends StdioClientTransport {
   exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /** The server closed its stdout but did not exit: nothing it says can arrive any more, so it was stopped. */
+  stdoutClosed = false;
 
   override async start(): Promise<void> {
     await super.start();
     // The SDK keeps the child private; reading it is the only way to learn the exit code. Absent → code unknown.
     const child = (this as unknown as { _process?: ChildProcess })._process;
     child?.once('exit', (code, signal) => { this.exit = { code, signal }; });
+    // A server whose stdout ends while it lives on can never answer again; without this its calls would wait for
+    // their timeout. An exiting server ends its stdout too, so give the exit a moment to be the one reported.
+    child?.stdout?.once('end', () => setTimeout(() => {
+      if (this.exit || child.exitCode !== null || child.signalCode !== null) return;
+      this.stdoutClosed = true;
+      void this.close();
+    }, STDOUT_END_GRACE_MS).unref());
   }
 }
+
+/** How long a server whose stdout ended may take to exit before it counts as "closed its stdout, still running". */
+const STDOUT_END_GRACE_MS = 250;
 
 /** The last lines a server wrote to stderr (at most `maxLines` lines and `maxBytes` characters). */
 export class StderrTail {

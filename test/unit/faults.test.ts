@@ -259,18 +259,25 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepSucceeded#1']);
   });
 
-  it('the server closes its stdout but keeps running: the next step times out, the rest never run', async (t) => {
+  it('the server closes its stdout but keeps running: it is stopped at once, the next step fails saying so, the rest never run', async (t) => {
     const r = await rig(t);
+    const states: string[] = [];
+    r.registry.get(SERVER)!.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
     const o = await run(r, ownPlan([
       { tool: 'succeed' }, { tool: 'close_stdout' }, { tool: 'echo', args: { message: 'never answered' } }, { tool: 'noop' },
-    ]), { stepTimeoutMs: SHORT_TIMEOUT_MS });
-    assert.ok(o.elapsedMs >= SHORT_TIMEOUT_MS && o.elapsedMs < SHORT_TIMEOUT_MS + 8000, `the run took ${o.elapsedMs} ms`);
+    ]), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
+    // Found out from the stream's end, not by waiting for the step timeout.
+    assert.ok(o.elapsedMs < 8000, `the run took ${o.elapsedMs} ms`);
     assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok', 'failed', 'pending']);
     assert.match(o.reloaded.steps[1]!.summary ?? '', /^Closing stdout now/);
-    // The process lives and its stdout is closed, not ended by an exit: the client cannot tell it from a slow tool.
-    assert.equal(o.reloaded.steps[2]!.error, 'Timed out after 1.5 s');
+    assert.equal(o.reloaded.steps[2]!.error, `Server '${SERVER}' closed the connection`);
     assert.equal(o.reloaded.phase, 'blocked');
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepSucceeded#1', 'stepStarted#2', 'stepFailed#2']);
-    assert.deepEqual(o.calls.map((c) => c.tool), ['succeed', 'close_stdout', 'echo']);
+    assert.ok(o.calls.length <= 3 && o.calls.slice(0, 2).every((c, i) => c.tool === ['succeed', 'close_stdout'][i]), JSON.stringify(o.calls));
+    assert.match(states[0] ?? '', /^starting: server closed its stdout but kept running, so it could not answer any more; it was stopped; reconnecting/, JSON.stringify(states));
+    // The reconnect brings a fresh process that answers.
+    await waitFor('the server to be back', () => r.registry.get(SERVER)?.state === 'running');
+    assert.equal(resultText(await r.registry.callTool(SERVER, 'echo', { message: 'back' })), 'back');
   });
+
 });
