@@ -2,6 +2,7 @@
  * The connections of all configured servers, in configuration order. `applyConfig` reconciles them with a new
  * configuration (start new, stop removed, restart only the changed); the registry is the extension's ToolInvoker.
  */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/invoker';
 import type { ToolResult } from '../core/toolResult';
@@ -29,6 +30,8 @@ export class ServerRegistry implements ToolInvoker {
   private readonly logEmitter = new Emitter<LogEntry>();
   /** Fires when servers are added or removed, or a server's state or tools change. */
   readonly onDidChange: Event<void> = this.changeEmitter.event;
+  /** Running servers' tools by name (see findTool); dropped whenever a server's state or tools change. */
+  private toolIndex?: Map<string, { server: string; tool: Tool }[]>;
   /** Every connection's log (stderr lines, calls, state changes), secrets already redacted. */
   readonly onLog: Event<LogEntry> = this.logEmitter.event;
 
@@ -93,6 +96,7 @@ export class ServerRegistry implements ToolInvoker {
     }
     const removed = this.entries.filter((e) => !next.includes(e));
     this.entries = next;
+    this.toolIndex = undefined;
     for (const e of removed) work.push(this.remove(e));
     this.changeEmitter.fire();
     await Promise.allSettled(work);
@@ -114,8 +118,30 @@ export class ServerRegistry implements ToolInvoker {
 
   /** The running server that offers `tool`: `preferred` if it does, else the first in configuration order. */
   serverForTool(tool: string, preferred?: string): string | undefined {
-    const running = this.entries.filter((e) => e.conn.state === 'running' && e.conn.tools.some((t) => t.name === tool));
-    return (running.find((e) => e.conn.name === preferred) ?? running[0])?.conn.name;
+    return this.findTool(tool, preferred)?.server;
+  }
+
+  /**
+   * `tool` as a running server offers it: `preferred`'s if it has one, else the first in configuration order. Looked
+   * up in an index kept until a server's state or tools change, so a 1,000-step plan costs 1,000 map lookups.
+   */
+  findTool(tool: string, preferred?: string): { server: string; tool: Tool } | undefined {
+    this.toolIndex ??= this.buildToolIndex();
+    const offers = this.toolIndex.get(tool);
+    return offers?.find((o) => o.server === preferred) ?? offers?.[0];
+  }
+
+  private buildToolIndex(): Map<string, { server: string; tool: Tool }[]> {
+    const index = new Map<string, { server: string; tool: Tool }[]>();
+    for (const e of this.entries) {
+      if (e.conn.state !== 'running') continue;
+      for (const tool of e.conn.tools) {
+        const offers = index.get(tool.name);
+        if (offers) offers.push({ server: e.conn.name, tool });
+        else index.set(tool.name, [{ server: e.conn.name, tool }]);
+      }
+    }
+    return index;
   }
 
   /** Tool names offered by more than one running server, in configuration order of their first server. */
@@ -144,6 +170,7 @@ export class ServerRegistry implements ToolInvoker {
     this.disposed = true;
     const all = this.entries;
     this.entries = [];
+    this.toolIndex = undefined;
     await Promise.allSettled(all.map((e) => this.remove(e)));
     this.changeEmitter.dispose();
     this.logEmitter.dispose();
@@ -153,8 +180,8 @@ export class ServerRegistry implements ToolInvoker {
     const conn = new ServerConnection(config, this.options);
     conn.onElicit = this.elicit;
     const subscriptions = [
-      conn.onDidChangeState(() => this.changeEmitter.fire()),
-      conn.onDidChangeTools(() => this.changeEmitter.fire()),
+      conn.onDidChangeState(() => { this.toolIndex = undefined; this.changeEmitter.fire(); }),
+      conn.onDidChangeTools(() => { this.toolIndex = undefined; this.changeEmitter.fire(); }),
       conn.onLog((e) => this.logEmitter.fire(e)),
     ];
     return { conn, fingerprint, subscriptions };

@@ -62,6 +62,13 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
     assert.equal(reg.serverForTool('echo', 'second'), 'second');
     assert.equal(reg.serverForTool('read_text_file', 'first'), 'files');
     assert.equal(reg.serverForTool('no_such_tool'), undefined);
+    assert.deepEqual(reg.findTool('echo', 'second')?.server, 'second');
+    assert.equal(reg.findTool('echo')?.tool.annotations?.readOnlyHint, true, 'the tool comes with its annotations');
+    // A tool a server adds later is found once its tools/list_changed arrives.
+    const added = new Promise<void>((done) => reg.onDidChange(() => { if (reg.findTool('brand_new')) done(); }));
+    await reg.callTool('second', 'add_tool', { name: 'brand_new' });
+    await added;
+    assert.equal(reg.serverForTool('brand_new', 'first'), 'second');
     await reg.get('first')!.stop();
     assert.equal(reg.serverForTool('echo'), 'second');
     assert.deepEqual(reg.clashes().find((c) => c.tool === 'echo'), undefined);
