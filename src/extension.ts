@@ -50,6 +50,8 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const collect: CollectForms = new CollectForms(workflow, registry, () => panel, log, { newId: randomUUID, timeoutMs: () => gateSettings().stepTimeoutMs, memento: context.workspaceState });
   const panel: PlanPanel = new PlanPanel(context.extensionUri, context.workspaceState, {
     gate, log, files, touched: new TouchedFiles(),
+    toolAnnotations: (tool, preferred) => registry?.findTool(tool, preferred)?.tool.annotations,
+    onDidChangeServers: (listener) => registry?.onDidChange(listener) ?? { dispose: () => undefined },
     validateArgs: (server, tool, args) => validateArgs(tool, registry?.get(server ?? '')?.tools.find((t) => t.name === tool)?.inputSchema, args),
     callTool: (server, tool, args) => caller.call(server, tool, args),
     showReceived: (...a) => caller.show(...a),

@@ -60,6 +60,9 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   assert.deepEqual(await steps.locator('.step-label').allInnerTexts(),
     ['Create the Payroll screen', ...COMPONENTS.map((c) => `Create component ${c}`)]);
   assert.deepEqual(await steps.locator('.step-state-text').allInnerTexts(), ['pending', 'pending', 'pending', 'pending']);
+  // What the steps' tools say about themselves (their MCP annotations), per step and summed up under Safety.
+  assert.deepEqual((await steps.locator('.flag.hint-write').allInnerTexts()).map((t) => t.trim()), Array(4).fill('writes'));
+  assert.equal((await plan.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 4 writing.');
   await vs.screenshot('dark-awaiting-approval');
 
   // Edit step 2: Edit arguments → change the JSON → Save arguments. The step says "edited" and shows the diff.

@@ -60,6 +60,10 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   assert.match(items[2], /outside\/undeclared\.txt\s+create/);
   assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the dry run wrote nothing');
   assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
+  // server-filesystem marks edit_file and write_file destructive (MCP annotations): each step and the Safety card say so.
+  const steps = web.locator('main article.top-plan ol.steps > li.step');
+  assert.deepEqual((await steps.locator('.flag.hint-destructive').allInnerTexts()).map((t) => t.trim()), ['destructive', 'destructive', 'destructive']);
+  assert.equal((await web.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 3 destructive.');
   await vs.screenshot('predicted');
 
   // The predicted diff opens beside the panel, on virtual documents.

@@ -3,6 +3,7 @@
  * its lineage and the prompts waiting on the user. Pure, so it is unit-tested without a webview.
  */
 import type { ChangeView, PendingPrompt, PlanView, PredictedView, TouchedGlobView } from '../shared/protocol';
+import { stepHint } from './toolHints';
 import { planTitle } from './present';
 import type { PlanRecord, WorkflowState } from './workflow';
 
@@ -50,7 +51,11 @@ export function lineage(state: WorkflowState, planId: string): { id: string; tit
 export function toPlanView(
   state: WorkflowState,
   planId: string,
-  extras: { touched?: TouchedGlobView[]; pending?: readonly PendingPrompt[]; readOnly?: boolean; predicted?: PredictedView[]; changes?: ChangeView[] } = {},
+  extras: {
+    touched?: TouchedGlobView[]; pending?: readonly PendingPrompt[]; readOnly?: boolean; predicted?: PredictedView[]; changes?: ChangeView[];
+    /** The annotations of `tool` as the server a step would run on offers it (undefined: no hints, or not offered). */
+    annotations?: (tool: string, preferredServer: string) => unknown;
+  } = {},
 ): PlanView | undefined {
   const record = state.plans[planId];
   if (!record) return undefined;
@@ -63,6 +68,8 @@ export function toPlanView(
     predicted: extras.predicted,
     changes: extras.changes,
     lineage: lineage(state, planId),
+    hints: extras.annotations && Object.fromEntries([record, ...Object.values(children)].map((p) => [p.id, p.steps.map((step) =>
+      step.call.tool === 'ask_user' ? null : stepHint(extras.annotations!(step.call.tool, step.server ?? p.origin.server)))])),
     pending: (extras.pending ?? []).filter((p) => ids.has(p.planId)),
     readOnly: extras.readOnly ?? false,
   };

@@ -6,6 +6,7 @@
  * the extension posts nothing before it. Both sides switch exhaustively over these unions.
  */
 import type { PlanRecord } from '../core/workflow';
+import type { StepHint } from '../core/toolHints';
 import type { ToolResult } from '../core/toolResult';
 import type { ControlValue, FieldChange, SubmissionRecord } from '../core/submissions';
 
@@ -75,6 +76,8 @@ export interface PlanView {
   changes?: ChangeView[];
   /** Plans this one replaced, oldest first (lineage of re-plans). */
   lineage: { id: string; title: string }[];
+  /** Per plan id (this one and its nested plans), each step's tool hints; null for steps that are no server tool. */
+  hints?: Record<string, (StepHint | null)[]>;
   /** Prompts the runner waits on (confirm steps, ask_user steps). */
   pending: PendingPrompt[];
   /** The plan is history (finished) or restored from the ledger: no actions but export. */

@@ -24,6 +24,10 @@ type ItemModel =
 export interface PanelServices {
   gate: Gate;
   touched: TouchedFiles;
+  /** The MCP annotations of `tool` as the running server a step would use offers it (`preferredServer` first). */
+  toolAnnotations(tool: string, preferredServer: string): unknown;
+  /** Fires when servers start, stop or change their tools (the steps' hints may change). */
+  onDidChangeServers(listener: () => void): { dispose(): void };
   /** Validates arguments against the step tool's input schema; returns the problems, if any. */
   validateArgs(server: string | undefined, tool: string, args: Record<string, unknown>): string | undefined;
   /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
@@ -70,6 +74,7 @@ export class PlanPanel extends DisposableBase {
     this._register(gate.onDidChange(() => this.schedulePost()));
     this._register(services.files.onDidChange(() => this.schedulePost()));
     this._register(services.collect.onDidChange(() => this.schedulePost()));
+    this._register(services.onDidChangeServers(() => { if (this.items.some((i) => i.kind === 'plan')) this.schedulePost(); }));
     this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
       deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
     }));
@@ -254,6 +259,7 @@ export class PlanPanel extends DisposableBase {
             readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
             predicted: record.phase === 'awaiting_approval' ? this.services.files.predicted(model.planId) : undefined,
             changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.services.files.changed(model.planId) : undefined,
+            annotations: this.services.toolAnnotations,
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }

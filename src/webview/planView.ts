@@ -1,6 +1,7 @@
 /** Renders a plan (and its nested plans, in place) from a PlanView snapshot. */
 import { diffLines } from 'diff';
 import { outcomeSentence } from '../core/present';
+import { summarizeHints, type StepEffect, type StepHint } from '../core/toolHints';
 import type { PlanRecord, StepRecord } from '../core/workflow';
 import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
 import { clip, h, icon, json, visible } from './dom';
@@ -77,7 +78,7 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
   }
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
 
-  if (depth === 0 && (plan.status === 'ok' || plan.safety)) root.append(renderSafety(record, view.touched));
+  if (depth === 0 && (plan.status === 'ok' || plan.safety)) root.append(renderSafety(record, view.touched, view.hints?.[record.id]));
   const predicted = depth === 0 && record.phase === 'awaiting_approval' ? renderPredicted(record, view) : null;
   if (predicted) root.append(predicted);
   if (plan.warnings?.length) root.append(renderIssues('Warnings', plan.warnings, 'warning'));
@@ -89,13 +90,19 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
   return root;
 }
 
-function renderSafety(record: PlanRecord, touched: TouchedGlobView[] | undefined): HTMLElement {
+function renderSafety(record: PlanRecord, touched: TouchedGlobView[] | undefined, hints: (StepHint | null)[] | undefined): HTMLElement {
   const safety = record.plan.safety ?? {};
   const writes = safety.writes_code;
   const globs = safety.touches_files ?? [];
   const rows: HTMLElement[] = [];
   rows.push(h('p', { class: writes ? 'writes-code' : '' }, icon(writes ? 'edit' : 'eye'), ' ',
     writes === undefined ? 'Writes code: not declared' : writes ? 'Writes code: yes' : 'Writes code: no'));
+  const summary = hints ? summarizeHints(hints) : '';
+  if (summary) {
+    const destructive = hints!.some((x) => x?.effect === 'destructive');
+    rows.push(h('p', { class: `tool-hints${destructive ? ' has-destructive' : ''}`, title: 'What the steps\' tools say about themselves (MCP tool annotations). These are the server\'s hints, not guarantees.' },
+      icon(destructive ? 'warning' : 'info'), ' Step tools, by their own hints: ', summary, '.'));
+  }
   if (globs.length === 0) rows.push(h('p', { class: 'muted' }, 'Touched files: none declared.'));
   else {
     const list = h('ul', { class: 'globs' });
@@ -254,6 +261,8 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
     h('span', { class: 'step-num' }, `${step.index + 1}.`),
     h('span', { class: 'step-label' }, visible(name)),
     step.call.label ? h('code', { class: 'step-tool' }, visible(step.call.tool)) : null,
+    hintFlag(view.hints?.[record.id]?.[step.index]),
+    view.hints?.[record.id]?.[step.index]?.openWorld ? h('span', { class: 'flag', title: 'The tool says it reaches systems outside this machine (openWorldHint).' }, icon('globe'), ' open world') : null,
     step.call.confirm ? h('span', { class: 'flag' }, icon('shield'), ' asks to confirm') : null,
     step.call.tool === 'ask_user' ? h('span', { class: 'flag' }, icon('comment'), ' asks you') : null,
     step.crossServer ? h('span', { class: 'flag', title: `Runs on server ${step.server ?? ''}` }, icon('arrow-swap'), ' other server', step.server ? `: ${visible(step.server)}` : '') : null,
@@ -279,6 +288,19 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
     li.append(renderPlanBody(view.children[step.childPlanId], view, depth + 1));
   }
   return li;
+}
+
+const HINT_FLAGS: Record<Exclude<StepEffect, 'unknown'>, { text: string; icon: string; title: string; cls: string }> = {
+  read: { text: 'read-only', icon: 'eye', cls: 'hint-read', title: 'The tool says it only reads (readOnlyHint); a hint from the server, not a guarantee.' },
+  write: { text: 'writes', icon: 'save', cls: 'hint-write', title: 'The tool says it changes things, but nothing destructive (destructiveHint: false).' },
+  destructive: { text: 'destructive', icon: 'warning', cls: 'hint-destructive', title: 'The tool says it may delete or overwrite data (destructiveHint).' },
+};
+
+/** A step's effect as its tool declares it; nothing for tools that give no hint. */
+function hintFlag(hint: StepHint | null | undefined): HTMLElement | null {
+  if (!hint || hint.effect === 'unknown') return null;
+  const f = HINT_FLAGS[hint.effect];
+  return h('span', { class: `flag ${f.cls}`, title: f.title + (hint.idempotent ? ' Running it twice does no more than once (idempotentHint).' : '') }, icon(f.icon), ` ${f.text}`);
 }
 
 /** Per-step Skip before approval: a toggle whose accessible name says which step. */
