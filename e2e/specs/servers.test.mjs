@@ -115,6 +115,26 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     await vs.screenshot('result-card-noop');
   });
 
+  test('a slow call shows a cancellable progress notification after a moment; its Cancel stops the call', { timeout: 60_000 }, async () => {
+    await callToolFromPalette(vs, 'slow');
+    const web = await panel(vs);
+    const form = web.locator('form.call-form');
+    await form.waitFor({ state: 'visible', timeout: 15_000 });
+    await form.getByRole('spinbutton', { name: /^ms/ }).fill('30000');
+    await form.getByRole('spinbutton', { name: /^steps/ }).fill('30');
+    await form.getByRole('button', { name: 'Call' }).click();
+    const toast = vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'Plangate: calling slow on alpha' });
+    await toast.waitFor({ state: 'visible', timeout: 10_000 });
+    // The server's progress reaches the toast.
+    await toast.filter({ hasText: /step \d+ of 30/ }).waitFor({ timeout: 10_000 });
+    await vs.screenshot('call-progress-toast');
+    await toast.getByRole('button', { name: 'Cancel' }).click();
+    const card = await readResultCard(vs, 'slow');
+    assert.equal(card.badge, 'call failed');
+    assert.equal((await (await panel(vs)).locator('main .result .step-error').innerText()).trim(), 'Cancelled');
+    await toast.waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
   test('editing .vscode/mcp.json restarts only the server whose configuration changed', { timeout: 90_000 }, async () => {
     const dir = vs.workspaceDir;
     const [alphaBefore] = await waitForProcesses(logOf(dir, 'alpha'), (l) => l.length === 1, 'alpha is not running as one process');

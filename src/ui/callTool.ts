@@ -5,6 +5,7 @@ import type { Entrance } from '../core/workflow';
 import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../mcp/validateArgs';
+import { delayedProgress } from './delayedProgress';
 import type { PlanPanel } from './planPanel';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
@@ -88,22 +89,18 @@ export class ToolCaller {
     this.panel().updateCallForm(server, tool, { busy: true, error: undefined });
     const started = Date.now();
     try {
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Plangate: calling ${tool} on ${server}`, cancellable: true },
-        async (progress, token) => {
-          const controller = new AbortController();
-          token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
-          let last = 0;
-          return this.registry.callTool(server, tool, args, {
-            signal: controller.signal,
-            timeoutMs: gateSettings().stepTimeoutMs,
-            onProgress: (p) => {
-              const pct = p.total ? (p.progress / p.total) * 100 : undefined;
-              progress.report({ message: p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), increment: pct !== undefined ? pct - last : undefined });
-              if (pct !== undefined) last = pct;
-            },
-          });
+      const controller = new AbortController();
+      const progress = delayedProgress(`Plangate: calling ${tool} on ${server}`, () => controller.abort('Cancelled by the user'));
+      let result;
+      try {
+        result = await this.registry.callTool(server, tool, args, {
+          signal: controller.signal,
+          timeoutMs: gateSettings().stepTimeoutMs,
+          onProgress: (p) => progress.report(p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), p.total ? (p.progress / p.total) * 100 : undefined),
         });
+      } finally {
+        progress.done();
+      }
       this.panel().closeCallForm(server, tool);
       this.route(server, tool, args, result, entrance, Date.now() - started);
     } catch (err) {

@@ -1,10 +1,11 @@
-import * as vscode from 'vscode';
 import { DisposableBase } from '../core/lifecycle';
 import type { Gate } from '../core/gate';
+import { delayedProgress } from './delayedProgress';
 
 /**
  * While a plan runs, a cancellable progress notification says which step runs ("Step 2 of 5: label");
- * cancelling it cancels the plan. It ends when the plan stops running (done, blocked, follow-up).
+ * cancelling it cancels the plan. It ends when the plan stops running (done, blocked, follow-up), and a run that
+ * stops within a moment shows none (see delayedProgress).
  */
 export class RunProgress extends DisposableBase {
   private readonly shown = new Map<string, (text: string | undefined) => void>();
@@ -34,27 +35,17 @@ export class RunProgress extends DisposableBase {
   }
 
   private start(planId: string): void {
-    let resolveDone!: () => void;
-    const done = new Promise<void>((r) => (resolveDone = r));
-    let reportFn: ((v: { message?: string }) => void) | undefined;
+    const progress = delayedProgress('Plangate: running plan', () => { void this.gate.cancel(planId); });
     let last = '';
     this.shown.set(planId, (text) => {
       if (text === undefined) {
         this.shown.delete(planId);
-        resolveDone();
+        progress.done();
       } else if (text !== last) {
-        last = text;
-        reportFn?.({ message: text });
+        progress.report((last = text));
       }
     });
-    void vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Plangate: running plan', cancellable: true },
-      (progress, token) => {
-        reportFn = (v) => progress.report(v);
-        progress.report({ message: (last = this.message(planId)) });
-        token.onCancellationRequested(() => { void this.gate.cancel(planId); });
-        return done;
-      });
+    progress.report((last = this.message(planId)));
   }
 
   override dispose(): void {
