@@ -511,7 +511,10 @@ function put(state: WorkflowState, plan: PlanRecord): WorkflowState {
 }
 
 function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) => StepRecord): PlanRecord {
-  return { ...plan, steps: plan.steps.map((s) => (s.index === index ? update(s) : s)) };
+  // steps[i].index === i always (the plan's steps are built in order and never reordered): copy, replace one.
+  const steps = plan.steps.slice();
+  steps[index] = update(steps[index]!);
+  return { ...plan, steps };
 }
 
 /** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */
