@@ -27,6 +27,9 @@ function run(command: string, args: string[], cwd: string, timeoutMs: number): P
   });
 }
 
+/** The webview's own budget (test/unit/webviewBundle.test.ts keeps it in every test run). */
+const WEBVIEW_TARGET_KB = 100;
+
 export async function bundleFigures(log: (line: string) => void): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'plangate-bench-bundle-'));
   try {
@@ -40,7 +43,7 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
       const why = `the production build failed (exit ${build.code}): ${build.err.trim().split('\n').slice(-5).join(' | ')}`;
       return [
         notMeasured('extension_bundle_size', 'dist/extension.js, minified', 'MB', 1.5, why),
-        notMeasured('webview_bundle_size', 'dist/webview.js, minified', 'KB', null, why),
+        notMeasured('webview_bundle_size', 'dist/webview.js, minified', 'KB', WEBVIEW_TARGET_KB, why),
         notMeasured('activation_starts_nothing_sync', 'processes + sockets started before activate() returned', 'count', 0, why),
       ];
     }
@@ -50,7 +53,7 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
     const web = size('webview.js');
     const figures = [
       figure('extension_bundle_size', 'dist/extension.js, minified', ext / MB, 'MB', 1.5, `${ext.toLocaleString('en-US')} bytes, ${(gz('extension.js') / 1024).toFixed(0)} KB gzipped`),
-      figure('webview_bundle_size', 'dist/webview.js, minified', web / 1024, 'KB', null, `${web.toLocaleString('en-US')} bytes, ${(gz('webview.js') / 1024).toFixed(1)} KB gzipped; no target set`),
+      figure('webview_bundle_size', 'dist/webview.js, minified', web / 1024, 'KB', WEBVIEW_TARGET_KB, `${web.toLocaleString('en-US')} bytes, ${(gz('webview.js') / 1024).toFixed(1)} KB gzipped; the project's own target (the issue sets none): no schema library or SDK in the webview`),
     ];
 
     log('activation probe: activate() with a fake vscode module, a stdio server configured in mcp.json…');

@@ -1,6 +1,6 @@
 /** Renders a plan (and its nested plans, in place) from a PlanView snapshot. */
 import { diffLines } from 'diff';
-import { outcomeSentence } from '../core/present';
+import { outcomeSentence } from '../core/outcome';
 import { summarizeHints, type StepEffect, type StepHint } from '../core/toolHints';
 import type { PlanRecord, StepRecord } from '../core/workflow';
 import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { approvalHash } from '../../src/core/approval';
-import { describeOutcome, describeStatus, describeStep, outcomeSentence, planTitle } from '../../src/core/present';
+import { outcomeSentence } from '../../src/core/outcome';
+import { describeOutcome, describeStatus, describeStep, planTitle } from '../../src/core/present';
 import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
 import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
 
