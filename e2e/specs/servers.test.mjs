@@ -133,6 +133,15 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     assert.equal(card.badge, 'call failed');
     assert.equal((await (await panel(vs)).locator('main .result .step-error').innerText()).trim(), 'Cancelled');
     await toast.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    // The form has its own Cancel while the call runs (the keyboard reaches it; no toast needed).
+    await callToolFromPalette(vs, 'slow');
+    const again = (await panel(vs)).locator('form.call-form');
+    await again.getByRole('button', { name: 'Call' }).click();
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    await (await panel(vs)).locator('main .result .step-error', { hasText: 'Cancelled' }).waitFor({ timeout: 15_000 });
+    const slowCalls = readJsonLines(logOf(vs.workspaceDir, 'alpha')).filter((c) => c.tool === 'slow');
+    assert.equal(slowCalls.length, 2, 'each Call reached the server once');
   });
 
   test('editing .vscode/mcp.json restarts only the server whose configuration changed', { timeout: 90_000 }, async () => {

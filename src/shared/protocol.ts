@@ -193,6 +193,8 @@ export type FromWebview =
   | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
   | { type: 'exportPlan'; planId: string }
   | { type: 'callTool'; id: number; itemId: string; args: Record<string, unknown> }
+  /** Cancel the call a Call Tool form has in flight (the server is told). */
+  | { type: 'cancelCall'; itemId: string }
   /** Opens predicted change `index` of the plan as a diff (now ↔ predicted). */
   | { type: 'openPredicted'; planId: string; index: number }
   /** Opens an actual change as a diff (checkpoint ↔ disk). */

@@ -28,6 +28,14 @@ export class ToolCaller {
     private readonly collect?: () => CollectForms,
   ) {}
 
+  /** Calls in flight from Call Tool forms, by `server/tool`, for their Cancel button. */
+  private readonly inFlight = new Map<string, AbortController>();
+
+  /** Cancels the form's call of `tool` on `server` (the server is told); nothing when none is in flight. */
+  cancel(server: string, tool: string): void {
+    this.inFlight.get(`${server}/${tool}`)?.abort('Cancelled by the user');
+  }
+
   /** Entry point of the command; `target` comes from the Servers view (a server or tool node). */
   async pickAndCall(target?: { server?: string; name?: string; tool?: string; kind?: string }): Promise<void> {
     let server = target?.kind === 'tool' ? target.server : target?.kind === 'server' ? target.name : undefined;
@@ -90,6 +98,8 @@ export class ToolCaller {
     const started = Date.now();
     try {
       const controller = new AbortController();
+      const key = `${server}/${tool}`;
+      this.inFlight.set(key, controller);
       const progress = delayedProgress(`Plangate: calling ${tool} on ${server}`, () => controller.abort('Cancelled by the user'));
       let result;
       try {
@@ -100,6 +110,7 @@ export class ToolCaller {
         });
       } finally {
         progress.done();
+        if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
       }
       this.panel().closeCallForm(server, tool);
       this.route(server, tool, args, result, entrance, Date.now() - started);

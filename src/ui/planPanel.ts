@@ -32,6 +32,8 @@ export interface PanelServices {
   validateArgs(server: string | undefined, tool: string, args: Record<string, unknown>): string | undefined;
   /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
   callTool(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
+  cancelCall(server: string, tool: string): void;
   /** Routes a result the gate classified (after a re-plan or recovery action). */
   showReceived(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
   exportPlan(planId: string): Promise<void>;
@@ -382,6 +384,11 @@ export class PlanPanel extends DisposableBase {
         if (item?.kind !== 'callForm') return 'That form is closed.';
         await this.services.callTool(item.view.server, item.view.tool, message.args);
       });
+      case 'cancelCall': {
+        const item = this.items.find((i) => i.id === message.itemId);
+        if (item?.kind === 'callForm') this.services.cancelCall(item.view.server, item.view.tool);
+        return;
+      }
       case 'openPredicted':
         await this.services.files.openPredicted(message.planId, message.index);
         return;

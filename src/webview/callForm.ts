@@ -5,7 +5,7 @@
  */
 import type { CallFormView, ElicitView } from '../shared/protocol';
 import { h, icon, json, visible } from './dom';
-import { request, saveUi, ui } from './messaging';
+import { post, request, saveUi, ui } from './messaging';
 
 type Schema = Record<string, unknown>;
 
@@ -207,7 +207,8 @@ export function renderCallForm(itemId: string, view: CallFormView): HTMLElement 
     },
   },
   form.fields.length ? form.fields : h('p', { class: 'muted' }, 'This tool takes no arguments.'),
-  h('div', { class: 'buttons' }, button), err);
+  h('div', { class: 'buttons' }, button,
+    view.busy ? h('button', { type: 'button', class: 'secondary', onclick: () => post({ type: 'cancelCall', itemId }) }, icon('debug-stop'), ' Cancel') : null), err);
   return h('div', { class: 'call' },
     h('header', { class: 'plan-header' }, h('h1', null, visible(view.title)), h('span', { class: 'origin' }, icon('server'), ' ', visible(view.server), ' · ', h('code', null, visible(view.tool)))),
     view.description ? h('p', { class: 'instruction' }, visible(view.description)) : null,
