@@ -1,6 +1,8 @@
 // The packaged extension in a real VS Code: it installs from plangate.vsix, activates, shows its status bar
 // item, and its activity bar container holds the three views. One code-server for the whole file.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
 import { fixtureServer } from '../lib/workspace.mjs';
@@ -38,4 +40,26 @@ test('the Servers view lists the fixture server from .vscode/mcp.json, started o
   assert.ok(row, 'the Servers view has no "fixture" row');
   assert.match(row.description, /running/, `the fixture server is not running: "${row.description}"`);
   await vs.screenshot('fixture-server-running');
+});
+
+test('the walkthrough\'s "Add the Demo Server" configures plangate-demo, which starts on VS Code\'s own runtime', async () => {
+  await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
+  await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'the demo server "plangate-demo" is configured' }).waitFor({ timeout: 15_000 });
+  await vs.openView('Servers');
+  const deadline = Date.now() + 60_000;
+  let row;
+  while (Date.now() < deadline) {
+    row = (await vs.viewItems('Servers')).find((item) => item.label === 'plangate-demo');
+    if (row && /running/.test(row.description)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.ok(row, 'the Servers view has no "plangate-demo" row');
+  assert.match(row.description, /^running · \d+ tools$/, `the demo server is not running: "${row.description}"`);
+  // What it wrote: the workspace setting, with the bundled server run by VS Code's own executable as Node.
+  const settings = JSON.parse(fs.readFileSync(path.join(vs.workspaceDir, '.vscode', 'settings.json'), 'utf8'));
+  const demo = settings['plangate.servers']?.['plangate-demo'];
+  assert.equal(demo?.type, 'stdio');
+  assert.deepEqual(demo.env, { ELECTRON_RUN_AS_NODE: '1' });
+  assert.match(demo.args[0], /dist[\\/]fixtureServer\.js$/);
+  await vs.screenshot('demo-server-added');
 });
