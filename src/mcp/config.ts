@@ -40,14 +40,13 @@ export interface HttpServerConfig extends ServerConfigBase {
 
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
 
-/** A `promptString` input, referenced as `${input:id}`. */
-export interface InputDef {
-  id: string;
-  type: 'promptString';
-  description: string;
-  password: boolean;
-  default?: string;
-}
+/**
+ * An input of mcp.json, referenced as `${input:id}`: `promptString` (typed, optionally as a password) or `pickString`
+ * (chosen from `options`). VS Code's `command` inputs run another extension's command and are not supported.
+ */
+export type InputDef =
+  | { id: string; type: 'promptString'; description: string; password: boolean; default?: string }
+  | { id: string; type: 'pickString'; description: string; options: { label: string; value: string }[]; default?: string };
 
 export interface ConfigProblem {
   /** The file label given to the parser. */
@@ -121,13 +120,23 @@ export const serverEntrySchema = z.looseObject({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
-const inputSchema = z.looseObject({
-  id: z.string().min(1),
-  type: z.literal('promptString'),
-  description: z.string().optional(),
-  password: z.boolean().optional(),
-  default: z.string().optional(),
-});
+const inputSchema = z.discriminatedUnion('type', [
+  z.looseObject({
+    id: z.string().min(1),
+    type: z.literal('promptString'),
+    description: z.string().optional(),
+    password: z.boolean().optional(),
+    default: z.string().optional(),
+  }),
+  z.looseObject({
+    id: z.string().min(1),
+    type: z.literal('pickString'),
+    description: z.string().optional(),
+    // VS Code takes strings, and (newer) {label, value} pairs.
+    options: z.array(z.union([z.string(), z.looseObject({ label: z.string().optional(), value: z.string() })])).min(1),
+    default: z.string().optional(),
+  }),
+], { error: (issue) => (issue.code === 'invalid_union' ? 'expected "promptString" or "pickString" (Plangate does not run "command" inputs)' : undefined) });
 
 /** Whether a server comes from workspace configuration (refused in an untrusted workspace). */
 export function isWorkspaceSource(source: ServerSource): boolean {
@@ -198,8 +207,12 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
         result.problems.push({ file: fileLabel, path: `inputs.${i}.id`, ...position(['inputs', i, 'id']), message: `input id "${r.data.id}" is defined twice; the first one is used` });
         return;
       }
-      const def: InputDef = { id: r.data.id, type: 'promptString', description: r.data.description ?? r.data.id, password: r.data.password ?? false };
-      if (r.data.default !== undefined) def.default = r.data.default;
+      const data = r.data;
+      const description = data.description ?? data.id;
+      const def: InputDef = data.type === 'promptString'
+        ? { id: data.id, type: 'promptString', description, password: data.password ?? false }
+        : { id: data.id, type: 'pickString', description, options: data.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value })) };
+      if (data.default !== undefined) def.default = data.default;
       result.inputs.push(def);
     });
   }
@@ -277,7 +290,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
       const value = await ctx.resolveInput(id, def!);
       if (value === undefined) fail(`input "${id}" (${def!.description}) was not provided. Start the server again and enter a value.`);
       inputValues.set(id, value!);
-      if (def!.password) secrets.push(value!);
+      if (def!.type === 'promptString' && def!.password) secrets.push(value!);
     }
   }
   const folder = ctx.workspaceFolder;
@@ -415,7 +428,8 @@ function describeIssue(issue: z.core.$ZodIssue, root: unknown, p: readonly Prope
       return `expected ${expected}, got ${got}`;
     }
     case 'invalid_union':
-      return `expected a string, got ${got}`;
+      // A discriminated union whose discriminator matched nothing (an input's "type") carries its own message.
+      return issue.errors.length === 0 && issue.message ? `${issue.message}, got ${JSON.stringify(valueAt(root, p))}` : `expected a string, got ${got}`;
     case 'invalid_value':
       return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${JSON.stringify(valueAt(root, p))}`;
     case 'too_small':

@@ -159,13 +159,21 @@ export class ServerConfigs extends DisposableBase {
     const key = SECRET_PREFIX + id;
     const stored = await this.secrets.get(key);
     if (stored !== undefined) return stored;
-    const value = await vscode.window.showInputBox({
-      title: `Plangate: input "${id}" for an MCP server`,
-      prompt: def.description || `Value for \${input:${id}}`,
-      password: def.password,
-      value: def.default,
-      ignoreFocusOut: true,
-    });
+    const title = `Plangate: input "${id}" for an MCP server`;
+    const value = def.type === 'pickString'
+      ? (await vscode.window.showQuickPick(
+        // The default first, so Enter takes it.
+        [...def.options].sort((a, b) => Number(b.value === def.default) - Number(a.value === def.default))
+          .map((o) => ({ label: o.label, description: o.label !== o.value ? o.value : undefined, value: o.value })),
+        { title, placeHolder: def.description || `Choose a value for \${input:${id}}`, ignoreFocusOut: true },
+      ))?.value
+      : await vscode.window.showInputBox({
+        title,
+        prompt: def.description || `Value for \${input:${id}}`,
+        password: def.password,
+        value: def.default,
+        ignoreFocusOut: true,
+      });
     if (value !== undefined) await this.secrets.store(key, value);
     return value;
   }

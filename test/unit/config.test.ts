@@ -69,7 +69,7 @@ test('schema errors name the key path and the position; one bad server does not 
 test('not an object, bad inputs, __proto__ keys are data', () => {
   assert.match(formatConfigProblem(parseMcpJson('[]', FILE).problems[0]!), /expected a JSON object with "servers"/);
   assert.deepEqual(parseMcpJson('', FILE), { servers: [], inputs: [], problems: [] });
-  const r = parseMcpJson('{"servers":{"__proto__":{"command":"node"},"constructor":{"command":"x"}},"inputs":[{"id":"a","type":"pickString"}]}', FILE);
+  const r = parseMcpJson('{"servers":{"__proto__":{"command":"node"},"constructor":{"command":"x"}},"inputs":[{"id":"a","type":"command"}]}', FILE);
   assert.deepEqual(r.servers.map((s) => s.name), ['__proto__', 'constructor']);
   assert.equal(({} as Record<string, unknown>).command, undefined);
   assert.deepEqual(r.problems.map((p) => p.path), ['inputs.0.type']);
@@ -142,4 +142,24 @@ test('redact hides credentials in free text', () => {
   assert.equal(redact('Authorization: Bearer abcdef123456 sent'), 'Authorization: Bearer *** sent');
   assert.equal(redact('GITHUB_TOKEN=ghp_123 and api_key: "xyz"'), 'GITHUB_TOKEN=*** and api_key: ***');
   assert.equal(redact('max_tokens: 100, ok'), 'max_tokens: 100, ok');
+});
+
+test('pickString inputs read their options (strings or {label, value}); a command input is refused by name', () => {
+  const r = parseMcpJson(`{
+    "servers": { "db": { "command": "x", "env": { "MODE": "\${input:mode}" } } },
+    "inputs": [
+      { "type": "pickString", "id": "mode", "description": "Which database", "options": ["dev", "prod"], "default": "dev" },
+      { "type": "pickString", "id": "region", "options": [{ "label": "Europe", "value": "eu-1" }, { "value": "us-1" }] },
+      { "type": "command", "id": "tok", "command": "other.extension.getToken" },
+      { "type": "pickString", "id": "empty", "options": [] }
+    ]
+  }`, FILE);
+  assert.deepEqual(r.inputs, [
+    { id: 'mode', type: 'pickString', description: 'Which database', options: [{ label: 'dev', value: 'dev' }, { label: 'prod', value: 'prod' }], default: 'dev' },
+    { id: 'region', type: 'pickString', description: 'region', options: [{ label: 'Europe', value: 'eu-1' }, { label: 'us-1', value: 'us-1' }] },
+  ]);
+  assert.deepEqual(r.problems.map((p) => `${p.path}: ${p.message}`), [
+    'inputs.2.type: expected "promptString" or "pickString" (Plangate does not run "command" inputs), got "command"',
+    'inputs.3.options: must not be empty',
+  ]);
 });
