@@ -77,14 +77,25 @@ function startGated({ vscode, api, extension }: InHostContext): Promise<{ toolNa
       () => `state: ${a.registry.get(SERVER)?.state} ${a.registry.get(SERVER)?.message ?? ''}`);
 
     // Without a chat request nothing starts MCP servers by itself: start the gated one as VS Code's MCP list does.
+    // VS Code learns of the new definition asynchronously (the provider's change event, then a new query), and
+    // startServer with an id it does not know yet does nothing: so ask again until the tools are there.
     let startError = '';
-    try {
-      await vscode.commands.executeCommand('workbench.mcp.startServer', GATED_ID, { waitForLiveTools: true });
-    } catch (err) {
-      startError = err instanceof Error ? err.message : String(err);
-    }
-    const tool = await until('the gated plan_scaffold tool in vscode.lm.tools', () => gatedTool(vscode, 'plan_scaffold'), 30_000,
-      () => `workbench.mcp.startServer ${startError ? `failed: ${startError}` : 'returned'}; vscode.lm.tools (${vscode.lm.tools.length}): ` +
+    let attempts = 0;
+    const start = async () => {
+      attempts++;
+      try {
+        await vscode.commands.executeCommand('workbench.mcp.startServer', GATED_ID, { waitForLiveTools: true });
+      } catch (err) {
+        startError = err instanceof Error ? err.message : String(err);
+      }
+    };
+    let lastStart = 0;
+    const tool = await until('the gated plan_scaffold tool in vscode.lm.tools', async () => {
+      const found = gatedTool(vscode, 'plan_scaffold');
+      if (!found && Date.now() - lastStart > 2000) { lastStart = Date.now(); await start(); }
+      return found ?? gatedTool(vscode, 'plan_scaffold');
+    }, 45_000,
+      () => `workbench.mcp.startServer ${startError ? `failed: ${startError}` : 'returned'} (${attempts} attempts); vscode.lm.tools (${vscode.lm.tools.length}): ` +
         vscode.lm.tools.map((t) => t.name).join(', '));
     return { toolName: tool.name };
   })();
