@@ -80,7 +80,11 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   assert.match(await diff.innerText(), /^-\s+"name": "OvertimeStartDaySelector"\n\+\s+"name": "EditedWidget"$/m);
   await vs.screenshot('dark-step-edited');
 
+  // A note goes with the approval: it is kept with the plan and shown above its steps.
+  await plan.getByRole('textbox', { name: 'Note with your decision (optional)' }).fill('Keep the old grid for now.');
   await plan.getByRole('button', { name: 'Approve and run' }).click();
+  // (the quotation marks of <q> are CSS, not text)
+  await plan.locator('p.approval-note', { hasText: 'Approved with your note: Keep the old grid for now.' }).waitFor({ timeout: 10_000 });
 
   // The follow-up appears with Yes / No once every step ran.
   const followUp = plan.locator('p.follow-up');
@@ -174,7 +178,7 @@ test('Reject runs nothing: the call log shows only the planning call', async () 
   const web = await callTool(vs, 'plan_scaffold');
   const plan = planOf(web);
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
-  await plan.getByRole('textbox', { name: 'Reason for rejecting (optional)' }).fill('not today');
+  await plan.getByRole('textbox', { name: 'Note with your decision (optional)' }).fill('not today');
   await plan.getByRole('button', { name: 'Reject' }).click();
   await plan.locator('p.outcome', { hasText: 'Rejected: not today. Nothing ran.' }).waitFor();
   await vs.waitForStatus('Plangate: idle');

@@ -60,6 +60,8 @@ export interface AgentSummary {
   followUp?: string;
   /** The user's reason for rejecting, or why Plangate withdrew the plan. */
   reason?: string;
+  /** What the user wrote with the approval: instructions the agent should follow from here on. */
+  note?: string;
 }
 
 export interface SummaryOptions {
@@ -106,6 +108,7 @@ export function summarizePlan(state: WorkflowState, planId: string, options: Sum
     ...(options.changedFiles ? { changedFiles: [...options.changedFiles] } : {}),
     ...(followUp && (outcome === 'follow_up' || outcome === 'completed') ? { followUp } : {}),
     ...(reason && (outcome === 'rejected' || outcome === 'cancelled' || outcome === 'timed_out') ? { reason } : {}),
+    ...(plan.approvalNote && plan.approvedAt !== undefined ? { note: plan.approvalNote } : {}),
   };
   summary.message = agentSummaryText(summary);
   return summary;
@@ -153,6 +156,7 @@ export function agentSummaryText(summary: AgentSummary): string {
     default:
       lines.push(`Plangate: the plan ${title} ended: ${summary.status}.`);
   }
+  if (summary.note) lines.push(`The user's note with the approval (follow it): ${oneLine(summary.note, 2000)}`);
   if (total > 0) {
     lines.push('Steps:');
     for (const s of summary.steps) {

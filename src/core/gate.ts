@@ -52,6 +52,9 @@ interface Waiter<T> {
   resolve(value: T): void;
 }
 
+/** The longest note kept with an approval (longer text is cut). */
+export const MAX_NOTE_CHARS = 4000;
+
 export class Gate extends DisposableBase {
   private readonly _onDidChange = this._register(new Emitter<void>());
   /** Fires when the prompts waiting on the user change, or a run starts or ends (state changes come from `workflow.onDidChange`). */
@@ -109,13 +112,17 @@ export class Gate extends DisposableBase {
     return plan?.steps[step]?.server ?? plan?.origin.server;
   }
 
-  /** Approves exactly what the plan holds now and starts (or, for a nested plan, lets its parent start) the run. */
-  approve(planId: string): string | undefined {
+  /**
+   * Approves exactly what the plan holds now and starts (or, for a nested plan, lets its parent start) the run.
+   * `note`: what the user wrote with the approval (kept in the ledger, passed to the agent); blank is none.
+   */
+  approve(planId: string, note?: string): string | undefined {
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) return 'That plan no longer exists.';
     if (plan.phase !== 'awaiting_approval') return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
     const waiter = this.nested.get(planId);
-    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: approvalHash(plan) });
+    const text = note?.trim().slice(0, MAX_NOTE_CHARS);
+    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: approvalHash(plan), ...(text ? { note: text } : {}) });
     if (!ok) return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
     if (waiter) {
       this.nested.delete(planId);

@@ -167,7 +167,7 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
     }
     case 'argsEdited': return step() ?? need('args', isObject, 'an object');
     case 'skipMarked': return step() ?? need('skip', isBoolean, 'true or false');
-    case 'approved': return need('approvalHash', isString, 'a string');
+    case 'approved': return need('approvalHash', isString, 'a string') ?? need('note', isString, 'a string', true);
     case 'rejected': return need('reason', isString, 'a string', true);
     case 'confirmAnswered': return step() ?? need('granted', isBoolean, 'true or false');
     case 'stepStarted': return step() ?? need('server', isString, 'a string') ?? need('crossServer', isBoolean, 'true or false');

@@ -90,6 +90,8 @@ export interface PlanRecord {
   /** Hash of exactly what was approved (tool + args of each non-skipped step). */
   approvalHash?: string;
   approvedAt?: number;
+  /** What the user wrote with the approval, if anything. */
+  approvalNote?: string;
   rejectReason?: string;
   /** Index of the step the plan is blocked on (failed, unknown, or interrupted). */
   blockedStep?: number;
@@ -113,7 +115,8 @@ export type WorkflowEvent =
   | { type: 'planReceived'; at: number; planId: string; origin: PlanOrigin; plan: OrchestratedPlan; parentId?: string; parentStep?: number; replacesId?: string }
   | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
   | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
-  | { type: 'approved'; at: number; planId: string; approvalHash: string }
+  /** `note`: what the user wrote with the approval (instructions, caveats), for the record and the agent. */
+  | { type: 'approved'; at: number; planId: string; approvalHash: string; note?: string }
   | { type: 'rejected'; at: number; planId: string; reason?: string }
   | { type: 'confirmRequested'; at: number; planId: string; step: number }
   | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
@@ -247,6 +250,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       const refusal = phaseIs('awaiting_approval');
       if (refusal) return refusal;
       if (event.approvalHash !== approvalHash(plan)) return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
+      if (event.note !== undefined && typeof event.note !== 'string') return `${name}: the note with the approval must be text.`;
       return undefined;
     }
     case 'rejected':
@@ -378,6 +382,7 @@ export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowStat
         phase: 'executing',
         approvalHash: event.approvalHash,
         approvedAt: at,
+        ...(event.note ? { approvalNote: event.note } : {}),
         steps: plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s)),
       }, at);
       break;

@@ -175,7 +175,8 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'select'; itemId: string }
   | { type: 'close'; itemId: string }
-  | { type: 'approve'; id: number; planId: string }
+  /** `note`: what the user wrote with the approval (the same box as a rejection's reason). */
+  | { type: 'approve'; id: number; planId: string; note?: string }
   | { type: 'reject'; id: number; planId: string; reason?: string }
   /** New arguments for a step, as JSON text typed by the user; validated against the tool's input schema. */
   | { type: 'editArgs'; id: number; planId: string; step: number; argsJson: string }

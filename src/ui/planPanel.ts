@@ -324,7 +324,7 @@ export class PlanPanel extends DisposableBase {
         this.schedulePost();
         return;
       }
-      case 'approve': return wrap(message.id, () => gate.approve(message.planId));
+      case 'approve': return wrap(message.id, () => gate.approve(message.planId, message.note));
       case 'reject': return wrap(message.id, () => gate.reject(message.planId, message.reason));
       case 'editArgs': return wrap(message.id, () => {
         let args: unknown;

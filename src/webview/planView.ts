@@ -77,6 +77,7 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
     root.append(h('p', { class: 'lineage' }, `Replaces ${view.lineage.length} earlier plan${view.lineage.length > 1 ? 's' : ''} (re-planned after your answers).`));
   }
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
+  if (record.approvalNote) root.append(h('p', { class: 'approval-note' }, icon('note'), ' Approved with your note: ', h('q', null, visible(record.approvalNote))));
 
   if (depth === 0 && (plan.status === 'ok' || plan.safety)) root.append(renderSafety(record, view.touched, view.hints?.[record.id]));
   const predicted = depth === 0 && record.phase === 'awaiting_approval' ? renderPredicted(record, view) : null;
@@ -420,22 +421,23 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
   }
   switch (record.phase) {
     case 'awaiting_approval': {
-      // Kept as a draft: a snapshot that arrives while the user types (globs counted, another plan's progress)
-      // re-renders the bar, and the reason must survive that.
-      const draftKey = `reject:${record.id}`;
-      const reason = h('input', {
-        id: `reject-reason-${record.id}`, type: 'text', placeholder: 'Reason (optional)', aria: { label: 'Reason for rejecting (optional)' },
+      // One note for either decision: instructions that go with an approval (the agent gets them), or the reason
+      // for a rejection. Kept as a draft: a snapshot that arrives while the user types (globs counted, another
+      // plan's progress) re-renders the bar, and the text must survive that.
+      const draftKey = `note:${record.id}`;
+      const note = h('input', {
+        id: `decision-note-${record.id}`, type: 'text', placeholder: 'Note (optional): instructions, or why you reject',
+        aria: { label: 'Note with your decision (optional)' },
+        title: 'Goes with Approve and run (kept with the plan; an agent that asked for it receives it) or with Reject (the reason).',
         value: ui.drafts[draftKey] ?? '', oninput: (e) => { ui.drafts[draftKey] = (e.target as HTMLInputElement).value; saveUi(); },
       });
+      const decide = async (message: Parameters<typeof request>[0]) => {
+        if (await act(err, message)) { delete ui.drafts[draftKey]; saveUi(); }
+      };
       bar.append(
-        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void act(err, { type: 'approve', planId: record.id }) }, icon('check'), ' Approve and run'),
-        h('button', {
-          class: 'secondary',
-          onclick: async () => {
-            if (await act(err, { type: 'reject', planId: record.id, reason: reason.value.trim() || undefined })) { delete ui.drafts[draftKey]; saveUi(); }
-          },
-        }, icon('close'), ' Reject'),
-        reason,
+        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void decide({ type: 'approve', planId: record.id, note: note.value.trim() || undefined }) }, icon('check'), ' Approve and run'),
+        h('button', { class: 'secondary', onclick: () => void decide({ type: 'reject', planId: record.id, reason: note.value.trim() || undefined }) }, icon('close'), ' Reject'),
+        note,
       );
       break;
     }

@@ -19,7 +19,7 @@ interface Api {
     state: { plans: Record<string, { phase: string; outcome?: string; origin: { entrance: string; tool: string } }> };
     onDidChange(listener: (change: { event: { type: string; planId?: string } }) => void): { dispose(): void };
   };
-  gate: { approve(planId: string): string | undefined; reject(planId: string, reason?: string): string | undefined };
+  gate: { approve(planId: string, note?: string): string | undefined; reject(planId: string, reason?: string): string | undefined };
   registry: {
     get(name: string): { state: string; message?: string } | undefined;
     callTool(server: string, tool: string, args: Record<string, unknown>): Promise<unknown>;
@@ -185,16 +185,18 @@ suite('agent entrance', () => {
     assert.equal(isSettled(), false, 'the invocation waits for the decision');
     assert.deepEqual(callLog(vscode), ['plan_scaffold'], 'nothing ran before the approval');
 
-    assert.equal(a.gate.approve(planId), undefined);
+    assert.equal(a.gate.approve(planId, 'Name the component InboxList next time.'), undefined);
     const summary = summaryOf(await invocation, vscode);
     const text = summary.text;
     assert.match(text, /the user approved the plan "Scaffold Agentdesk screen and components\." and it ran: 2 of 2 steps ok/);
+    assert.match(text, /The user's note with the approval \(follow it\): Name the component InboxList next time\./, 'the agent gets the note');
     assert.match(text, /Follow-up question for the user .*Wire the new components to the API now\?/);
     assert.deepEqual(callLog(vscode), ['plan_scaffold', 'create_screen', 'create_component'], 'the call log shows the steps');
     if (summary.kind) {
       assert.equal(summary.outcome, 'follow_up');
       assert.deepEqual(summary.steps?.map((s) => `${s.tool}:${s.state}`), ['create_screen:ok', 'create_component:ok']);
       assert.equal(summary.followUp, 'Wire the new components to the API now?');
+      assert.equal((summary as { note?: string }).note, 'Name the component InboxList next time.');
     }
   }, { timeoutMs: 90_000 });
 

@@ -72,6 +72,23 @@ describe('summarizePlan', () => {
     ].join('\n'));
   });
 
+  it('a note written with the approval reaches the agent, right after the headline, and is recorded on the plan', () => {
+    let s = receive(STEPS.slice(0, 1));
+    s = apply(s, { type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(s, 'p1')!), note: 'Use the v2 template from now on.' });
+    assert.equal(getPlan(s, 'p1')!.approvalNote, 'Use the v2 template from now on.');
+    s = run(s, 0, { summary: 'Created src/modules/payroll/index.ts' });
+    const summary = summarizePlan(s, 'p1')!;
+    assert.equal(summary.note, 'Use the v2 template from now on.');
+    assert.deepEqual(summary.message.split('\n').slice(0, 2), [
+      'Plangate: the user approved the plan "Scaffold the Payroll screen" and it ran: 1 of 1 step ok.',
+      'The user\'s note with the approval (follow it): Use the v2 template from now on.',
+    ]);
+    // A note that is not text is refused, and a plan approved without one has none.
+    const t = receive(STEPS.slice(0, 1));
+    assert.equal(reduce(t, { type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(t, 'p1')!), note: 42 as unknown as string }), t);
+    assert.equal(summarizePlan(approve(t), 'p1')!.note, undefined);
+  });
+
   it('without known changed files the summary leaves them out (the steps say what they did)', () => {
     let s = approve(receive(STEPS.slice(0, 1)));
     s = run(s, 0, { summary: 'done' });

@@ -51,6 +51,19 @@ test('an ok plan waits for approval; Approve and run runs every step in order an
   assert.ok(existsSync(join(s.root, 'src/modules/payroll')), 'the steps wrote into the workspace root');
 });
 
+test('a note with the approval is trimmed, kept with the plan and in the ledger; a blank one is none', async (t) => {
+  const s = await setup();
+  t.after(() => s.close());
+  const first = (await s.plan('plan_scaffold')) as { planId: string };
+  assert.equal(s.gate.approve(first.planId, '  Keep the old grid.  '), undefined);
+  assert.equal(s.workflow.state.plans[first.planId].approvalNote, 'Keep the old grid.');
+  await s.settled(first.planId);
+  const second = (await s.plan('plan_scaffold')) as { planId: string };
+  assert.equal(s.gate.approve(second.planId, '   '), undefined);
+  assert.equal(s.workflow.state.plans[second.planId].approvalNote, undefined);
+  await s.settled(second.planId);
+});
+
 test('Reject runs nothing and records the reason', async (t) => {
   const s = await setup();
   t.after(() => s.close());

@@ -107,6 +107,7 @@ describe('parseLedgerEntry', () => {
       [{ seq: 1, event: { type: 'planReceived', at: 1, planId: 'p', origin: ORIGIN, plan: { status: 'ok', next_actions: [{ tool: 1 }] } } }, /next_actions holds a step/],
       [{ seq: 1, event: { type: 'followUpAnswered', at: 1, planId: 'p', answer: 'sure' } }, /yes or no/],
       [{ seq: 1, event: { type: 'restored' } }, /restored.at is not a number/],
+      [{ seq: 1, event: { type: 'approved', at: 1, planId: 'p', approvalHash: 'h', note: { text: 'x' } } }, /approved.note is not a string/],
     ];
     for (const [value, pattern] of cases) {
       const r = parseLedgerEntry(value);
