@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { FIXTURE_SERVER } from '../lib/env.mjs';
 import { callTool } from '../lib/panel.mjs';
-import { readResultCard } from '../lib/servers.mjs';
+import { readResultCard, waitForRow } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 
 const SECRET = 's3cret-token-value';
@@ -62,7 +62,7 @@ async function answerInputs(token, mode) {
 
 async function waitForRunning(server) {
   await vs.openView('Servers');
-  await vs.viewPane('Servers').locator('.monaco-list-row', { hasText: server }).filter({ hasText: 'running' }).first().waitFor({ timeout: 60_000 });
+  await waitForRow(vs, server, /^running/, 60_000);
 }
 
 test('a password prompt and a pick list are asked at start; the server gets both values; the password is not logged', async () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
+import { waitForRow } from '../lib/servers.mjs';
 import { fixtureServer } from '../lib/workspace.mjs';
 
 const vs = useVSCode({
@@ -30,15 +31,7 @@ test('the Plangate activity bar container shows the Servers, Plans and Staged vi
 
 test('the Servers view lists the fixture server from .vscode/mcp.json, started over stdio', async () => {
   await vs.openView('Servers');
-  const deadline = Date.now() + 60_000;
-  let row;
-  while (Date.now() < deadline) {
-    row = (await vs.viewItems('Servers')).find((item) => item.label === 'fixture');
-    if (row && /running/.test(row.description)) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  assert.ok(row, 'the Servers view has no "fixture" row');
-  assert.match(row.description, /running/, `the fixture server is not running: "${row.description}"`);
+  await waitForRow(vs, 'fixture', /running/, 60_000);
   await vs.screenshot('fixture-server-running');
 });
 
@@ -46,15 +39,7 @@ test('the walkthrough\'s "Add the Demo Server" configures plangate-demo, which s
   await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
   await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'the demo server "plangate-demo" is configured' }).waitFor({ timeout: 15_000 });
   await vs.openView('Servers');
-  const deadline = Date.now() + 60_000;
-  let row;
-  while (Date.now() < deadline) {
-    row = (await vs.viewItems('Servers')).find((item) => item.label === 'plangate-demo');
-    if (row && /running/.test(row.description)) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  assert.ok(row, 'the Servers view has no "plangate-demo" row');
-  assert.match(row.description, /^running · \d+ tools$/, `the demo server is not running: "${row.description}"`);
+  await waitForRow(vs, 'plangate-demo', /^running · \d+ tools$/, 60_000);
   // What it wrote: the workspace setting, with the bundled server run by VS Code's own executable as Node.
   const settings = JSON.parse(fs.readFileSync(path.join(vs.workspaceDir, '.vscode', 'settings.json'), 'utf8'));
   const demo = settings['plangate.servers']?.['plangate-demo'];
