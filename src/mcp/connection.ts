@@ -5,7 +5,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ToolCallOptions } from '../core/invoker';
@@ -298,6 +298,8 @@ export class ServerConnection {
       await session.client.ping({ timeout: this.options.heartbeat?.timeoutMs ?? 10_000 });
     } catch (err) {
       if (gen !== this.gen || this.session !== session) return;
+      // An error answer (e.g. "Method not found" from a server that skips ping) is still an answer: it is alive.
+      if (err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed) return;
       const reason = `server stopped answering (a ping ${why} failed: ${err instanceof Error ? err.message : String(err)})`;
       this.onUnexpectedClose(gen, undefined, reason); // first: the close below then finds an old generation
       this.close(session);

@@ -27,7 +27,6 @@ export class CallError extends Error {
   }
 }
 
-/** Maps an SDK request failure to the message users see. The SDK uses -32001 for both timeout and abort. */
 /** The error of a call that ran past its timeout. */
 export function timeoutError(timeoutMs: number): CallError {
   return new CallError('timeout', `Timed out after ${Number((timeoutMs / 1000).toFixed(1))} s`);
@@ -36,6 +35,7 @@ export function timeoutError(timeoutMs: number): CallError {
 /** The longest delay setTimeout takes (a larger one fires at once): the SDK's own request timer is parked there. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Maps an SDK request failure to the message users see. The SDK uses -32001 for both timeout and abort. */
 export function toCallError(err: unknown, server: string, timeoutMs: number, signal: AbortSignal | undefined): CallError {
   if (signal?.aborted) return new CallError('cancelled', 'Cancelled');
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return timeoutError(timeoutMs);

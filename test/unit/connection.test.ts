@@ -157,6 +157,20 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.match(conn.message ?? '', /^stopped reconnecting after 1 failure: /);
   });
 
+  test('HTTP: a server that answers ping with an error is alive: the heartbeat leaves it running', async (t) => {
+    const http = await startHttpFixture(['--no-ping']);
+    t.after(() => http.close());
+    const { conn, logs } = open(t, { name: 'noping', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, heartbeat: { everyMs: 100, timeoutMs: 2000 } });
+    await conn.start();
+    const states: string[] = [];
+    conn.onDidChangeState((s) => states.push(s.state));
+    await new Promise((r) => setTimeout(r, 800)); // several heartbeats, each answered "Method not found"
+    assert.deepEqual(states, [], JSON.stringify(logs.slice(-5)));
+    assert.equal(conn.state, 'running');
+    assert.equal(resultText(await conn.callTool('echo', { message: 'still here' })), 'still here');
+  });
+
   test('HTTP: a legacy SSE server is reached through the fallback with a new client', async (t) => {
     const http = await startHttpFixture(['--legacy-sse']);
     t.after(() => http.close());
