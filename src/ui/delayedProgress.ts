@@ -34,7 +34,8 @@ export function delayedProgress(title: string, onCancel: () => void, delayMs = P
       report = (v) => progress.report(v);
       token.onCancellationRequested(onCancel);
       push();
-      return new Promise<void>((resolve) => (finish = resolve));
+      // The work may have ended between the timer and this callback: close at once then.
+      return ended ? Promise.resolve() : new Promise<void>((resolve) => (finish = resolve));
     });
   }, delayMs);
   return {
