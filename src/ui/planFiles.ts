@@ -76,6 +76,11 @@ export class PlanFiles extends DisposableBase {
     return { root, roots: real === root ? [root] : [root, real] };
   }
 
+  /**
+   * The plan's predicted file changes; undefined while predicting. A memoised lazy load: the first ask starts the
+   * prediction (dry runs included) and fires onDidChange when it is done, so only plans someone looks at — the
+   * panel's snapshot, including plans restored after a reload — are predicted.
+   */
   predicted(planId: string): PredictedView[] | undefined {
     const p = this.predictions.get(planId);
     if (p === undefined) void this.predict(planId);
