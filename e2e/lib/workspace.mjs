@@ -50,3 +50,23 @@ export function readJsonLines(file) {
     }
   });
 }
+
+/**
+ * A fixture call log kept beside the workspace folder, not in it (Plangate would list it among the files a plan
+ * changed). `path(dir)` is what to give fixtureServer's `callLog`; `of(() => vs.workspaceDir)` reads it:
+ * `entries()`, `lastSeq()` (the newest seq, 0 when empty) and `callsAfter(since)` as [tool, args] pairs.
+ */
+export function callLogBeside(name) {
+  const logPath = (workspaceDir) => path.join(path.dirname(workspaceDir), name);
+  return {
+    path: logPath,
+    of(workspaceDir) {
+      const entries = () => readJsonLines(logPath(workspaceDir()));
+      return {
+        entries,
+        lastSeq: () => entries().reduce((max, e) => Math.max(max, e.seq), 0),
+        callsAfter: (since) => entries().filter((e) => e.seq > since).map((e) => [e.tool, e.args]),
+      };
+    },
+  };
+}

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { bundleInHostSuite } from '../lib/suiteBundle.mjs';
-import { launchVSCode } from '../lib/vscode.mjs';
+import { runInHostSuites } from '../lib/inHost.mjs';
 import { FIXTURE_SERVER, runDir } from '../lib/env.mjs';
 
 /** VS Code's own logs about MCP servers (the gated server's stderr lands there), newest lines last. */
@@ -45,47 +44,25 @@ async function listMcpServers(vs) {
 }
 
 test('the agent entrance works inside the real extension host', { timeout: 300_000 }, async (t) => {
-  const suite = path.join(runDir(), 'agent-entrance-suite.js');
-  await bundleInHostSuite(suite);
-  const resultFile = path.join(runDir(), 'agent-entrance-result.json');
-  fs.rmSync(resultFile, { force: true });
-
-  const vs = await launchVSCode({
+  const listed = await runInHostSuites(t, {
     name: 'agent-entrance',
-    workspace: { files: { 'README.md': '# agent entrance test workspace\n' } },
+    grep: 'agent entrance',
+    waitMs: 180_000,
     settings: {
-      // The harness turns AI features off; the in-host tests pass either way, but VS Code hides its MCP commands then.
+      // The harness turns AI features off; with them off the gated server's tools never reach vscode.lm.tools.
       'chat.disableAIFeatures': false,
       // A Plangate server in user settings: VS Code itself does not know it, so only its gated twin is in its MCP list.
       'plangate.servers': { specfixture: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', path.join(runDir(), 'specfixture-root')] } },
     },
-    env: { PLANGATE_TEST_SUITE: suite, PLANGATE_TEST_RESULT: resultFile, PLANGATE_TEST_GREP: 'agent entrance' },
-  });
-  let result;
-  let listed = [];
-  try {
-    const deadline = Date.now() + 180_000;
-    while (!fs.existsSync(resultFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    await vs.screenshot('agent-entrance-done');
-    assert.ok(fs.existsSync(resultFile), `no result file after 180 s: did the extension activate? logs: ${vs.extensionHostLogs().join(', ') || vs.dir}`);
-    result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
-    if (result.failed === 0) {
-      // VS Code's own MCP list shows the gated twin of the user-settings server, offered by Plangate's provider.
-      listed = await listMcpServers(vs);
+    // VS Code's own MCP list shows the gated twin of the user-settings server, offered by Plangate's provider.
+    whilePassing: async (vs) => {
+      const rows = await listMcpServers(vs);
       await vs.screenshot('mcp-list-servers');
       await vs.page.keyboard.press('Escape');
-    }
-  } finally {
-    await vs.close();
-  }
-
-  assert.ok(result.tests.length > 0, 'the in-host suite ran no test');
-  for (const r of result.tests) {
-    await t.test(r.name, () => {
-      if (!r.ok) assert.fail(`in the extension host (${r.ms} ms):\n${r.error}\n\nVS Code's MCP logs:\n${mcpLogs(vs.userDataDir)}`);
-    });
-  }
-  assert.equal(result.failed, 0, `${result.failed} of ${result.tests.length} in-host tests failed`);
+      return rows;
+    },
+    failureDetail: (vs) => `\n\nVS Code's MCP logs:\n${mcpLogs(vs.userDataDir)}`,
+  });
   assert.ok(listed.some((r) => r.startsWith('specfixture (gated)') && r.includes('Plangate (gated servers)')),
     `MCP: List Servers shows the gated server from Plangate's provider; rows: ${JSON.stringify(listed)}`);
   assert.ok(!listed.some((r) => r.startsWith('agentfixture (gated)')), `the server the suite turned off is gone from the list; rows: ${JSON.stringify(listed)}`);

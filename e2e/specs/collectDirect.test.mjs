@@ -2,25 +2,22 @@
 // --submit-mode direct). There is no staging: Submit asks for confirmation in a modal dialog, Cancel there sends
 // nothing, and Submit calls create_model once with what was typed. What ran is read from the fixture's call log.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
 import { callTool, waitForServerRunning } from '../lib/panel.mjs';
 
-const callLogFile = (workspaceDir) => path.join(path.dirname(workspaceDir), 'direct-calls.jsonl');
+const log = callLogBeside('direct-calls.jsonl');
 
 const vs = useVSCode({
   name: 'collect-direct',
   workspace: {
     files: { 'README.md': '# collect mode, direct\n' },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: callLogFile(dir), args: ['--submit-mode', 'direct'] }) }),
+    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--submit-mode', 'direct'] }) }),
   },
 });
 
-const callLog = () => vs.readCallLog(callLogFile(vs.workspaceDir));
-const lastSeq = () => callLog().reduce((max, e) => Math.max(max, e.seq), 0);
-const callsAfter = (since) => callLog().filter((e) => e.seq > since).map((e) => [e.tool, e.args]);
+const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 test('direct mode: no staging; Submit asks first, Cancel sends nothing, Submit calls create_model once', async () => {
   await waitForServerRunning(vs);

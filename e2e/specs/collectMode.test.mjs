@@ -4,27 +4,24 @@
 // fixture's call log, what the user sees from the webview DOM, the Staged and Plans views and the status bar.
 // One code-server for the whole file; the tests run in order (the reload test is last).
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
 import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The call log lives beside the workspace, not in it.
-const callLogFile = (workspaceDir) => path.join(path.dirname(workspaceDir), 'fixture-calls.jsonl');
+const log = callLogBeside('fixture-calls.jsonl');
 
 const vs = useVSCode({
   name: 'collect-mode',
   workspace: {
     files: { 'README.md': '# collect mode workspace\n' },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: callLogFile(dir), args: ['--approval-polls', '2'] }) }),
+    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--approval-polls', '2'] }) }),
   },
 });
 
-const callLog = () => vs.readCallLog(callLogFile(vs.workspaceDir));
-const lastSeq = () => callLog().reduce((max, e) => Math.max(max, e.seq), 0);
-const callsAfter = (since) => callLog().filter((e) => e.seq > since).map((e) => [e.tool, e.args]);
+const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 /** Calls a form tool through "Plangate: Call Tool…" with `args` (objects go into their JSON box); returns the panel. */
 async function openForm(tool, args) {

@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
 import { a11yScan, callTool, closeOtherItems, inOrder, panel, recordStatus, setTheme, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const COMPONENTS = ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const callLogFile = (workspaceDir) => path.join(path.dirname(workspaceDir), 'fixture-calls.jsonl');
+const log = callLogBeside('fixture-calls.jsonl');
 
 const vs = useVSCode({
   name: 'plan-panel',
@@ -21,7 +21,7 @@ const vs = useVSCode({
     // One file already matches plan_scaffold's glob src/modules/payroll/**, so the panel has a count to show.
     files: { 'src/modules/payroll/index.ts': 'export {};\n', 'README.md': '# plan panel workspace\n' },
     // The call log lives beside the workspace, not in it: Plangate would list it among the files a plan changed.
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: callLogFile(dir) }) }),
+    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir) }) }),
   },
   // What "Preferences: Toggle between Light/Dark Themes" switches between (the harness's light and dark).
   settings: { 'workbench.preferredLightColorTheme': 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern' },
@@ -33,9 +33,7 @@ afterEach(async (t) => {
 });
 
 /** The fixture's call log; the calls logged after `since` as [tool, args] pairs; the last seq number. */
-const callLog = () => vs.readCallLog(callLogFile(vs.workspaceDir));
-const callsAfter = (since) => callLog().filter((e) => e.seq > since).map((e) => [e.tool, e.args]);
-const lastSeq = () => callLog().reduce((max, e) => Math.max(max, e.seq), 0);
+const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 /** The plan shown now: its article (the top-level plan in the selected item). */
 const planOf = (web) => web.locator('main article.top-plan');

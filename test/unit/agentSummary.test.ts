@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { agentErrorResult, agentSummaryResult, agentSummaryText, summarizePlan, withNote } from '../../src/core/agentSummary';
 import { approvalHash } from '../../src/core/approval';
 import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowState } from '../../src/core/workflow';
+import { apply } from './helpers/applyEvents';
 
 let clock = 0;
 const at = () => ++clock;
@@ -13,14 +14,6 @@ const ORIGIN = { server: 'demo', tool: 'plan_scaffold', args: {}, entrance: 'age
 const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan =>
   ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Scaffold the Payroll screen\nwith details', next_actions: actions, ...extra });
 
-function apply(state: WorkflowState, ...events: WorkflowEvent[]): WorkflowState {
-  for (const e of events) {
-    const next = reduce(state, e);
-    assert.notEqual(next, state, `${e.type} refused`);
-    state = next;
-  }
-  return state;
-}
 const receive = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}) =>
   apply(EMPTY_WORKFLOW, { type: 'planReceived', at: at(), planId: 'p1', origin: ORIGIN, plan: envelope(actions, extra) });
 const approve = (s: WorkflowState) => apply(s, { type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(s, 'p1')!) });

@@ -4,7 +4,8 @@ import { approvalHash } from '../../src/core/approval';
 import { outcomeSentence } from '../../src/core/outcome';
 import { describeOutcome, describeStatus, describeStep, planTitle } from '../../src/core/present';
 import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow';
+import { apply } from './helpers/applyEvents';
 
 let clock = 0;
 const at = () => ++clock;
@@ -13,14 +14,6 @@ const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}):
   ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Scaffold the payroll screen\nand its components', next_actions: actions, ...extra });
 const steps = (...tools: string[]) => tools.map((tool): ActionCall => ({ tool, args: {} }));
 
-function apply(state: WorkflowState, ...events: WorkflowEvent[]): WorkflowState {
-  for (const e of events) {
-    const next = reduce(state, e);
-    assert.notEqual(next, state, `${e.type} refused`);
-    state = next;
-  }
-  return state;
-}
 const receive = (s: WorkflowState, id: string, actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}) =>
   apply(s, { type: 'planReceived', at: at(), planId: id, origin: ORIGIN, plan: envelope(actions, extra) });
 const approve = (s: WorkflowState, id: string) => apply(s, { type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });

@@ -13,21 +13,13 @@ import {
 import type { ToolResult } from '../../src/core/toolResult';
 import { canApply, EMPTY_WORKFLOW, reduce, type PlanOrigin, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture.js';
+import { apply } from './helpers/applyEvents';
 
 type Obj = Record<string, unknown>;
 
 let clock = 1_000;
 const at = () => ++clock;
 
-function apply(state: WorkflowState, ...events: WorkflowEvent[]): WorkflowState {
-  let s = state;
-  for (const e of events) {
-    const why = canApply(s, e);
-    assert.equal(why, undefined, `${e.type} should apply: ${why}`);
-    s = reduce(s, e);
-  }
-  return s;
-}
 
 function refused(state: WorkflowState, event: WorkflowEvent, pattern: RegExp): void {
   const why = canApply(state, event);
