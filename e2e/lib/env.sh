@@ -42,6 +42,13 @@ e2e_free_port() {
     tryPort(start);' "${1:-0}"
 }
 
+# Unsets every npm_* variable an outer `npm run` exported (npm_config_user_agent names its Node, npm_node_execpath
+# and npm_execpath its binaries, npm_config_* its settings), so a nested npm under another Node starts clean.
+e2e_forget_outer_npm() {
+  local name
+  while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep -i '^npm_')
+}
+
 _e2e_t0=0
 # step NAME: prints a start line; step_done: prints how long the current step took.
 e2e_step() { _e2e_step_name=$1; _e2e_t0=$(date +%s%N); echo "[${E2E_LOG_TAG:-e2e}] $1 …"; }
