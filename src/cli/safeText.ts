@@ -1,13 +1,11 @@
 /**
  * Server-supplied text on a terminal: control characters (ANSI escapes, bells, NUL, carriage returns), C1 controls,
- * bidi overrides and line separators are shown as visible escapes (`\x1b`, `\u202e`) so a server cannot recolour the
- * terminal, move the cursor, hide text or reorder what the user reads. Long texts are cut with a count of what was left.
+ * bidi marks and overrides, zero-width and other invisible format characters, and line separators are shown as visible
+ * escapes (`\x1b`, `\u202e`, `\u{e0041}`) so a server cannot recolour the terminal, move the cursor, hide text or
+ * reorder what the user reads. Which characters those are is decided in one place for the CLI and the panel
+ * (src/shared/visibleText.ts). Long texts are cut with a count of what was left.
  */
-
-/** Characters never written raw: C0 (except tab and newline), DEL, C1, bidi marks/overrides/isolates, LS/PS, BOM. */
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
-/** The same set minus what JSON.stringify already escapes (C0): characters that survive into JSON text raw. */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+import { escapeInvisibleInJson, textOf, visibleText } from '../shared/visibleText';
 
 export interface SafeTextOptions {
   /** Keep `\n` as a line break (multi-line blocks); otherwise it is shown as `\n`. Default false. */
@@ -16,26 +14,19 @@ export interface SafeTextOptions {
   max?: number;
 }
 
-function escapeChar(c: string): string {
-  const code = c.charCodeAt(0);
-  if (c === '\n') return '\\n';
-  if (c === '\r') return '\\r';
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+/** The terminal's escape of a code point: `\n`, `\r`, `\x1b`, `\u202e`, `\u{e0041}`. */
+function escapeCodePoint(code: number): string {
+  if (code === 0x0a) return '\\n';
+  if (code === 0x0d) return '\\r';
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /** `text` with unsafe characters escaped visibly (see the module comment); never throws, whatever it is given. */
 export function safeText(text: unknown, options: SafeTextOptions = {}): string {
-  let s = typeof text === 'string' ? text : text === undefined || text === null ? '' : toText(text);
+  let s = textOf(text);
   if (options.max !== undefined) s = clip(s, options.max);
-  return s.replace(UNSAFE, (c) => (c === '\n' && options.keepNewlines ? c : escapeChar(c)));
-}
-
-function toText(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value); // an object whose toString throws or returns a non-string
-  }
+  return visibleText(s, { keepNewlines: options.keepNewlines === true, mark: escapeCodePoint });
 }
 
 /** `text` cut at `max` characters with "… (+N characters)" when longer. */
@@ -45,12 +36,12 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * JSON text for stdout: `JSON.stringify(value)` (which escapes C0 controls) with DEL, C1, bidi and line-separator
- * characters escaped as `\uXXXX` as well. Those can only occur inside JSON strings, so the result parses to the same
- * value. Throws only what JSON.stringify throws (cycles, absurd depth).
+ * JSON text for stdout: `JSON.stringify(value)` (which escapes C0 controls) with DEL, C1, bidi, zero-width, other
+ * invisible and line-separator characters escaped as `\uXXXX` as well. Those can only occur inside JSON strings, so
+ * the result parses to the same value. Throws only what JSON.stringify throws (cycles, absurd depth).
  */
 export function safeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeInvisibleInJson(JSON.stringify(value, null, indent));
 }
 
 /** Compact JSON of `value` for one line of human output, cut at `max`; "(unprintable)" when it cannot be encoded. */
