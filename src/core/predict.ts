@@ -16,6 +16,7 @@
  * Pure: no I/O. Everything here takes untrusted server data and never throws for bad input.
  */
 import { applyPatch, formatPatch, parsePatch, type StructuredPatch } from 'diff';
+import { pathTrap } from './globs';
 import type { ActionCall } from './plan';
 import type { ToolResult } from './toolResult';
 
@@ -38,6 +39,8 @@ export function toWorkspacePath(raw: unknown, roots: string | readonly string[])
   const given = raw;
   const p = raw.trim().replace(/\\/g, '/');
   if (p.startsWith('~')) return { inside: false, path: given, reason: 'it is in the home directory, outside the workspace' };
+  const trap = pathTrap(raw);
+  if (trap) return { inside: false, path: given, reason: trap };
   if (isAbsolutePath(p)) {
     const abs = normaliseSegments(p);
     if (abs === undefined) return { inside: false, path: given, reason: 'it climbs above the file system root' };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import picomatch from 'picomatch';
-import { isOutsideWorkspace, normaliseGlob } from '../core/globs';
+import { globOutsideReason, normaliseGlob } from '../core/globs';
 import type { TouchedGlobView } from '../shared/protocol';
 
 const LIST_CAP = 50;
@@ -45,8 +45,8 @@ export async function resolveGlobs(globs: readonly string[], token?: vscode.Canc
   const folder = vscode.workspace.workspaceFolders?.[0];
   return Promise.all(globs.map(async (raw): Promise<TouchedGlobView> => {
     const glob = normaliseGlob(raw);
-    if (/[\u0000-\u001f\u007f]/.test(glob)) return { glob: raw, files: [], count: 0, outside: false, note: 'contains control characters, so it names no file; not searched' };
-    if (isOutsideWorkspace(glob)) return { glob: raw, files: [], count: 0, outside: true, note: 'reaches outside the workspace' };
+    const outside = globOutsideReason(raw);
+    if (outside) return { glob: raw, files: [], count: 0, outside: true, note: `reaches outside the workspace: ${outside}; not searched` };
     if (!folder) return { glob: raw, files: [], count: 0, outside: false, note: 'no workspace folder is open' };
     const pattern = picomatch.scan(glob).isGlob ? glob : `{${glob},${glob.replace(/\/$/, '')}/**}`;
     try {
