@@ -183,9 +183,9 @@ describe('an untrusted workspace (Restricted Mode)', () => {
     workspace: { servers: (dir) => ({ fixture: fixtureServer(dir) }) },
   });
 
-  test('starts no server: the view says "not started (Restricted Mode)" and no fixture process runs', { timeout: 60_000 }, async () => {
+  test('starts no server: the view says "waits for workspace trust" and no fixture process runs', { timeout: 60_000 }, async () => {
     await vs.openView('Servers');
-    assert.equal(await waitForRow(vs, 'fixture', /\S/), 'not started (Restricted Mode)');
+    assert.equal(await waitForRow(vs, 'fixture', /\S/), 'waits for workspace trust');
     const hover = await hoverText(vs, treeRow(vs, 'fixture'));
     assert.match(hover, /Restricted Mode/);
     await vs.screenshot('servers-restricted-mode');

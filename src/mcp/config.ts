@@ -91,6 +91,11 @@ export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
 
 export interface ResolveContext {
   workspaceFolder?: string;
+  /**
+   * Whether the workspace is trusted (default true). When false, a server that would use the folder is refused
+   * with a {@link TrustRequiredError}, and a stdio server without `cwd` runs in `userHome`, not in the folder.
+   */
+  trusted?: boolean;
   env: Record<string, string | undefined>;
   userHome: string;
   /** Input definitions that `${input:id}` may refer to (the `inputs` of mcp.json). */
@@ -104,6 +109,14 @@ export class ConfigError extends Error {
   constructor(readonly server: string, message: string) {
     super(message);
     this.name = 'ConfigError';
+  }
+}
+
+/** A server that waits for workspace trust: {@link decideStart} gave `reasons`. */
+export class TrustRequiredError extends ConfigError {
+  constructor(server: string, readonly reasons: readonly string[]) {
+    super(server, describeTrustWait(server, reasons));
+    this.name = 'TrustRequiredError';
   }
 }
 
@@ -141,6 +154,78 @@ const inputSchema = z.discriminatedUnion('type', [
 /** Whether a server comes from workspace configuration (refused in an untrusted workspace). */
 export function isWorkspaceSource(source: ServerSource): boolean {
   return source !== 'settings-user';
+}
+
+/**
+ * Whether a server may start now. `start`: yes, and a stdio server without its own `cwd` runs in `cwd` (the folder
+ * when the workspace is trusted, the user's home when it is not; undefined without a folder). `waitForTrust`: the
+ * workspace is untrusted and starting it would run or read something of the folder; `reasons` say what, in words
+ * for the Servers view ("comes from .vscode/mcp.json", "uses ${workspaceFolder}").
+ */
+export type StartDecision =
+  | { kind: 'start'; cwd?: string }
+  | { kind: 'waitForTrust'; reasons: string[] };
+
+export interface TrustContext {
+  trusted: boolean;
+  workspaceFolder?: string;
+  userHome: string;
+}
+
+/**
+ * Variables whose value comes from the open folder or editor: `${workspaceFolder}`, `${workspaceFolderBasename}`,
+ * `${workspaceFolder:name}`, `${file}`, `${fileDirname}`, `${relativeFile}`, `${cwd}` and the like. Only the first two
+ * are substituted; the others are refused in Restricted Mode all the same, so that supporting them later is safe.
+ */
+const FOLDER_VARIABLE = /^(workspaceFolder|workspaceRoot|file|relativeFile|cwd$|lineNumber$|selectedText$|config:|command:)/;
+
+/**
+ * Decides whether `config` may start (pure: reads nothing). In a trusted workspace every server starts. In an
+ * untrusted one nothing of the folder may run or be read, so a server waits for trust when it comes from workspace
+ * configuration, uses a folder variable or an `${input:…}` (inputs are defined in the folder's mcp.json), reads its
+ * `envFile` or runs in a `cwd` inside the folder (relative paths resolve there), or names a command or argument
+ * inside the folder. The others start in the user's home, so that `npx` or `python3 -m` never load the folder's
+ * modules.
+ */
+export function decideStart(config: ServerConfig, ctx: TrustContext): StartDecision {
+  const folder = ctx.workspaceFolder;
+  if (ctx.trusted) return folder === undefined ? { kind: 'start' } : { kind: 'start', cwd: folder };
+  const reasons: string[] = [];
+  const add = (r: string) => { if (!reasons.includes(r)) reasons.push(r); };
+  if (isWorkspaceSource(config.source)) add(`comes from ${config.file}`);
+  const strings = configStrings(config);
+  for (const s of strings) {
+    for (const m of s.matchAll(/\$\{([^}]+)\}/g)) {
+      const v = m[1]!.trim();
+      if (FOLDER_VARIABLE.test(v)) add(`uses \${${v}}`);
+      else if (v.startsWith('input:')) add(`uses \${${v}}, an input defined in the workspace's mcp.json`);
+    }
+  }
+  if (config.type === 'stdio') {
+    const inFolder = (p: string) => folder !== undefined && path.isAbsolute(p) && isInside(folder, p);
+    if (config.envFile !== undefined && (!path.isAbsolute(config.envFile) || inFolder(config.envFile))) add(`reads envFile "${config.envFile}" from the workspace folder`);
+    if (config.cwd !== undefined && (!path.isAbsolute(config.cwd) || inFolder(config.cwd))) add(`runs in "${config.cwd}", inside the workspace folder`);
+    for (const s of [config.command, ...config.args]) if (inFolder(s)) add(`runs "${s}", inside the workspace folder`);
+  }
+  return reasons.length > 0 ? { kind: 'waitForTrust', reasons } : { kind: 'start', cwd: ctx.userHome };
+}
+
+/** What the Servers view and the log say about a server that waits for trust. */
+export function describeTrustWait(server: string, reasons: readonly string[]): string {
+  return `Server '${server}' waits for workspace trust: this workspace is in Restricted Mode, and the server ${reasons.join('; ')}. `
+    + 'Trust the workspace to start it.';
+}
+
+/** Every string of a server's configuration that may hold `${…}` variables. */
+function configStrings(config: ServerConfig): string[] {
+  return config.type === 'stdio'
+    ? [config.command, ...config.args, ...Object.values(config.env).filter((v): v is string => v !== null), config.envFile ?? '', config.cwd ?? '']
+    : [config.url, ...Object.values(config.headers)];
+}
+
+function isInside(folder: string, p: string): boolean {
+  const rel = path.relative(folder, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 /** `file:line:column: path: message`, leaving out the parts that are unknown. */
@@ -272,13 +357,16 @@ function parseServerEntry(name: string, value: unknown, source: ServerSource, fi
 /**
  * Substitutes `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${env:NAME}`, `${pathSeparator}`
  * (and `${/}`) and `${input:id}` in every string of the server, reads `envFile` (relative to the workspace folder)
- * with `util.parseEnv`, and merges it under `env`. Rejects with a {@link ConfigError} naming the server and the fix.
+ * with `util.parseEnv`, and merges it under `env`. Rejects with a {@link ConfigError} naming the server and the fix,
+ * or, in an untrusted workspace, with a {@link TrustRequiredError} before anything is asked or read (see
+ * {@link decideStart}).
  */
 export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolvedServer> {
   const fail = (message: string): never => { throw new ConfigError(config.name, `Server '${config.name}' (${config.file}): ${message}`); };
-  const strings = config.type === 'stdio'
-    ? [config.command, ...config.args, ...Object.values(config.env).filter((v): v is string => v !== null), config.envFile ?? '', config.cwd ?? '']
-    : [config.url, ...Object.values(config.headers)];
+  const trusted = ctx.trusted ?? true;
+  const decision = decideStart(config, { trusted, workspaceFolder: ctx.workspaceFolder, userHome: ctx.userHome });
+  if (decision.kind === 'waitForTrust') throw new TrustRequiredError(config.name, decision.reasons);
+  const strings = configStrings(config);
   const inputValues = new Map<string, string>();
   const secrets: string[] = [];
   for (const s of strings) {
@@ -293,7 +381,8 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
       if (def!.type === 'promptString' && def!.password) secrets.push(value!);
     }
   }
-  const folder = ctx.workspaceFolder;
+  // Untrusted: decideStart let through only servers that need no folder; never resolve against it all the same.
+  const folder = trusted ? ctx.workspaceFolder : undefined;
   const sub = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (whole, raw: string) => {
     const v = raw.trim();
     if (v === 'workspaceFolder' || v === 'workspaceFolderBasename') {
@@ -337,7 +426,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const resolved: ResolvedStdioServer = {
     name: config.name, source: config.source, type: 'stdio', command: sub(config.command), args: config.args.map(sub), env, secrets: unique(secrets),
   };
-  const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : folder;
+  const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : decision.cwd;
   if (cwd !== undefined) resolved.cwd = cwd;
   return resolved;
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as os from 'node:os';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import {
-  formatConfigProblem, isWorkspaceSource, parseMcpJson, parseServersSetting, resolveServer,
+  decideStart, describeTrustWait, formatConfigProblem, parseMcpJson, parseServersSetting, resolveServer,
   type ConfigProblem, type InputDef, type ResolvedServer, type ServerConfig,
 } from '../mcp/config';
 import { Settings } from './constants';
@@ -11,8 +11,10 @@ import { Settings } from './constants';
 export interface ServerConfigIssue {
   server: string;
   message: string;
-  /** Restricted Mode kept it from starting. */
+  /** Restricted Mode kept it from starting; it starts when the workspace is trusted. */
   untrusted?: boolean;
+  /** Why it waits for trust, e.g. "comes from .vscode/mcp.json", "uses ${workspaceFolder}". */
+  reasons?: string[];
 }
 
 export interface ConfigSnapshot {
@@ -29,8 +31,9 @@ const SECRET_PREFIX = 'plangate.input.';
 
 /**
  * Reads `.vscode/mcp.json` and the `plangate.servers` setting, resolves variables and inputs (asked once, kept
- * in SecretStorage), honours workspace trust, and fires {@link onDidChange} with a fresh snapshot whenever any of
- * them changes. Servers from workspace configuration never start in an untrusted workspace.
+ * in SecretStorage), honours workspace trust, and fires {@link onDidChange} with a fresh snapshot
+ * whenever any of them changes. In an untrusted workspace nothing of the folder runs: servers that would use it wait
+ * for trust (see `decideStart`), the others run in the user's home.
  */
 export class ServerConfigs extends DisposableBase {
   private readonly _onDidChange = this._register(new Emitter<ConfigSnapshot>());
@@ -133,14 +136,18 @@ export class ServerConfigs extends DisposableBase {
     const issues: ServerConfigIssue[] = [];
     const resolved: ResolvedServer[] = [];
     const folder = vscode.workspace.workspaceFolders?.[0];
+    const trusted = vscode.workspace.isTrusted;
     for (const server of servers) {
-      if (!vscode.workspace.isTrusted && isWorkspaceSource(server.source)) {
-        issues.push({ server: server.name, untrusted: true, message: 'Not started: this workspace is in Restricted Mode and the server comes from workspace configuration. Trust the workspace to start it.' });
+      const decision = decideStart(server, { trusted, workspaceFolder: folder?.uri.fsPath, userHome: os.homedir() });
+      if (decision.kind === 'waitForTrust') {
+        issues.push({ server: server.name, untrusted: true, reasons: decision.reasons, message: describeTrustWait(server.name, decision.reasons) });
+        this.log.info(describeTrustWait(server.name, decision.reasons));
         continue;
       }
       try {
         resolved.push(await resolveServer(server, {
           workspaceFolder: folder?.uri.fsPath,
+          trusted,
           env: process.env,
           userHome: os.homedir(),
           inputs,

@@ -10,7 +10,7 @@ export type ServerNode =
   | { kind: 'server'; name: string }
   | { kind: 'tool'; server: string; tool: string }
   | { kind: 'problem'; text: string; detail?: string }
-  | { kind: 'issue'; server: string; message: string; untrusted: boolean };
+  | { kind: 'issue'; server: string; message: string; untrusted: boolean; reasons: string[] };
 
 const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -38,7 +38,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       const snap = this.configs.snapshot;
       const problems: ServerNode[] = snap.problems.map((p) => ({ kind: 'problem', text: formatConfigProblem(p) }));
       const running = new Set(this.registry.connections.map((c) => c.name));
-      const issues: ServerNode[] = snap.issues.filter((i) => !running.has(i.server)).map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted) }));
+      const issues: ServerNode[] = snap.issues.filter((i) => !running.has(i.server)).map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted), reasons: i.reasons ?? [] }));
       const servers: ServerNode[] = this.registry.connections.map((c) => ({ kind: 'server', name: c.name }));
       return [...problems, ...servers, ...issues];
     }
@@ -61,8 +61,10 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       }
       case 'issue': {
         const item = new vscode.TreeItem(node.server, vscode.TreeItemCollapsibleState.None);
-        item.description = node.untrusted ? 'not started (Restricted Mode)' : 'not started';
-        item.tooltip = node.message;
+        item.description = node.untrusted ? 'waits for workspace trust' : 'not started';
+        item.tooltip = node.untrusted && node.reasons.length > 0
+          ? ['Waits for workspace trust: this workspace is in Restricted Mode, and the server', ...node.reasons.map((r) => `• ${r}`), '', 'Trust the workspace to start it.'].join('\n')
+          : node.message;
         item.iconPath = new vscode.ThemeIcon(node.untrusted ? 'shield' : 'error', new vscode.ThemeColor(node.untrusted ? 'problemsWarningIcon.foreground' : 'errorForeground'));
         item.contextValue = node.untrusted ? 'issue.untrusted' : 'issue';
         if (node.untrusted) item.command = { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' };
