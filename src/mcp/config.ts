@@ -359,7 +359,7 @@ function parseServerEntry(name: string, value: unknown, source: ServerSource, fi
  * (and `${/}`) and `${input:id}` in every string of the server, reads `envFile` (relative to the workspace folder)
  * with `util.parseEnv`, and merges it under `env`. Rejects with a {@link ConfigError} naming the server and the fix,
  * or, in an untrusted workspace, with a {@link TrustRequiredError} before anything is asked or read (see
- * {@link decideStart}).
+ * {@link decideStart}). Every input value is among the `secrets`, password or not.
  */
 export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolvedServer> {
   const fail = (message: string): never => { throw new ConfigError(config.name, `Server '${config.name}' (${config.file}): ${message}`); };
@@ -378,7 +378,8 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
       const value = await ctx.resolveInput(id, def!);
       if (value === undefined) fail(`input "${id}" (${def!.description}) was not provided. Start the server again and enter a value.`);
       inputValues.set(id, value!);
-      if (def!.type === 'promptString' && def!.password) secrets.push(value!);
+      // Not only passwords: a picked region or a typed host is the user's, not the log's.
+      secrets.push(value!);
     }
   }
   // Untrusted: decideStart let through only servers that need no folder; never resolve against it all the same.
@@ -429,6 +430,54 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : decision.cwd;
   if (cwd !== undefined) resolved.cwd = cwd;
   return resolved;
+}
+
+/** Where `${input:…}` values are kept between starts: the extension's SecretStorage, or a map in tests. */
+export interface InputStore {
+  get(key: string): PromiseLike<string | undefined>;
+  store(key: string, value: string): PromiseLike<void>;
+  delete(key: string): PromiseLike<void>;
+}
+
+/**
+ * Whose an input value is: the user's, for a server of the user's own settings (the same server in every window),
+ * else the workspace the server's configuration comes from, named by its `.code-workspace` file or folder URI.
+ */
+export function inputScope(source: ServerSource, workspace: string | undefined): string {
+  return source === 'settings-user' ? 'user' : `workspace:${workspace ?? ''}`;
+}
+
+/**
+ * The storage key of the value of input `id` for `server` in `scope`. A value is given only to the server it was
+ * entered for, in the workspace it was entered in: another workspace (or another server) declaring the same id is
+ * asked afresh. Keys of older versions (`plangate.input.<id>`, shared by every workspace) are never read.
+ */
+export function inputValueKey(scope: string, server: string, id: string): string {
+  return `plangate.input.v2:${JSON.stringify([scope, server, id])}`;
+}
+
+/** The ids of the `${input:id}` references of a server, in order of first use. */
+export function inputRefs(config: ServerConfig): string[] {
+  const strings = configStrings(config);
+  const ids: string[] = [];
+  for (const s of strings) for (const m of s.matchAll(/\$\{input:([^}]+)\}/g)) if (!ids.includes(m[1]!.trim())) ids.push(m[1]!.trim());
+  return ids;
+}
+
+/**
+ * `resolveInput` for {@link resolveServer}: recalls the value stored for this server in `scope`, else calls `ask`
+ * and keeps its answer (a dismissed prompt keeps nothing).
+ */
+export function storedInputs(store: InputStore, scope: string, server: string,
+  ask: (id: string, def: InputDef) => Promise<string | undefined>): ResolveContext['resolveInput'] {
+  return async (id, def) => {
+    const key = inputValueKey(scope, server, id);
+    const stored = await store.get(key);
+    if (stored !== undefined) return stored;
+    const value = await ask(id, def);
+    if (value !== undefined) await store.store(key, value);
+    return value;
+  };
 }
 
 /** A stable hash of everything that affects how a server is started; equal fingerprints need no restart. */

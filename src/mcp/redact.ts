@@ -1,6 +1,6 @@
 /**
- * Keeps secrets out of the log: the values of password inputs, of secret-looking env variables and headers
- * (collected in `ResolvedServer.secrets`), and tokens that look like credentials in free text (stderr lines).
+ * Keeps secrets out of the log: the values of every `${input:…}` (password or not), of secret-looking env variables
+ * and headers (collected in `ResolvedServer.secrets`), and tokens that look like credentials in free text (stderr lines).
  */
 import { isSecretKey } from './config';
 

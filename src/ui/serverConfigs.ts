@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import * as os from 'node:os';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import {
-  decideStart, describeTrustWait, formatConfigProblem, parseMcpJson, parseServersSetting, resolveServer,
-  type ConfigProblem, type InputDef, type ResolvedServer, type ServerConfig,
+  decideStart, describeTrustWait, formatConfigProblem, inputRefs, inputScope, inputValueKey, parseMcpJson, parseServersSetting, resolveServer,
+  storedInputs, type ConfigProblem, type InputDef, type ResolvedServer, type ServerConfig,
 } from '../mcp/config';
 import { Settings } from './constants';
 
@@ -27,11 +27,9 @@ export interface ConfigSnapshot {
   mcpJson?: vscode.Uri;
 }
 
-const SECRET_PREFIX = 'plangate.input.';
-
 /**
- * Reads `.vscode/mcp.json` and the `plangate.servers` setting, resolves variables and inputs (asked once, kept
- * in SecretStorage), honours workspace trust, and fires {@link onDidChange} with a fresh snapshot
+ * Reads `.vscode/mcp.json` and the `plangate.servers` setting, resolves variables and inputs (asked once per server
+ * and workspace, kept in SecretStorage), honours workspace trust, and fires {@link onDidChange} with a fresh snapshot
  * whenever any of them changes. In an untrusted workspace nothing of the folder runs: servers that would use it wait
  * for trust (see `decideStart`), the others run in the user's home.
  */
@@ -78,16 +76,18 @@ export class ServerConfigs extends DisposableBase {
     return this.reloading;
   }
 
-  /** Forgets every stored input value, so the next start asks again. */
+  /** Forgets the input values stored for this workspace's servers (and the user's), so the next start asks again. */
   async resetInputs(): Promise<number> {
-    const ids = await this.knownInputIds();
-    for (const id of ids) await this.secrets.delete(SECRET_PREFIX + id);
-    return ids.length;
-  }
-
-  private async knownInputIds(): Promise<string[]> {
-    const { inputs } = await this.readConfigured();
-    return inputs.map((i) => i.id);
+    const { servers } = await this.readConfigured();
+    const workspace = workspaceId();
+    const keys = servers.flatMap((s) => inputRefs(s).map((id) => inputValueKey(inputScope(s.source, workspace), s.name, id)));
+    let forgotten = 0;
+    for (const key of keys) {
+      if ((await this.secrets.get(key)) === undefined) continue;
+      await this.secrets.delete(key);
+      forgotten++;
+    }
+    return forgotten;
   }
 
   private async readConfigured(): Promise<{ servers: ServerConfig[]; inputs: InputDef[]; problems: ConfigProblem[]; mcpJson?: vscode.Uri }> {
@@ -137,6 +137,7 @@ export class ServerConfigs extends DisposableBase {
     const resolved: ResolvedServer[] = [];
     const folder = vscode.workspace.workspaceFolders?.[0];
     const trusted = vscode.workspace.isTrusted;
+    const workspace = workspaceId();
     for (const server of servers) {
       const decision = decideStart(server, { trusted, workspaceFolder: folder?.uri.fsPath, userHome: os.homedir() });
       if (decision.kind === 'waitForTrust') {
@@ -151,7 +152,7 @@ export class ServerConfigs extends DisposableBase {
           env: process.env,
           userHome: os.homedir(),
           inputs,
-          resolveInput: (id, def) => this.input(id, def),
+          resolveInput: storedInputs(this.secrets, inputScope(server.source, workspace), server.name, (id, def) => this.ask(id, def, server.name)),
         }));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -162,11 +163,9 @@ export class ServerConfigs extends DisposableBase {
     return { resolved, configured: servers, problems, issues, mcpJson };
   }
 
-  private async input(id: string, def: InputDef): Promise<string | undefined> {
-    const key = SECRET_PREFIX + id;
-    const stored = await this.secrets.get(key);
-    if (stored !== undefined) return stored;
-    const title = `Plangate: input "${id}" for an MCP server`;
+  /** Asks for an input's value; the title names the server that will receive it (values are kept per server). */
+  private async ask(id: string, def: InputDef, server: string): Promise<string | undefined> {
+    const title = `Plangate: input "${id}" for an MCP server — ${server}`;
     const value = def.type === 'pickString'
       ? (await vscode.window.showQuickPick(
         // The default first, so Enter takes it.
@@ -181,7 +180,11 @@ export class ServerConfigs extends DisposableBase {
         value: def.default,
         ignoreFocusOut: true,
       });
-    if (value !== undefined) await this.secrets.store(key, value);
     return value;
   }
+}
+
+/** The workspace input values belong to: its `.code-workspace` file, else its first folder; undefined without one. */
+function workspaceId(): string | undefined {
+  return (vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri)?.toString();
 }
