@@ -121,7 +121,7 @@ describe('gated server', { concurrency: 2 }, () => {
     assert.deepEqual(summary.steps.map((x) => [x.step, x.tool, x.state]), [[1, 'create_screen', 'ok'], [2, 'create_component', 'ok'], [3, 'create_component', 'ok']]);
     assert.equal(summary.followUp, 'Wire the new components to the API now?');
     assert.match(text(r), /the user approved the plan "Scaffold Payroll screen and components\." and it ran: 3 of 3 steps ok/);
-    assert.match(text(r), /Follow-up question for the user .*: Wire the new components to the API now\?/);
+    assert.match(text(r), /Follow-up question for the user .*: "Wire the new components to the API now\?"/);
     assert.ok(progress.some((m) => /running step|done; follow-up/.test(m)), `the run was reported as progress: ${JSON.stringify(progress)}`);
   });
 
