@@ -4,7 +4,7 @@
  * JSON editor. Values are checked before sending; the extension validates again against the schema.
  */
 import type { CallFormView, ElicitView } from '../shared/protocol';
-import { h, icon, json, visible } from './dom';
+import { editableJson, h, icon, invisibleNote, setText, visible } from './dom';
 import { post, request, saveUi, ui } from './messaging';
 
 type Schema = Record<string, unknown>;
@@ -63,7 +63,7 @@ function renderField(path: string, name: string, schema: Schema, required: boole
   const en = enumOf(schema);
 
   if (!isSimple(schema, depth)) {
-    const text = draft ?? (initial === undefined ? (schema.default !== undefined ? json(schema.default) : '') : json(initial));
+    const text = draft ?? (initial === undefined ? (schema.default !== undefined ? editableJson(schema.default) : '') : editableJson(initial));
     const area = h('textarea', { id, rows: 5, value: text, aria: { describedby: describedBy }, oninput: (e) => keep((e.target as HTMLTextAreaElement).value) });
     return {
       el: h('div', { class: 'field' }, h('label', { for: id }, ...labelText, h('span', { class: 'muted' }, ' (JSON)')), area, help),
@@ -124,7 +124,7 @@ function renderField(path: string, name: string, schema: Schema, required: boole
       ? h('textarea', { id, rows: 4, value: text, aria: { describedby: describedBy }, oninput: (e) => keep((e.target as HTMLTextAreaElement).value) })
       : h('input', { id, type: 'text', value: text, aria: { describedby: describedBy }, oninput: (e) => keep((e.target as HTMLInputElement).value) });
     return {
-      el: h('div', { class: 'field' }, h('label', { for: id }, ...labelText), input, help),
+      el: h('div', { class: 'field' }, h('label', { for: id }, ...labelText), input, invisibleNote(text), help),
       reader: { read: () => {
         const s = (input as HTMLInputElement).value;
         if (!s) return required ? { error: `${title}: required` } : {};
@@ -199,11 +199,11 @@ export function renderCallForm(itemId: string, view: CallFormView): HTMLElement 
     class: 'call-form', aria: { label: `Arguments for ${view.tool}` },
     onsubmit: async (e) => {
       e.preventDefault();
-      err.textContent = '';
+      setText(err, '');
       const { args, problems } = form.read();
-      if (!args) { err.textContent = problems.join('\n'); return; }
+      if (!args) { setText(err, problems.join('\n')); return; }
       const reply = await request({ type: 'callTool', itemId, args });
-      if (!reply.ok) err.textContent = reply.error ?? 'The call failed.';
+      if (!reply.ok) setText(err, reply.error ?? 'The call failed.');
     },
   },
   form.fields.length ? form.fields : h('p', { class: 'muted' }, 'This tool takes no arguments.'),
@@ -221,15 +221,15 @@ export function renderElicitForm(itemId: string, view: ElicitView): HTMLElement 
   const err = h('div', { class: 'error-text', role: 'alert' });
   const answer = async (action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => {
     const reply = await request({ type: 'elicitAnswer', itemId, action, content });
-    if (!reply.ok) err.textContent = reply.error ?? 'The answer could not be sent.';
+    if (!reply.ok) setText(err, reply.error ?? 'The answer could not be sent.');
   };
   const el = h('form', {
     class: 'call-form', aria: { label: `Request from ${view.server}` },
     onsubmit: (e) => {
       e.preventDefault();
-      err.textContent = '';
+      setText(err, '');
       const { args, problems } = form.read();
-      if (!args) { err.textContent = problems.join('\n'); return; }
+      if (!args) { setText(err, problems.join('\n')); return; }
       void answer('accept', args);
     },
   },

@@ -9,7 +9,7 @@
 import type { ControlValue, FieldChange, SubmissionRecord } from '../core/submissions';
 import type { FormField, FormFieldset } from '../core/collectForm';
 import type { CollectFormView } from '../shared/protocol';
-import { clip, h, icon, json, visible } from './dom';
+import { clip, h, icon, invisibleNote, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
 
 type Action = 'stage' | 'submit' | 'discard' | 'requestApproval';
@@ -104,7 +104,7 @@ function renderControl(record: SubmissionRecord, field: FormField, initial: Cont
     }
     case 'textarea': {
       const area = h('textarea', { id, rows: 3, value: text, placeholder, aria, oninput: (e) => keep((e.target as HTMLTextAreaElement).value) });
-      return { field, read: () => area.value, wrapper: h('div', { class: 'field' }, label(id), area, help, error) };
+      return { field, read: () => area.value, wrapper: h('div', { class: 'field' }, label(id), area, invisibleNote(text), help, error) };
     }
     case 'select': {
       const options = field.options ?? (field.enumValues ?? []).map((value) => ({ value, label: value }));
@@ -158,7 +158,7 @@ function renderControl(record: SubmissionRecord, field: FormField, initial: Cont
         step: field.type === 'number' ? (field.kind === 'integer' ? '1' : 'any') : undefined,
         oninput: (e) => keep((e.target as HTMLInputElement).value),
       });
-      return { field, read: () => input.value, wrapper: h('div', { class: 'field' }, label(id), input, help, error) };
+      return { field, read: () => input.value, wrapper: h('div', { class: 'field' }, label(id), input, invisibleNote(text), help, error) };
     }
   }
 }
@@ -307,9 +307,9 @@ export function renderCollectForm(view: CollectFormView): HTMLElement {
   const err = h('div', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } }, view.error ? visible(view.error) : record.lastError ? visible(record.lastError) : '');
   const busy = view.busy !== undefined;
   const act = async (action: Action, controls?: Record<string, ControlValue>) => {
-    err.textContent = '';
+    setText(err, '');
     const reply = await request({ type: 'collectForm', submissionId: record.id, action, controls });
-    if (!reply.ok) { err.textContent = reply.error ?? 'The action failed.'; return; }
+    if (!reply.ok) { setText(err, reply.error ?? 'The action failed.'); return; }
     if (action === 'stage') { ui.open[editKey(record.id)] = false; saveUi(); requestRender(); }
   };
   const staged = record.phase === 'staged';

@@ -4,7 +4,7 @@ import { outcomeSentence } from '../core/outcome';
 import { summarizeHints, type StepEffect, type StepHint } from '../core/toolHints';
 import type { PlanRecord, StepRecord } from '../core/workflow';
 import type { AskFieldView, PendingPrompt, PlanView, TouchedGlobView } from '../shared/protocol';
-import { clip, h, icon, json, visible } from './dom';
+import { clip, editableJson, h, icon, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
 
 const PHASE_TEXT: Record<PlanRecord['phase'], string> = {
@@ -37,9 +37,9 @@ const STEP_STATE: Record<StepRecord['state'], { text: string; icon: string }> = 
 
 /** Shows the reply's error next to the control that asked, or clears it. */
 async function act(errorSlot: HTMLElement, message: Parameters<typeof request>[0]): Promise<boolean> {
-  errorSlot.textContent = '';
+  setText(errorSlot, '');
   const reply = await request(message);
-  if (!reply.ok) errorSlot.textContent = reply.error ?? 'The action failed.';
+  if (!reply.ok) setText(errorSlot, reply.error ?? 'The action failed.');
   return reply.ok;
 }
 
@@ -374,7 +374,7 @@ function renderArgs(record: PlanRecord, step: StepRecord, editable: boolean): HT
     if (editable) {
       const err = errorSlot(`reset-error-${record.id}-${step.index}`);
       details.append(h('div', { class: 'buttons small' },
-        h('button', { class: 'secondary', aria: { label: `Edit arguments of step ${step.index + 1}` }, onclick: () => { ui.drafts[draftKey] = json(step.call.args); ui.open[key] = true; saveUi(); details.replaceWith(renderArgs(record, step, editable)); document.getElementById(`edit-${record.id}-${step.index}`)?.focus(); } }, icon('edit'), ' Edit arguments'),
+        h('button', { class: 'secondary', aria: { label: `Edit arguments of step ${step.index + 1}` }, onclick: () => { ui.drafts[draftKey] = editableJson(step.call.args); ui.open[key] = true; saveUi(); details.replaceWith(renderArgs(record, step, editable)); document.getElementById(`edit-${record.id}-${step.index}`)?.focus(); } }, icon('edit'), ' Edit arguments'),
         step.edited ? h('button', { class: 'secondary', onclick: () => void act(err, { type: 'resetArgs', planId: record.id, step: step.index }) }, 'Restore proposed') : null,
       ), err);
     }
