@@ -7,9 +7,10 @@
  * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is written
  * before the tool call it announces is made.
  */
+import { sameJson } from './approval';
 import { Emitter, type Disposable, type Event } from './lifecycle';
-import { canApply, EMPTY_WORKFLOW, reduce, WORKFLOW_EVENT_TYPES, type WorkflowEvent, type WorkflowState } from './workflow';
-import { isSubmissionEvent, submissionEventProblem } from './submissions';
+import { canApply, EMPTY_WORKFLOW, getPlan, isCallRecord, reduce, WORKFLOW_EVENT_TYPES, type StateEvent, type WorkflowEvent, type WorkflowState } from './workflow';
+import { getSubmission, isSubmissionEvent, submissionEventProblem } from './submissions';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
 export interface LedgerEntry {
@@ -20,6 +21,12 @@ export interface LedgerEntry {
 /** Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied). */
 export interface LedgerSink {
   append(entry: LedgerEntry): void;
+  /**
+   * Called by the workflow after an accepted event was applied and every listener heard of it. A sink that has just
+   * rewritten its store without some settled history (see {@link compactEntries}) returns the state of what it kept,
+   * which becomes the workflow's state; otherwise undefined. Must not throw.
+   */
+  compact?(): WorkflowState | undefined;
 }
 
 /** A sink that keeps entries in memory (tests, the CLI without `--ledger`). */
@@ -40,7 +47,8 @@ export function replay(entries: readonly LedgerEntry[]): WorkflowState {
 export interface WorkflowChange {
   /** The state after `event`. */
   state: WorkflowState;
-  event: WorkflowEvent;
+  /** The event (call records, which change no state, are not announced). */
+  event: StateEvent;
   seq: number;
 }
 
@@ -100,7 +108,30 @@ export class Workflow implements Disposable {
     this.sink.append(entry);
     this.seq = entry.seq;
     this.current = next;
+    if (isCallRecord(event)) return true; // on the record; no state changed, nobody to tell
     this.queue.push({ state: next, event, seq: entry.seq });
+    const outermost = !this.delivering;
+    this.deliver();
+    // Compaction drops only settled history (verified to leave every other plan exactly as it is), so listeners
+    // need no event for it: the next change they hear of simply lists fewer finished plans.
+    if (outermost) {
+      const compacted = this.sink.compact?.();
+      if (compacted) this.current = compacted;
+    }
+    return true;
+  }
+
+  /**
+   * Applies `event` to the state without recording it: only for settling a plan after the ledger failed to take an
+   * event, so no plan stays "running" in the window (a reload then finds the step's outcome unknown, as the file says).
+   * Returns false when the event does not apply.
+   */
+  applyUnrecorded(event: WorkflowEvent): boolean {
+    if (canApply(this.current, event) !== undefined) return false;
+    const next = reduce(this.current, event);
+    this.current = next;
+    if (isCallRecord(event)) return true;
+    this.queue.push({ state: next, event, seq: this.seq });
     this.deliver();
     return true;
   }
@@ -128,6 +159,185 @@ function toStored(event: WorkflowEvent): WorkflowEvent | undefined {
   } catch {
     return undefined;
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compaction: keeping a ledger bounded
+
+/** What settled history a ledger keeps. Sizes are in bytes and ages in milliseconds; 0 or undefined: no limit. */
+export interface RetentionPolicy {
+  /** Past this size settled history is dropped, oldest first, until the ledger is at most {@link COMPACT_TO} of it. */
+  maxBytes?: number;
+  /** Settled history whose last event is older than this is dropped. */
+  maxAgeMs?: number;
+  /** History with an event this recent is never dropped (default {@link KEEP_RECENT_MS}). */
+  keepRecentMs?: number;
+  /** The clock ages are measured against. */
+  now: number;
+}
+
+/** A ledger over its size limit is compacted to this fraction of it, so the next compaction is not one event away. */
+export const COMPACT_TO = 0.8;
+/** Ten minutes: a plan finished just now may still be answered (a re-plan replaces it, a revert is recorded on it). */
+export const KEEP_RECENT_MS = 10 * 60_000;
+
+export interface Compaction {
+  /** The entries to keep, in their order (the same objects; their `seq` is unchanged). */
+  kept: LedgerEntry[];
+  /** The state {@link replay} gives for `kept`. */
+  state: WorkflowState;
+  /** Bytes of the kept entries (by the sizes given). */
+  keptBytes: number;
+  /** How many entries are not kept. */
+  droppedEntries: number;
+  /** Plans and collect-mode submissions whose whole history is dropped. */
+  droppedPlans: string[];
+  droppedSubmissions: string[];
+}
+
+/**
+ * Which entries a bounded ledger keeps. History is grouped into families — a plan with its nested plans and the plans
+ * it replaced or that replaced it; a collect-mode submission alone — and a family is dropped whole, only when every
+ * member is finished (plans awaiting approval, running, blocked or waiting for their follow-up answer are never
+ * dropped, nor anything linked to them) and its last event is older than {@link RetentionPolicy.keepRecentMs}: first
+ * every family past `maxAgeMs`, then, while the rest is over `maxBytes`, the oldest ones. Progress events followed
+ * by another progress event of the same step are dropped too (only the last one shows), as are events that no longer
+ * change anything (a `restored` that only touched dropped plans).
+ *
+ * The result is checked: replaying `kept` must give every kept plan and submission, and every other part of the
+ * state, exactly as replaying `entries` does. When it would not, or nothing would be dropped, returns undefined.
+ * `bytes[i]` is the stored size of `entries[i]`. Pure.
+ */
+export function compactEntries(entries: readonly LedgerEntry[], bytes: readonly number[], policy: RetentionPolicy): Compaction | undefined {
+  const full = replay(entries);
+  const families = new Families();
+  entries.forEach(({ event }, i) => families.add(event, i, bytes[i] ?? 0));
+
+  const keepRecentMs = policy.keepRecentMs ?? KEEP_RECENT_MS;
+  const settled = (key: string) => {
+    const id = key.slice(2);
+    if (key.startsWith('p:')) { const plan = getPlan(full, id); return !plan || plan.phase === 'finished'; }
+    const submission = getSubmission(full.submissions, id);
+    return !submission || submission.phase === 'finished';
+  };
+  const droppable = families.list().filter((f) => f.members.every(settled) && policy.now - f.lastAt >= keepRecentMs);
+  const drop = new Set<Family>();
+  if (policy.maxAgeMs) for (const f of droppable) if (policy.now - f.lastAt > policy.maxAgeMs) drop.add(f);
+  const total = bytes.reduce((sum, b) => sum + b, 0);
+  let remaining = total - [...drop].reduce((sum, f) => sum + f.bytes, 0);
+  if (policy.maxBytes && remaining > policy.maxBytes) {
+    for (const f of droppable.filter((f) => !drop.has(f)).sort((a, b) => a.lastAt - b.lastAt)) {
+      if (remaining <= policy.maxBytes * COMPACT_TO) break;
+      drop.add(f);
+      remaining -= f.bytes;
+    }
+  }
+  const droppedKeys = new Set([...drop].flatMap((f) => f.members));
+  const dropIndex = new Set<number>([...drop].flatMap((f) => f.entries));
+  supersededProgress(entries).forEach((i) => dropIndex.add(i));
+
+  const kept: LedgerEntry[] = [];
+  let state = EMPTY_WORKFLOW;
+  let keptBytes = 0;
+  entries.forEach((entry, i) => {
+    if (dropIndex.has(i)) return;
+    const next = reduce(state, entry.event);
+    if (next === state) return; // refused or changes nothing: replaying it is a no-op
+    state = next;
+    kept.push(entry);
+    keptBytes += bytes[i] ?? 0;
+  });
+  if (kept.length === entries.length) return undefined;
+  if (!sameStateWithout(full, state, droppedKeys)) return undefined;
+  return {
+    kept, state, keptBytes, droppedEntries: entries.length - kept.length,
+    droppedPlans: [...droppedKeys].filter((k) => k.startsWith('p:')).map((k) => k.slice(2)),
+    droppedSubmissions: [...droppedKeys].filter((k) => k.startsWith('s:')).map((k) => k.slice(2)),
+  };
+}
+
+interface Family {
+  /** `p:<planId>` and `s:<submissionId>` keys. */
+  members: string[];
+  entries: number[];
+  bytes: number;
+  lastAt: number;
+}
+
+/** Union-find over plan and submission keys, linked by nesting and replacement. */
+class Families {
+  private readonly parent = new Map<string, string>();
+  private readonly byEntry: { key: string; bytes: number; at: number }[] = [];
+
+  add(event: WorkflowEvent, index: number, bytes: number): void {
+    const e = event as unknown as Record<string, unknown>;
+    const key = typeof e.planId === 'string' ? `p:${e.planId}` : typeof e.submissionId === 'string' ? `s:${e.submissionId}` : undefined;
+    // Events that belong to no plan or submission (e.g. `restored`) are never dropped for age or size.
+    if (key === undefined) return;
+    this.find(key);
+    for (const link of ['parentId', 'replacesId', 'childPlanId']) if (typeof e[link] === 'string') this.union(key, `p:${e[link] as string}`);
+    this.byEntry[index] = { key, bytes, at: typeof e.at === 'number' && Number.isFinite(e.at) ? e.at : Number.POSITIVE_INFINITY };
+  }
+
+  list(): Family[] {
+    const families = new Map<string, Family>();
+    for (const key of this.parent.keys()) {
+      const root = this.find(key);
+      let f = families.get(root);
+      if (!f) families.set(root, f = { members: [], entries: [], bytes: 0, lastAt: Number.NEGATIVE_INFINITY });
+      f.members.push(key);
+    }
+    this.byEntry.forEach((item, index) => {
+      if (!item) return;
+      const f = families.get(this.find(item.key))!;
+      f.entries.push(index);
+      f.bytes += item.bytes;
+      f.lastAt = Math.max(f.lastAt, item.at);
+    });
+    return [...families.values()];
+  }
+
+  private find(key: string): string {
+    let root = this.parent.get(key);
+    if (root === undefined) { this.parent.set(key, key); return key; }
+    while (root !== this.parent.get(root)) root = this.parent.get(root!)!;
+    for (let k = key; k !== root;) { const up = this.parent.get(k)!; this.parent.set(k, root); k = up; }
+    return root;
+  }
+
+  private union(a: string, b: string): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent.set(rb, ra);
+  }
+}
+
+/** Indexes of `stepProgress` entries whose plan's next event is another progress of the same step. */
+function supersededProgress(entries: readonly LedgerEntry[]): number[] {
+  const next = new Map<string, { type: string; step: unknown }>();
+  const out: number[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!.event as unknown as Record<string, unknown>;
+    if (typeof e.planId !== 'string') continue;
+    const after = next.get(e.planId);
+    if (e.type === 'stepProgress' && after?.type === 'stepProgress' && after.step === e.step) out.push(i);
+    next.set(e.planId, { type: String(e.type), step: e.step });
+  }
+  return out;
+}
+
+/** `compacted` is `full` without the dropped plans and submissions, and equal in everything else. */
+function sameStateWithout(full: WorkflowState, compacted: WorkflowState, dropped: ReadonlySet<string>): boolean {
+  const plans = full.order.filter((id) => !dropped.has(`p:${id}`));
+  if (!sameJson(plans, compacted.order)) return false;
+  if (Object.keys(compacted.plans).length !== plans.length) return false;
+  if (!plans.every((id) => sameJson(getPlan(full, id), getPlan(compacted, id)))) return false;
+  const submissions = Object.keys(full.submissions ?? {}).filter((id) => !dropped.has(`s:${id}`));
+  if (Object.keys(compacted.submissions ?? {}).length !== submissions.length) return false;
+  if (!submissions.every((id) => sameJson(getSubmission(full.submissions, id), getSubmission(compacted.submissions, id)))) return false;
+  // Anything else the state holds (now or in a later version) must not change at all.
+  const rest = (s: WorkflowState) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'plans' && k !== 'order' && k !== 'submissions'));
+  return sameJson(rest(full), rest(compacted));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,13 +1,18 @@
 /**
  * The ledger as a JSONL file: one `{seq, event}` per line, appended and fsync'd before `append` returns, so the
  * record of a step starting survives a crash of the process or the machine (progress lines are written but not
- * fsync'd: losing one costs nothing). No rotation: a ledger grows by one short line per event (plans carry their
- * envelope once, in `planReceived`); the caller picks one file per workspace.
+ * fsync'd: losing one costs nothing). A plan is stored once, in its `planReceived` line; later events name it by id.
+ *
+ * The file stays bounded: with a {@link LedgerRetention}, settled history past its age or size is dropped (see
+ * `compactEntries`) when the ledger is opened and whenever it grows past its size limit. Compaction writes a new file
+ * next to the ledger, fsyncs it and renames it over the old one, so a crash leaves either file whole. The file is
+ * read in chunks, line by line: no string ever holds the whole file, so a ledger past V8's string limit still loads.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/lifecycle';
-import { parseLedgerEntry, Workflow, type LedgerEntry, type LedgerSink, type WorkflowOptions } from '../core/ledger';
+import { compactEntries, parseLedgerEntry, Workflow, type Compaction, type LedgerEntry, type LedgerSink, type WorkflowOptions } from '../core/ledger';
+import type { WorkflowState } from '../core/workflow';
 
 export interface LoadedLedger {
   entries: LedgerEntry[];
@@ -17,58 +22,156 @@ export interface LoadedLedger {
   tornTail: boolean;
 }
 
+export interface LoadOptions {
+  /** Bytes read at a time (default 1 MiB). */
+  chunkBytes?: number;
+  /** A longer line is skipped with a warning, never held whole (default {@link MAX_LINE_BYTES}). */
+  maxLineBytes?: number;
+}
+
+/** 128 MiB: far above any plan Plangate accepts, far below what one string or one JSON.parse can hold. */
+export const MAX_LINE_BYTES = 128 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+/** How much settled history a ledger keeps (the `plangate.ledger.*` settings). 0 or absent: no limit. */
+export interface LedgerRetention {
+  maxSizeMB?: number;
+  maxAgeDays?: number;
+}
+
+/** What a compaction did, for the log. */
+export interface CompactionReport {
+  bytesBefore: number;
+  bytesAfter: number;
+  droppedEntries: number;
+  droppedPlans: number;
+  droppedSubmissions: number;
+}
+
+interface ReadLedger extends LoadedLedger {
+  /** Stored size of each entry (its line and newline), parallel to `entries`. */
+  entryBytes: number[];
+  /** Size of the file. */
+  bytes: number;
+  /** The earliest `at` of any entry (Infinity for none). */
+  oldestAt: number;
+  /** A line is valid JSON but no entry this version knows (a newer Plangate may have written it). */
+  unknownEntries: boolean;
+}
+
 /**
  * Reads a ledger file. A missing file is an empty ledger. Lines that are not valid entries are skipped with a
  * warning naming the line; a cut-short last line is reported as `tornTail`. Never throws for bad content (only
- * for an unreadable file, e.g. permissions).
+ * for an unreadable file, e.g. permissions). Reads `chunkBytes` at a time and decodes one line at a time.
  */
-export function loadLedger(file: string): LoadedLedger {
-  let text: string;
+export function loadLedger(file: string, options: LoadOptions = {}): LoadedLedger {
+  const { entries, warnings, tornTail } = readLedger(file, options);
+  return { entries, warnings, tornTail };
+}
+
+function readLedger(file: string, options: LoadOptions = {}): ReadLedger {
+  const out: ReadLedger = { entries: [], entryBytes: [], warnings: [], tornTail: false, bytes: 0, oldestAt: Number.POSITIVE_INFINITY, unknownEntries: false };
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], warnings: [], tornTail: false };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
     throw err;
   }
-  const lines = text.split('\n');
-  const complete = text.endsWith('\n') || text === '';
-  const entries: LedgerEntry[] = [];
-  const warnings: string[] = [];
-  let tornTail = false;
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const isTail = i === lines.length - 1 && !complete;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      if (isTail) {
-        tornTail = true;
-        warnings.push(`${file}: line ${i + 1} was cut short (Plangate stopped while writing it); it was skipped.`);
-      } else {
-        warnings.push(`${file}: line ${i + 1} is not JSON; it was skipped.`);
+  try {
+    forEachLine(fd, options, (line, n, terminated, size) => {
+      if (line === undefined) {
+        out.warnings.push(`${file}: line ${n} is longer than ${Math.round((options.maxLineBytes ?? MAX_LINE_BYTES) / 1024 / 1024)} MB; it was skipped.`);
+        return;
       }
-      return;
+      const text = line.toString('utf8');
+      if (text.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        if (!terminated) {
+          out.tornTail = true;
+          out.warnings.push(`${file}: line ${n} was cut short (Plangate stopped while writing it); it was skipped.`);
+        } else {
+          out.warnings.push(`${file}: line ${n} is not JSON; it was skipped.`);
+        }
+        return;
+      }
+      const entry = parseLedgerEntry(value);
+      if (typeof entry === 'string') {
+        out.unknownEntries = true;
+        out.warnings.push(`${file}: line ${n} is not a ledger entry (${entry}); it was skipped.`);
+        return;
+      }
+      out.entries.push(entry);
+      out.entryBytes.push(size);
+      if (entry.event.at < out.oldestAt) out.oldestAt = entry.event.at;
+    });
+    out.bytes = fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+/**
+ * Calls `onLine` for every line of `fd` in order, with the line's bytes (without its newline; undefined when longer
+ * than `maxLineBytes`), its 1-based number, whether a newline ended it, and its stored size. The buffer passed is
+ * only valid during the call.
+ */
+function forEachLine(fd: number, options: LoadOptions, onLine: (line: Buffer | undefined, n: number, terminated: boolean, size: number) => void): void {
+  const chunk = Buffer.alloc(Math.max(1, options.chunkBytes ?? CHUNK_BYTES));
+  const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
+  let pieces: Buffer[] = [];
+  let pending = 0; // bytes of the current line seen so far
+  let tooLong = false;
+  let n = 0;
+  for (let pos = 0; ;) {
+    const read = readSync(fd, chunk, 0, chunk.length, pos);
+    if (read === 0) break;
+    pos += read;
+    const view = chunk.subarray(0, read);
+    let start = 0;
+    for (let nl = view.indexOf(0x0a, start); nl !== -1; nl = view.indexOf(0x0a, start)) {
+      const part = view.subarray(start, nl);
+      const size = pending + part.length + 1;
+      if (tooLong || size - 1 > maxLine) onLine(undefined, ++n, true, size);
+      else onLine(pieces.length ? Buffer.concat([...pieces, part]) : part, ++n, true, size);
+      pieces = [];
+      pending = 0;
+      tooLong = false;
+      start = nl + 1;
     }
-    const entry = parseLedgerEntry(value);
-    if (typeof entry === 'string') warnings.push(`${file}: line ${i + 1} is not a ledger entry (${entry}); it was skipped.`);
-    else entries.push(entry);
-  });
-  return { entries, warnings, tornTail };
+    const rest = view.subarray(start);
+    if (rest.length === 0) continue;
+    pending += rest.length;
+    if (tooLong || pending > maxLine) { tooLong = true; pieces = []; } else pieces.push(Buffer.from(rest));
+  }
+  if (pending > 0) onLine(tooLong ? undefined : Buffer.concat(pieces), ++n, false, pending);
 }
 
 /**
  * Appends entries to a JSONL file (created with its folder if missing). On open, a cut-short last line is cut off
  * (its write never completed, so the step it may announce never started); a complete last line missing only its
- * newline gets one.
+ * newline gets one. With a size limit in `retention`, the file is compacted when it grows past it.
  */
 export class FileLedgerSink implements LedgerSink, Disposable {
   private fd: number | undefined;
+  private size: number;
+  /** Compact once the file is larger than this. */
+  private compactAt: number;
+  /** What the last compaction did (undefined before any). */
+  lastCompaction: CompactionReport | undefined;
+  /** Set when a compaction failed or was refused, for the log. */
+  lastCompactionProblem: string | undefined;
 
-  constructor(readonly file: string) {
+  constructor(readonly file: string, private readonly retention: LedgerRetention = {}, private readonly now: () => number = Date.now) {
     mkdirSync(dirname(file), { recursive: true });
     this.fd = openSync(file, 'a+');
     this.repairTail(this.fd);
+    this.size = fstatSync(this.fd).size;
+    this.compactAt = Math.max(maxBytesOf(retention) ?? Number.POSITIVE_INFINITY, this.size + (maxBytesOf(retention) ?? 0) / 4);
   }
 
   append(entry: LedgerEntry): void {
@@ -77,11 +180,36 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     const bytes = Buffer.from(line, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+    this.size += bytes.length;
     // Every entry is written before append returns, so it survives the process dying. Only a step's start is
     // also forced to disk (fsync flushes everything before it too): that record is what keeps a step from
     // running twice after a power loss; the other entries, if lost with the OS, leave the plan in a safe state
     // (a finished step looks interrupted and waits for the user). Syncing every entry cost milliseconds each.
     if (entry.event.type === 'stepStarted') fsyncSync(this.fd);
+  }
+
+  /** See {@link LedgerSink.compact}: runs only once the file has grown past its size limit. */
+  compact(): WorkflowState | undefined {
+    const maxBytes = maxBytesOf(this.retention);
+    if (this.fd === undefined || maxBytes === undefined || this.size <= this.compactAt) return undefined;
+    const before = this.size;
+    let result: { compaction: Compaction | undefined; problem?: string };
+    try {
+      result = compactFile(this.file, this.retention, this.now(), () => {
+        closeSync(this.fd!);
+        this.fd = undefined;
+      });
+    } catch (err) {
+      result = { compaction: undefined, problem: `the ledger could not be compacted (${(err as Error).message}); it is kept as it is.` };
+    } finally {
+      if (this.fd === undefined) this.fd = openSync(this.file, 'a+');
+      this.size = fstatSync(this.fd).size;
+    }
+    this.compactAt = Math.max(maxBytes, this.size + maxBytes / 4);
+    this.lastCompactionProblem = result.problem;
+    if (!result.compaction) return undefined;
+    this.lastCompaction = report(before, this.size, result.compaction);
+    return result.compaction.state;
   }
 
   dispose(): void {
@@ -108,10 +236,12 @@ export class FileLedgerSink implements LedgerSink, Disposable {
       if (nl >= 0) { lineStart = start + nl + 1; break; }
       end = start;
     }
-    const tail = Buffer.alloc(size - lineStart);
-    readSync(fd, tail, 0, tail.length, lineStart);
-    let parses = true;
-    try { JSON.parse(tail.toString('utf8')); } catch { parses = false; }
+    let parses = size - lineStart <= MAX_LINE_BYTES;
+    if (parses) {
+      const tail = Buffer.alloc(size - lineStart);
+      readSync(fd, tail, 0, tail.length, lineStart);
+      try { JSON.parse(tail.toString('utf8')); } catch { parses = false; }
+    }
     if (parses) writeSync(fd, '\n');
     else ftruncateSync(fd, lineStart);
     fsyncSync(fd);
@@ -121,24 +251,136 @@ export class FileLedgerSink implements LedgerSink, Disposable {
 export interface OpenedLedger extends Disposable {
   workflow: Workflow;
   sink: FileLedgerSink;
-  /** What loading skipped (see {@link loadLedger}). */
+  /** What loading skipped (see {@link loadLedger}), and why a compaction was not done, if it was not. */
   warnings: string[];
   tornTail: boolean;
+  /** What compaction on open did, when it dropped anything. */
+  compaction?: CompactionReport;
+}
+
+export interface OpenOptions extends WorkflowOptions {
+  /** How much settled history to keep; without it nothing is ever dropped. */
+  retention?: LedgerRetention;
 }
 
 /**
- * Loads `file`, replays it into a {@link Workflow} (which then records `restored` if anything was interrupted) and
- * keeps appending to the same file. Disposing the result closes the file (the workflow then refuses nothing but
- * throws on dispatch: dispose it first).
+ * Loads `file`, compacts it when `retention` says so, replays it into a {@link Workflow} (which then records
+ * `restored` if anything was interrupted) and keeps appending to the same file. Disposing the result closes the file
+ * (the workflow then refuses nothing but throws on dispatch: dispose it first).
  */
-export function openFileLedger(file: string, options: WorkflowOptions = {}): OpenedLedger {
-  const loaded = loadLedger(file);
-  const sink = new FileLedgerSink(file);
+export function openFileLedger(file: string, options: OpenOptions = {}): OpenedLedger {
+  const retention = options.retention ?? {};
+  const now = options.now ?? Date.now;
+  rmSync(tempFileOf(file), { force: true }); // a compaction that died before its rename: the ledger itself is whole
+  let loaded = readLedger(file);
+  let compacted: CompactionReport | undefined;
+  const warnings = [...loaded.warnings];
+  if (dueForCompaction(loaded, retention, now())) {
+    try {
+      const result = compactLoaded(file, loaded, retention, now());
+      if (result.problem) warnings.push(result.problem);
+      if (result.compaction) {
+        const before = loaded.bytes;
+        loaded = { ...loaded, entries: result.compaction.kept, tornTail: loaded.tornTail };
+        compacted = report(before, result.bytesAfter, result.compaction);
+      }
+    } catch (err) {
+      warnings.push(`${file}: the ledger could not be compacted (${(err as Error).message}); it is kept as it is.`);
+    }
+  }
+  const sink = new FileLedgerSink(file, retention, now);
   try {
     const workflow = new Workflow(sink, loaded.entries, options);
-    return { workflow, sink, warnings: loaded.warnings, tornTail: loaded.tornTail, dispose: () => sink.dispose() };
+    return { workflow, sink, warnings, tornTail: loaded.tornTail, ...(compacted && { compaction: compacted }), dispose: () => sink.dispose() };
   } catch (err) {
     sink.dispose();
     throw err;
   }
+}
+
+function maxBytesOf(retention: LedgerRetention): number | undefined {
+  return retention.maxSizeMB && retention.maxSizeMB > 0 ? retention.maxSizeMB * 1024 * 1024 : undefined;
+}
+
+function maxAgeOf(retention: LedgerRetention): number | undefined {
+  return retention.maxAgeDays && retention.maxAgeDays > 0 ? retention.maxAgeDays * 24 * 60 * 60 * 1000 : undefined;
+}
+
+/** Over its size limit, or holding an event older than its age limit. */
+function dueForCompaction(loaded: ReadLedger, retention: LedgerRetention, now: number): boolean {
+  const maxBytes = maxBytesOf(retention);
+  const maxAge = maxAgeOf(retention);
+  return (maxBytes !== undefined && loaded.bytes > maxBytes) || (maxAge !== undefined && now - loaded.oldestAt > maxAge);
+}
+
+function tempFileOf(file: string): string {
+  return `${file}.compacting`;
+}
+
+/** Reads `file` and compacts it (see {@link compactLoaded}); `beforeRename` runs just before the new file replaces it. */
+function compactFile(file: string, retention: LedgerRetention, now: number, beforeRename: () => void): { compaction: Compaction | undefined; problem?: string } {
+  return compactLoaded(file, readLedger(file), retention, now, beforeRename);
+}
+
+/**
+ * Rewrites `file` with what {@link compactEntries} keeps of `loaded`: written to a new file, fsync'd, renamed over the
+ * ledger, then the folder fsync'd. Does nothing when nothing would be dropped, or when the file holds lines this
+ * version cannot read but a newer one might (compacting would lose them).
+ */
+function compactLoaded(file: string, loaded: ReadLedger, retention: LedgerRetention, now: number, beforeRename?: () => void): { compaction: Compaction | undefined; bytesAfter: number; problem?: string } {
+  if (loaded.unknownEntries) {
+    return { compaction: undefined, bytesAfter: loaded.bytes, problem: `${file}: the ledger holds entries this version of Plangate does not know, so it is not compacted (they would be lost); update Plangate, or move the file away to start a new ledger.` };
+  }
+  const compaction = compactEntries(loaded.entries, loaded.entryBytes, { maxBytes: maxBytesOf(retention), maxAgeMs: maxAgeOf(retention), now });
+  if (!compaction) return { compaction: undefined, bytesAfter: loaded.bytes };
+  const temp = tempFileOf(file);
+  let bytesAfter = 0;
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      let batch: string[] = [];
+      let batchLength = 0;
+      const flush = () => {
+        const bytes = Buffer.from(batch.join(''), 'utf8');
+        for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+        bytesAfter += bytes.length;
+        batch = [];
+        batchLength = 0;
+      };
+      for (const entry of compaction.kept) {
+        const line = `${JSON.stringify(entry)}\n`;
+        batch.push(line);
+        batchLength += line.length;
+        if (batchLength >= CHUNK_BYTES) flush();
+      }
+      flush();
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    beforeRename?.();
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  syncFolder(dirname(file));
+  return { compaction, bytesAfter };
+}
+
+/** Makes a rename durable (POSIX); folders cannot be opened for fsync on Windows, where rename is durable enough. */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(folder, 'r');
+    fsyncSync(fd);
+  } catch {
+    // best effort
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function report(bytesBefore: number, bytesAfter: number, c: Compaction): CompactionReport {
+  return { bytesBefore, bytesAfter, droppedEntries: c.droppedEntries, droppedPlans: c.droppedPlans.length, droppedSubmissions: c.droppedSubmissions.length };
 }
