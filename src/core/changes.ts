@@ -34,7 +34,13 @@ export interface CheckpointFileState {
   note?: string;
 }
 
-/** The state on disk now: path → hash, or null when the file does not exist. */
+/**
+ * A disk state (node/checkpoint.ts `currentState`) for a path reached through a link that leads out of the workspace:
+ * `outside:<the link, workspace-relative>`. Such a change is never revertable.
+ */
+export const OUTSIDE_PREFIX = 'outside:';
+
+/** The state on disk now: path → hash (or another state string), or null when the file does not exist. */
 export type DiskState = ReadonlyMap<string, string | null> | Readonly<Record<string, string | null>>;
 
 /** A file event seen while the plan ran (VS Code's FileSystemWatcher: create / change / delete). */
@@ -106,10 +112,13 @@ export function computeChanges(input: ComputeChangesInput): FileChange[] {
   const declared = globMatcher(Array.isArray(input.globs) ? input.globs.filter((g) => typeof g === 'string') : []);
   const disk = (path: string): string | null | undefined => lookup(input.disk, path);
   const out = new Map<string, FileChange>();
-  const add = (path: string, kind: ChangeKind, inCheckpoint: boolean, entry?: CheckpointFileState) => {
+  const add = (path: string, kind: ChangeKind, inCheckpoint: boolean, entry: CheckpointFileState | undefined, now: string | null) => {
     const codeFile = isCodeFile(path);
-    const revertable = entry ? entry.revertable !== false : false;
-    const note = entry?.note ?? (revertable ? undefined : `"${path}" was not among the plan's touched files, so Plangate has no copy of it from before the plan.`);
+    const link = now?.startsWith(OUTSIDE_PREFIX) ? now.slice(OUTSIDE_PREFIX.length) : undefined;
+    const revertable = link === undefined && (entry ? entry.revertable !== false : false);
+    const note = link !== undefined
+      ? `"${path}" is now reached through "${link}", a link to a place outside the workspace: Plangate does not read, write or delete anything through it, so it cannot be reverted.`
+      : entry?.note ?? (revertable ? undefined : `"${path}" was not among the plan's touched files, so Plangate has no copy of it from before the plan.`);
     out.set(path, { path, kind, undeclared: !declared(path), codeFile, unexpectedCode: codeFile && input.writesCode === false, inCheckpoint, revertable, note });
   };
 
@@ -121,13 +130,13 @@ export function computeChanges(input: ComputeChangesInput): FileChange[] {
     const now = disk(entry.path);
     if (now === undefined) continue;
     if (!entry.existed) {
-      if (now !== null) add(entry.path, 'created', true, entry);
+      if (now !== null) add(entry.path, 'created', true, entry, now);
     } else if (now === null) {
-      add(entry.path, 'deleted', true, entry);
+      add(entry.path, 'deleted', true, entry, now);
     } else if (entry.hash === undefined || now !== entry.hash) {
       // No hash then (unreadable, or not captured): only a watcher event says it changed.
       const seen = entry.changedDuringRun === true || watchedPaths.has(entry.path);
-      if (entry.hash !== undefined || seen) add(entry.path, 'modified', entry.hash !== undefined, entry);
+      if (entry.hash !== undefined || seen) add(entry.path, 'modified', entry.hash !== undefined, entry, now);
     }
   }
 
@@ -140,9 +149,9 @@ export function computeChanges(input: ComputeChangesInput): FileChange[] {
     const now = disk(path);
     if (now === undefined) continue;
     const existedBefore = first !== 'created';
-    if (existedBefore && now !== null) add(path, 'modified', false);
-    else if (existedBefore) add(path, 'deleted', false);
-    else if (now !== null) add(path, 'created', false);
+    if (existedBefore && now !== null) add(path, 'modified', false, undefined, now);
+    else if (existedBefore) add(path, 'deleted', false, undefined, now);
+    else if (now !== null) add(path, 'created', false, undefined, now);
   }
   return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

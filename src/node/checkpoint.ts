@@ -15,11 +15,18 @@
  *
  * Paths in and out are workspace-relative with `/`. Untrusted paths (absolute elsewhere, `..`) are recorded as
  * invalid and never read. Symbolic links are recorded by their target, never followed or copied.
+ *
+ * - **Never through a link out of the workspace**: before a file is read, written or deleted, the real path of its
+ *   folder (`realpath` of the deepest existing parent) must lie inside the workspace folder's real path; the file
+ *   itself is never followed (`lstat`, `O_NOFOLLOW`). A path reached through a link that leads out (a repository's
+ *   `data -> ../..`, or a folder a step swapped for such a link) is not read, not written and not deleted, and its
+ *   note or revert result names the link. The check is repeated right before each write, rename and unlink, so a
+ *   link swapped in while Plangate works is caught too (what remains is the instant between that check and the call).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fsp, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { CheckpointFileState } from '../core/changes';
+import { constants as fsConstants, promises as fsp, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { OUTSIDE_PREFIX, type CheckpointFileState } from '../core/changes';
 import { toWorkspacePath } from '../core/predict';
 
 export const CHECKPOINT_VERSION = 1;
@@ -113,7 +120,18 @@ export async function createCheckpoint(
   await fsp.mkdir(join(dir, BLOBS), { recursive: true });
 
   // Look first (stat), then allot the copy budget in path order, then read and store.
-  const looks = await mapLimit(wanted, CONCURRENCY, async (w) => (w.invalid ? undefined : lstatOrError(join(checkpoint.workspaceRoot, w.path))));
+  const realRoot = await realRootOf(checkpoint.workspaceRoot);
+  const looks = await mapLimit(wanted, CONCURRENCY, async (w): Promise<Look> => {
+    if (w.invalid) return undefined;
+    const escape = await linkEscape(checkpoint.workspaceRoot, realRoot, w.path);
+    if (escape) {
+      w.invalid = 'link' in escape
+        ? `"${w.path}" was not read: "${escape.link}" is a link to a place outside the workspace, and Plangate does not read or write through it, so it cannot be reverted.`
+        : `"${w.path}" could not be read (${escape.error}); Plangate keeps no copy of it, so it cannot be reverted.`;
+      return undefined;
+    }
+    return lstatOrError(join(checkpoint.workspaceRoot, w.path));
+  });
   const { maxFileBytes, maxTotalBytes } = checkpoint.limits;
   let budget = maxTotalBytes - checkpoint.storedBytes;
   const plans = wanted.map((w, i) => {
@@ -163,7 +181,7 @@ async function captureEntry(cp: Checkpoint, path: string, invalid: string | unde
   }
   let bytes: Buffer;
   try {
-    bytes = await fsp.readFile(abs);
+    bytes = await readNoFollow(cp.workspaceRoot, path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return none({ path, existed: false, status: 'absent', existingAncestor: await deepestExistingFolder(cp.workspaceRoot, path) });
@@ -229,13 +247,16 @@ export async function deleteCheckpoint(storageDir: string, planId: string): Prom
 
 /**
  * The state on disk now of each path: sha256 of its bytes, `null` when it does not exist, a `size:…:mtime:…`
- * signature for files over `maxFileBytes` (as the checkpoint records them), `symlink:<target>` for links, and
- * `directory` / `special` / `unreadable:<code>` otherwise. Looks only at the given paths.
+ * signature for files over `maxFileBytes` (as the checkpoint records them), `symlink:<target>` for links,
+ * `outside:<link>` when a folder above it is a link leading out of the workspace (nothing there is read; `<link>` is
+ * that folder, workspace-relative), and `directory` / `special` / `unreadable:<code>` otherwise. Looks only at the
+ * given paths.
  */
 export async function currentState(workspaceRoot: string, paths: readonly string[], options: { maxFileBytes?: number } = {}): Promise<Map<string, string | null>> {
   const maxFileBytes = positive(options.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
   const unique = [...new Set(paths)];
-  const states = await mapLimit(unique, CONCURRENCY, (path) => stateOf(workspaceRoot, path, maxFileBytes));
+  const realRoot = await realRootOf(workspaceRoot);
+  const states = await mapLimit(unique, CONCURRENCY, (path) => stateOf(workspaceRoot, realRoot, path, maxFileBytes));
   return new Map(unique.map((p, i) => [p, states[i]]));
 }
 
@@ -245,9 +266,11 @@ export function checkpointDiskState(checkpoint: Checkpoint, extraPaths: readonly
   return currentState(checkpoint.workspaceRoot, paths, { maxFileBytes: checkpoint.limits.maxFileBytes });
 }
 
-async function stateOf(workspaceRoot: string, path: string, maxFileBytes: number): Promise<string | null> {
+async function stateOf(workspaceRoot: string, realRoot: string, path: string, maxFileBytes: number): Promise<string | null> {
   const wp = toWorkspacePath(path, workspaceRoot);
   if (!wp.inside) return 'invalid';
+  const escape = await linkEscape(workspaceRoot, realRoot, wp.path);
+  if (escape) return 'link' in escape ? `${OUTSIDE}${escape.link}` : `unreadable:${escape.error}`;
   const abs = join(workspaceRoot, wp.path);
   const look = await lstatOrError(abs);
   if ('error' in look) return look.error.code === 'ENOENT' || look.error.code === 'ENOTDIR' ? null : `unreadable:${look.error.code ?? 'error'}`;
@@ -257,7 +280,7 @@ async function stateOf(workspaceRoot: string, path: string, maxFileBytes: number
   if (!stats.isFile()) return 'special';
   if (stats.size > maxFileBytes) return statSignature(stats);
   try {
-    return sha256(await fsp.readFile(abs));
+    return sha256(await readNoFollow(workspaceRoot, wp.path));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? null : `unreadable:${code ?? 'error'}`;
@@ -273,9 +296,12 @@ async function stateOf(workspaceRoot: string, path: string, maxFileBytes: number
 export async function sealCheckpoint(checkpoint: Checkpoint, paths: readonly string[] = [], options: { created?: readonly string[] } = {}): Promise<Checkpoint> {
   const created = new Set(options.created ?? []);
   const entries = new Map(checkpoint.entries.map((e) => [e.path, e]));
+  const realRoot = await realRootOf(checkpoint.workspaceRoot);
   for (const raw of paths) {
     const wp = toWorkspacePath(raw, checkpoint.workspaceRoot);
     if (!wp.inside || entries.has(wp.path)) continue;
+    // Seen through a link that leads out: not the workspace's file, so Revert must never be told to remove it.
+    if (await linkEscape(checkpoint.workspaceRoot, realRoot, wp.path)) continue;
     entries.set(wp.path, withRevertable(created.has(raw) || created.has(wp.path)
       ? { path: wp.path, existed: false, status: 'absent', changedDuringRun: true }
       : {
@@ -336,9 +362,11 @@ export async function revertFile(checkpoint: Checkpoint, path: string, options: 
   const entry = checkpoint.entries.find((e) => e.path === path);
   if (!entry) return { ok: false, path, error: `"${path}" is not in the plan's checkpoint: Plangate has no copy of it from before the plan, so it cannot be reverted.` };
   if (entry.status !== 'stored' && entry.status !== 'absent') return { ok: false, path, error: entry.note ?? `"${path}" cannot be reverted.` };
-  const abs = join(checkpoint.workspaceRoot, entry.path);
-  const now = await stateOf(checkpoint.workspaceRoot, entry.path, checkpoint.limits.maxFileBytes);
+  const root = checkpoint.workspaceRoot;
+  const realRoot = await realRootOf(root);
+  const now = await stateOf(root, realRoot, entry.path, checkpoint.limits.maxFileBytes);
   const before = entry.status === 'stored' ? entry.hash! : null;
+  if (now?.startsWith(OUTSIDE)) return { ok: false, path, error: skippedThroughLink(now.slice(OUTSIDE.length)) };
   if (now === before) return { ok: true, path, action: 'unchanged' };
   if (now !== null && /^(directory|special|symlink:|unreadable:|invalid)/.test(now)) {
     return { ok: false, path, error: `"${path}" is now ${now.startsWith('directory') ? 'a folder' : now.startsWith('symlink:') ? 'a symbolic link' : now.startsWith('unreadable:') ? 'unreadable' : 'not a regular file'}; Plangate does not replace it. Move it away and revert again.` };
@@ -362,16 +390,23 @@ export async function revertFile(checkpoint: Checkpoint, path: string, options: 
   if (options.dryRun) return { ok: true, path, action: before === null ? 'removed' : 'restored' };
   try {
     if (before === null) {
-      await fsp.rm(abs, { force: true });
-      await removeEmptyFolders(checkpoint.workspaceRoot, entry.path, entry.existingAncestor);
+      const escape = await removeInside(root, realRoot, entry.path);
+      if (escape) return { ok: false, path, error: skippedThroughLink(escape) };
+      await removeEmptyFolders(root, realRoot, entry.path, entry.existingAncestor);
       return { ok: true, path, action: 'removed' };
     }
     const bytes = await readBlob(checkpoint, entry);
-    await writeAtomic(abs, bytes, entry.mode);
+    const escape = await writeInside(root, realRoot, entry.path, bytes, entry.mode);
+    if (escape) return { ok: false, path, error: skippedThroughLink(escape) };
     return { ok: true, path, action: 'restored' };
   } catch (err) {
     return { ok: false, path, error: `"${path}" could not be reverted: ${err instanceof Error ? err.message : String(err)}` };
   }
+}
+
+/** What Revert says of a file it leaves alone because a folder above it now leads out of the workspace. */
+function skippedThroughLink(link: string): string {
+  return `skipped: "${link}" is now a link to a place outside the workspace, and Plangate neither writes nor deletes anything through it. Put the folder back and revert again.`;
 }
 
 /**
@@ -451,19 +486,154 @@ async function writeAtomic(file: string, bytes: Buffer, mode?: number, ensureFol
   }
 }
 
-/** Removes the empty folders between `path`'s folder and `ancestor` (exclusive), deepest first. */
-async function removeEmptyFolders(root: string, path: string, ancestor: string | undefined): Promise<void> {
+/** Removes the empty folders between `path`'s folder and `ancestor` (exclusive), deepest first; never one reached through a link. */
+async function removeEmptyFolders(root: string, realRoot: string, path: string, ancestor: string | undefined): Promise<void> {
   if (ancestor === undefined) return;
   const stop = ancestor === '' ? 0 : ancestor.split('/').length;
   const parts = path.split('/').slice(0, -1);
   while (parts.length > stop) {
+    const folder = join(root, ...parts);
     try {
-      await fsp.rmdir(join(root, ...parts));
+      // The folder itself must be a folder (not a link) whose folder lies inside, checked right before the rmdir.
+      if (await linkEscape(root, realRoot, parts.join('/')) || !(await fsp.lstat(folder)).isDirectory()) return;
+      await fsp.rmdir(folder);
     } catch {
       return; // not empty (or gone): stop
     }
     parts.pop();
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Links out of the workspace
+
+/** Marks a {@link currentState} value for a path reached through a link that leads out of the workspace. */
+const OUTSIDE = OUTSIDE_PREFIX;
+/** Opens a file without following it when it is a link (0 where the platform has no such flag). */
+const O_NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+
+/** The workspace folder's real path (links resolved); the folder as given when it does not exist. */
+async function realRootOf(root: string): Promise<string> {
+  return fsp.realpath(root).catch(() => resolve(root));
+}
+
+function isWithin(realRoot: string, real: string): boolean {
+  const rel = relative(realRoot, real);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * Whether the folders above workspace-relative `path` lead out of the workspace: the real path of its deepest
+ * existing parent folder is resolved (the file itself is not followed). Undefined when they stay inside (or do not
+ * exist yet); `{ link }` names the folder (workspace-relative) that is a link leading out; `{ error }` when the real
+ * path cannot be known (a link loop, permissions): callers treat that as not inside.
+ */
+async function linkEscape(root: string, realRoot: string, path: string): Promise<{ link: string } | { error: string } | undefined> {
+  const parts = path.split('/').slice(0, -1);
+  for (let k = parts.length; k > 0; k--) {
+    let real: string;
+    try {
+      real = await fsp.realpath(join(root, ...parts.slice(0, k)));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+      return { error: code ?? String(err) };
+    }
+    return isWithin(realRoot, real) ? undefined : { link: await outsideLink(root, realRoot, parts.slice(0, k)) };
+  }
+  return undefined;
+}
+
+/** The shallowest folder of `parts` that is a link leading out (the whole folder path when none can be named). */
+async function outsideLink(root: string, realRoot: string, parts: readonly string[]): Promise<string> {
+  for (let j = 1; j <= parts.length; j++) {
+    const folder = join(root, ...parts.slice(0, j));
+    const stats = await fsp.lstat(folder).catch(() => undefined);
+    if (!stats?.isSymbolicLink()) continue;
+    const real = await fsp.realpath(folder).catch(() => undefined);
+    if (real === undefined || !isWithin(realRoot, real)) return parts.slice(0, j).join('/');
+  }
+  return parts.join('/');
+}
+
+/**
+ * Reads a workspace file without following a link: neither the file itself (`O_NOFOLLOW`) nor a folder above it that
+ * leads out (checked before and again after opening, so a folder swapped for a link meanwhile is caught).
+ */
+async function readNoFollow(root: string, path: string): Promise<Buffer> {
+  const realRoot = await realRootOf(root);
+  const refuse = async () => {
+    const escape = await linkEscape(root, realRoot, path);
+    if (escape) throw Object.assign(new Error(`"${path}" is reached through a link that leads out of the workspace`), { code: 'EXDEV' });
+  };
+  await refuse();
+  const handle = await fsp.open(join(root, path), fsConstants.O_RDONLY | O_NOFOLLOW);
+  try {
+    await refuse();
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`"${path}" is not a regular file`), { code: 'EISDIR' });
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes `bytes` to workspace-relative `path` without writing through a link that leads out: creates the missing
+ * folders one at a time (each checked), writes a new temporary file beside it (`O_EXCL`, not following links), and
+ * renames it over the file; the folders are checked again right before the write and before the rename. Returns the
+ * outside link (and writes nothing further) when one is found.
+ */
+async function writeInside(root: string, realRoot: string, path: string, bytes: Buffer, mode?: number): Promise<string | undefined> {
+  const check = async () => {
+    const escape = await linkEscape(root, realRoot, path);
+    if (escape && 'error' in escape) throw new Error(`the folder of "${path}" could not be checked (${escape.error})`);
+    return escape?.link;
+  };
+  const parts = path.split('/');
+  for (let k = 1; k < parts.length; k++) {
+    const folder = parts.slice(0, k).join('/');
+    const escape = await linkEscape(root, realRoot, `${folder}/x`);
+    if (escape) return 'link' in escape ? escape.link : folder;
+    await fsp.mkdir(join(root, folder)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+  const file = join(root, path);
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.plangate-tmp`;
+  let link = await check();
+  if (link) return link;
+  const handle = await fsp.open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_NOFOLLOW, mode ?? 0o666);
+  try {
+    try {
+      await handle.writeFile(bytes);
+      if (mode !== undefined) await handle.chmod(mode).catch(() => undefined);
+    } finally {
+      await handle.close();
+    }
+    link = await check();
+    if (link) {
+      await fsp.rm(tmp, { force: true }).catch(() => undefined);
+      return link;
+    }
+    await fsp.rename(tmp, file);
+    return undefined;
+  } catch (err) {
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Removes workspace file `path` (never following it) unless a folder above it leads out, checked right before the unlink. */
+async function removeInside(root: string, realRoot: string, path: string): Promise<string | undefined> {
+  const escape = await linkEscape(root, realRoot, path);
+  if (escape) {
+    if ('error' in escape) throw new Error(`the folder of "${path}" could not be checked (${escape.error})`);
+    return escape.link;
+  }
+  await fsp.unlink(join(root, path)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+  return undefined;
 }
 
 async function deepestExistingFolder(root: string, path: string): Promise<string> {
