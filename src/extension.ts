@@ -13,7 +13,7 @@ import { Views } from './ui/constants';
 import { elicitationHandler } from './ui/elicitation';
 import { followUpYes } from './ui/followUp';
 import { logRegistry, logWorkflow } from './ui/log';
-import { gateSettings } from './ui/settings';
+import { gateSettings, ledgerRetention } from './ui/settings';
 import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
 import { PlansView } from './ui/plansView';
@@ -35,8 +35,9 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   subs.push(log);
 
   const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
-  const ledger = openFileLedger(path.join(storage, 'ledger.jsonl'));
+  const ledger = openFileLedger(path.join(storage, 'ledger.jsonl'), { retention: ledgerRetention() });
   ledger.warnings.forEach((w) => log.warn(`Ledger: ${w}`));
+  if (ledger.compaction) log.info(`Ledger: dropped ${ledger.compaction.droppedPlans} finished plan(s) past the plangate.ledger limits (${(ledger.compaction.bytesBefore / 1048576).toFixed(1)} MB → ${(ledger.compaction.bytesAfter / 1048576).toFixed(1)} MB).`);
   const workflow = ledger.workflow;
   registry = new ServerRegistry();
   subs.push(registry.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)));

@@ -33,5 +33,7 @@ export const Settings = {
   readMcpJson: 'readMcpJson',
   allowCrossServerSteps: 'allowCrossServerSteps',
   stepTimeoutSeconds: 'stepTimeoutSeconds',
+  ledgerMaxSizeMB: 'ledger.maxSizeMB',
+  ledgerMaxAgeDays: 'ledger.maxAgeDays',
   gatedServersEnabled: 'gatedServers.enabled',
 } as const;

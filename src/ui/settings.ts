@@ -9,3 +9,13 @@ export function gateSettings(): { stepTimeoutMs: number; allowCrossServer: boole
     allowCrossServer: config.get<boolean>(Settings.allowCrossServerSteps, true),
   };
 }
+
+/** How much settled history the ledger keeps (read when the ledger is opened, at activation). 0: no limit. */
+export function ledgerRetention(): { maxSizeMB: number; maxAgeDays: number } {
+  const config = vscode.workspace.getConfiguration(Settings.section);
+  const limit = (key: string, fallback: number) => {
+    const value = config.get<number>(key, fallback);
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+  };
+  return { maxSizeMB: limit(Settings.ledgerMaxSizeMB, 50), maxAgeDays: limit(Settings.ledgerMaxAgeDays, 90) };
+}
