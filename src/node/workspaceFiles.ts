@@ -5,7 +5,8 @@
  * Fast by construction: the walk starts at each glob's static base (`src/modules/payroll/**` walks only that folder),
  * reads folders with `readdir(withFileTypes)` (no stat per file) several at a time, never enters excluded folders
  * (`node_modules`, `.git`, … by name anywhere), and matches workspace-relative paths with one compiled matcher.
- * Symbolic links are listed when they match, never followed.
+ * Symbolic links are listed when they match, never followed, also when a glob's static base lies below one
+ * (`data/sub/**` with `data -> ../..` lists nothing).
  */
 import { readdir, type Dirent } from 'node:fs';
 import { lstat } from 'node:fs/promises';
@@ -70,6 +71,7 @@ export async function listWorkspaceFiles(root: string, globs: readonly string[],
       queue.push('');
       continue;
     }
+    if (await throughLink(root, base)) continue;
     const stats = await lstat(join(root, base)).catch(() => undefined);
     if (stats?.isDirectory()) queue.push(base);
     else if (stats) add(base);
@@ -130,6 +132,17 @@ export function walkBases(globs: readonly string[]): string[] {
   if (bases.has('')) return [''];
   const sorted = [...bases].sort();
   return sorted.filter((b) => !sorted.some((other) => other !== b && b.startsWith(`${other}/`)));
+}
+
+/** A folder above `base` is a link (or not a folder): the walk would leave the workspace through it, so it does not start. */
+async function throughLink(root: string, base: string): Promise<boolean> {
+  const parts = base.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const stats = await lstat(join(root, ...parts.slice(0, i))).catch(() => undefined);
+    if (!stats) return false; // missing: nothing below it either
+    if (!stats.isDirectory()) return true;
+  }
+  return false;
 }
 
 function excludeTest(exclude: readonly string[]): (name: string, rel: string) => boolean {

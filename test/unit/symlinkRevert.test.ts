@@ -12,6 +12,7 @@ import { createFixtureServer } from '../../fixture/fixtureServer';
 import { computeChanges } from '../../src/core/changes';
 import { touchedPaths } from '../../src/core/predict';
 import { checkpointDiskState, createCheckpoint, readCheckpoint, revertFile, revertPlan, sealCheckpoint } from '../../src/node/checkpoint';
+import { listWorkspaceFiles } from '../../src/node/workspaceFiles';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 let base: string;
@@ -140,6 +141,16 @@ describe('a step swaps a workspace folder for a link out of the workspace', () =
 });
 
 describe('a link already in the repository', () => {
+  test('touched-files globs do not list files through it', async () => {
+    symlinkSync('..', join(ws, 'up'), 'dir'); // up -> $HOME
+    mkdirSync(join(home, 'sub'));
+    writeFileSync(join(home, 'sub/key.pem'), 'private\n');
+    for (const globs of [['up/sub/**'], ['up/sub/key.pem'], ['up/*.txt'], ['up/**']]) {
+      const listed = await listWorkspaceFiles(ws, globs);
+      assert.deepEqual(listed.files.filter((f) => f.startsWith('up/')), [], `${globs}: ${JSON.stringify(listed.files)}`);
+    }
+  });
+
   test('the checkpoint does not copy files from outside through it, and Revert leaves them alone', async () => {
     symlinkSync('..', join(ws, 'up'), 'dir'); // up -> $HOME
     mkdirSync(join(ws, 'inner'));
