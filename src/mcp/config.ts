@@ -206,6 +206,8 @@ export function decideStart(config: ServerConfig, ctx: TrustContext): StartDecis
     if (config.envFile !== undefined && (!path.isAbsolute(config.envFile) || inFolder(config.envFile))) add(`reads envFile "${config.envFile}" from the workspace folder`);
     if (config.cwd !== undefined && (!path.isAbsolute(config.cwd) || inFolder(config.cwd))) add(`runs in "${config.cwd}", inside the workspace folder`);
     for (const s of [config.command, ...config.args]) if (inFolder(s)) add(`runs "${s}", inside the workspace folder`);
+    // the home folder is where the others run; when the workspace holds it, there is nowhere outside to go
+    if (config.cwd === undefined && inFolder(ctx.userHome)) add('would run in your home folder, which is inside the workspace folder');
   }
   return reasons.length > 0 ? { kind: 'waitForTrust', reasons } : { kind: 'start', cwd: ctx.userHome };
 }

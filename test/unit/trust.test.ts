@@ -53,6 +53,9 @@ test('untrusted: servers that would use the folder wait for trust, and each reas
   for (const [value, reasons] of cases) {
     assert.deepEqual(decideStart(one(value), untrusted), { kind: 'waitForTrust', reasons }, JSON.stringify(value));
   }
+  // opened on a folder that holds the user's home, there is no working directory outside it
+  assert.deepEqual(decideStart(one({ command: 'srv' }), { ...untrusted, workspaceFolder: '/home' }),
+    { kind: 'waitForTrust', reasons: ['would run in your home folder, which is inside the workspace folder'] });
   // paths outside the folder, including a sibling whose name starts with the folder's, are the user's own
   for (const value of [{ command: 'srv', envFile: `${HOME}/.env`, cwd: `${HOME}/srv` }, { command: 'node', args: [`${FOLDER}-other/x.js`] }]) {
     assert.deepEqual(decideStart(one(value), untrusted), { kind: 'start', cwd: HOME }, JSON.stringify(value));
