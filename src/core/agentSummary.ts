@@ -194,6 +194,49 @@ export function agentSummaryText(summary: AgentSummary): string {
   return lines.join('\n');
 }
 
+/** The command Follow-up Yes runs when a chat is available: VS Code's chat, with a prompt the user sends. */
+export const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
+
+/**
+ * What Follow-up Yes does. `openChat`: open the chat with `args` — the query is only put in the chat's input
+ * (`isPartialQuery: true`: VS Code sets the input instead of submitting it), quoting the server's question as the
+ * server's, for the user to read, edit and send. `offerReplan`: no chat; ask whether to call the planning tool again.
+ */
+export type FollowUpYesAction =
+  | { kind: 'openChat'; command: typeof CHAT_OPEN_COMMAND; args: { query: string; isPartialQuery: true } }
+  | { kind: 'offerReplan'; message: string; button: string };
+
+export interface FollowUpYesInput {
+  /** The server that issued the plan, and its planning tool. */
+  server: string;
+  tool: string;
+  /** The plan's title (first line of its instruction). */
+  title: string;
+  /** The plan's follow-up question, in the server's words. */
+  question: string;
+  /** Whether a chat model is available. */
+  chatAvailable: boolean;
+}
+
+/** The decision behind Follow-up Yes (see {@link FollowUpYesAction}); server text is never a prompt of its own. */
+export function followUpYesAction(input: FollowUpYesInput): FollowUpYesAction {
+  const question = quote(input.question, 1000);
+  if (input.chatAvailable) {
+    return {
+      kind: 'openChat',
+      command: CHAT_OPEN_COMMAND,
+      args: { query: `Yes to the follow-up question server ${quote(input.server, 200)} asked after the plan ${quote(input.title, 200)} ran: ${question}`, isPartialQuery: true },
+    };
+  }
+  const button = `Call ${visibleText(input.tool.replace(/\s+/g, ' ')).slice(0, 100)} again`;
+  return {
+    kind: 'offerReplan',
+    button,
+    message: `Plangate: no chat is available to continue. Server ${quote(input.server, 200)} asked: ${question}. ` +
+      `Call its planning tool ${quote(input.tool, 200)} again?`,
+  };
+}
+
 /**
  * Server text as quoted data for the model: a JSON string literal on one line. Line breaks, quotes and controls are
  * JSON escapes, invisible characters (bidi, zero-width, separators, …) `\uXXXX` escapes; longer than `max` characters,

@@ -1,22 +1,30 @@
 import * as vscode from 'vscode';
+import { followUpYesAction } from '../core/agentSummary';
 import type { Gate } from '../core/gate';
+import { planTitle } from '../core/present';
 import type { ToolCaller } from './callTool';
 
 /**
- * The user answered Yes to a plan's follow-up question: continue in the chat with the question as the prompt
- * when a chat model is available; otherwise offer to call the planning tool again.
+ * The user answered Yes to a plan's follow-up question: when a chat model is available, open the chat with a prompt
+ * that quotes the server's question, put in the input for the user to read and send (never submitted for them);
+ * otherwise offer to call the planning tool again. The decision is {@link followUpYesAction}.
  */
 export async function followUpYes(gate: Gate, caller: ToolCaller, planId: string): Promise<void> {
   const record = gate.workflow.state.plans[planId];
   if (!record) return;
-  const question = record.plan.follow_up ?? '';
   const models = await Promise.resolve(vscode.lm?.selectChatModels?.()).catch(() => []);
-  if (models && models.length > 0) {
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: question });
-    return;
+  const action = followUpYesAction({
+    server: record.origin.server, tool: record.origin.tool, title: planTitle(record, 120),
+    question: typeof record.plan.follow_up === 'string' ? record.plan.follow_up : '', chatAvailable: !!models && models.length > 0,
+  });
+  switch (action.kind) {
+    case 'openChat':
+      await vscode.commands.executeCommand(action.command, action.args);
+      return;
+    case 'offerReplan': {
+      const choice = await vscode.window.showInformationMessage(action.message, action.button);
+      if (choice === action.button) await caller.call(record.origin.server, record.origin.tool, record.origin.args, 'follow_up');
+      return;
+    }
   }
-  const again = `Call ${record.origin.tool} again`;
-  const choice = await vscode.window.showInformationMessage(
-    `Plangate: no chat is available to continue "${question}". Call the planning tool ${record.origin.tool} on ${record.origin.server} again?`, again);
-  if (choice === again) await caller.call(record.origin.server, record.origin.tool, record.origin.args, 'follow_up');
 }
