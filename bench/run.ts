@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { bundleFigures } from './bundle';
 import { classifyVsParse } from './classifyVsParse';
 import { engineVsSdk } from './engineVsSdk';
+import { ledgerLoadFigures } from './ledgerLoad';
 import { notMeasured, type Figure } from './figure';
 import { workspaceFigures } from './workspaceFigures';
 
@@ -30,6 +31,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['classify_vs_json_parse', classifyVsParse],
   ['workspace', workspaceFigures],
   ['bundle', bundleFigures],
+  ['ledger_load', ledgerLoadFigures],
 ];
 
 async function main(): Promise<number> {

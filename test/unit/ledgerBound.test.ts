@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { approvalHash } from '../../src/core/approval';
 import { compactEntries, MemoryLedgerSink, replay, Workflow, type LedgerEntry } from '../../src/core/ledger';
+import { EMPTY_WORKFLOW, reduce } from '../../src/core/workflow';
 import type { ActionCall } from '../../src/core/plan';
 import { getPlan, type PlanPhase, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
 import { loadLedger, openFileLedger } from '../../src/node/fileLedger';
@@ -336,6 +337,53 @@ describe('a plan is stored once', () => {
     assert.deepEqual(third.workflow.state.order, ['ask', 'replan']);
   });
 });
+
+describe('replay', () => {
+  it('gives exactly the plain fold of the reducer, with finished plans set aside on the way (nesting, re-plans, restores)', () => {
+    const h = new History();
+    h.at = NOW - 10 * DAY;
+    h.run('early');
+    h.receive('interrupted', { tools: ['a', 'b'] });
+    h.approve('interrupted');
+    h.start('interrupted');
+    // A reload: `restored` marks the running step unknown, then history goes on.
+    const sink = new MemoryLedgerSink();
+    h.entries.forEach((e) => sink.append(e));
+    const reloaded = new Workflow(sink, [...h.entries], { now: () => NOW - 9 * DAY });
+    const more = new History(reloaded);
+    more.at = NOW - 9 * DAY;
+    more.ok({ type: 'stepSkipped', at: more.at, planId: 'interrupted', step: 0 });
+    more.run('later', { followUp: 'Again?' });
+    more.ok({ type: 'followUpAnswered', at: more.at, planId: 'later', answer: 'no' });
+    more.receive('p', { tools: ['spawn'] });
+    more.approve('p');
+    more.start('p');
+    more.receive('c', { parentId: 'p', parentStep: 0 });
+    more.ok({ type: 'cancelled', at: more.at, planId: 'p' });
+    more.receive('ask', { status: 'error' });
+    more.receive('re', { replacesId: 'ask' });
+    const all = [...sink.entries];
+    const entries = [...all, ...mixedHistoryEntries()];
+    const fold = entries.reduce((state, entry) => reduce(state, entry.event), EMPTY_WORKFLOW);
+    assert.deepEqual(replay(entries), fold);
+    assert.deepEqual(replay(entries).order, fold.order);
+    assert.deepEqual(replay(all), reloaded.state);
+  });
+});
+
+/** A second, independent history (ids prefixed so they do not meet the first one's). */
+function mixedHistoryEntries(): LedgerEntry[] {
+  const h = new History();
+  h.at = NOW - 5 * DAY;
+  h.run('m-done');
+  h.receive('m-blocked', { tools: ['a', 'b'] });
+  h.approve('m-blocked');
+  h.start('m-blocked');
+  h.ok({ type: 'stepFailed', at: h.at, planId: 'm-blocked', step: 0, error: 'boom' });
+  h.ok({ type: 'retryRequested', at: h.at, planId: 'm-blocked', step: 0 });
+  h.run('m-after');
+  return h.entries.map((e, i) => ({ ...e, seq: 1000 + i }));
+}
 
 describe('compactEntries', () => {
   it('drops nothing (returns undefined) when every old plan is still linked to an unsettled one', () => {
