@@ -42,13 +42,19 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   registry = new ServerRegistry();
   subs.push(registry.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)));
   const configs = new ServerConfigs(context.secrets, log);
-  const files = new PlanFiles(storage, registry, workflow, log, () => gateSettings().stepTimeoutMs);
+  const files: PlanFiles = new PlanFiles(storage, registry, workflow, log, () => gateSettings().stepTimeoutMs, () => gate.door);
   const gate = new Gate(workflow, { invoker: registry, settings: gateSettings, newId: randomUUID, beforeRun: (plan) => files.beforeRun(plan) });
+  subs.push(gate.onDidFail(({ planId, message }) => {
+    log.error(`Plan ${planId.slice(0, 8)}: ${message}`);
+    void vscode.window.showErrorMessage(`Plangate: ${message}`);
+  }));
+  // A server's tools changed: plans awaiting approval are resolved again (the panel shows where each step runs now).
+  subs.push(registry.onDidChange(() => void gate.refreshResolutions()));
   subs.push(ledger, workflow, configs, files, gate, { dispose: () => void registry?.dispose() });
 
   // The caller and the panel need each other: the caller shows results in the panel, the panel's forms call tools.
   const caller: ToolCaller = new ToolCaller(registry, gate, () => panel, context.workspaceState, log, () => collect);
-  const collect: CollectForms = new CollectForms(workflow, registry, () => panel, log, { newId: randomUUID, timeoutMs: () => gateSettings().stepTimeoutMs, memento: context.workspaceState });
+  const collect: CollectForms = new CollectForms(workflow, registry, () => panel, log, { door: gate.door, newId: randomUUID, timeoutMs: () => gateSettings().stepTimeoutMs, memento: context.workspaceState });
   const panel: PlanPanel = new PlanPanel(context.extensionUri, context.workspaceState, {
     gate, log, files, touched: new TouchedFiles(),
     toolAnnotations: (tool, preferred) => registry?.findTool(tool, preferred)?.tool.annotations,

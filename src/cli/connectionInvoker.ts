@@ -10,7 +10,7 @@ export class ConnectionInvoker implements ToolInvoker {
   constructor(private readonly connection: ServerConnection) {}
 
   async catalog(): Promise<readonly ServerTools[]> {
-    return [{ server: this.connection.name, tools: this.connection.tools.map((t) => t.name) }];
+    return [{ server: this.connection.name, tools: this.connection.tools.map((t) => t.name), hashes: this.connection.toolHashes }];
   }
 
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult> {

@@ -15,6 +15,7 @@ import { CancellationTokenSource } from '../core/lifecycle';
 import type { OrchestratedPlan } from '../core/plan';
 import { resolveSteps } from '../core/resolve';
 import { runPlan } from '../core/runner';
+import { Door } from '../core/door';
 import { resultText, type ToolResult } from '../core/toolResult';
 import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow';
 import { isSecretKey, type ResolvedServer } from '../mcp/config';
@@ -235,11 +236,31 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     return 1;
   }
 
+  let workflow: Workflow;
+  if (options.ledger) {
+    try {
+      const opened = openFileLedger(options.ledger);
+      cleanups.push(() => opened.dispose());
+      for (const w of opened.warnings) out.error(`warning: ${safeText(w, { max: 1000 })}`);
+      workflow = opened.workflow;
+    } catch (err) {
+      return fail2(`cannot open the ledger ${safeText(options.ledger)}: ${safeText(err instanceof Error ? err.message : String(err))}; nothing ran.`);
+    }
+  } else {
+    workflow = new Workflow(new MemoryLedgerSink());
+  }
+  // The one door: the planning call and every step go through it, checked against their decision and on the record.
+  const invoker = new ConnectionInvoker(connection);
+  const door = new Door(invoker, workflow, { allowCrossServer: () => false, newId: randomUUID });
+
   const abort = new AbortController();
   const sub = cancel.token.onCancellationRequested(() => abort.abort('Cancelled by the user'));
   let result: ToolResult;
   try {
-    result = await connection.callTool(options.tool, options.args, { timeoutMs: options.timeoutMs, signal: abort.signal });
+    result = await door.call(
+      { server, tool: options.tool, args: options.args, entrance: 'call', decision: { by: 'user', what: 'plangate run --tool with these --args' } },
+      { timeoutMs: options.timeoutMs, signal: abort.signal },
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
@@ -276,19 +297,6 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   const plan: OrchestratedPlan = classification.plan;
   for (const w of classification.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
 
-  let workflow: Workflow;
-  if (options.ledger) {
-    try {
-      const opened = openFileLedger(options.ledger);
-      cleanups.push(() => opened.dispose());
-      for (const w of opened.warnings) out.error(`warning: ${safeText(w, { max: 1000 })}`);
-      workflow = opened.workflow;
-    } catch (err) {
-      return fail2(`cannot open the ledger ${safeText(options.ledger)}: ${safeText(err instanceof Error ? err.message : String(err))}; nothing ran.`);
-    }
-  } else {
-    workflow = new Workflow(new MemoryLedgerSink());
-  }
 
   const planId = randomUUID();
   if (!workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } })) {
@@ -307,7 +315,6 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     return finish(planReport(workflow.state, record(), 'plan_status'), 1);
   }
 
-  const invoker = new ConnectionInvoker(connection);
   const resolution = resolveSteps(record().steps.map((s) => s.call), server, await invoker.catalog(), { allowCrossServer: false });
   if (!resolution.ok) {
     const errors = new Map<number, string>();
@@ -319,6 +326,9 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'missing tools' });
     return finish(planReport(workflow.state, record(), 'missing_tool', errors), 1);
   }
+
+  // Resolved before the question, so the approval covers each step's server and its tool's definition.
+  await door.resolve(planId);
 
   if (record().steps.length > 0) {
     if (options.yes) {
@@ -343,7 +353,7 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   let final: PlanRecord;
   try {
     final = await runPlan(workflow, planId, {
-      invoker, host, classify: (r) => classifyResult(r), stepTimeoutMs: options.timeoutMs, allowCrossServer: false, token: cancel.token,
+      invoker, door, host, classify: (r) => classifyResult(r), stepTimeoutMs: options.timeoutMs, allowCrossServer: false, token: cancel.token,
     });
   } catch (err) {
     out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`);

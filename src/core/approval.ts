@@ -3,6 +3,8 @@
  * of every step not marked to skip — so any change after approval (an edit, a tampered ledger) is caught
  * before a step starts. Pure: no `node:crypto` (core runs in the extension host, the CLI and tests alike).
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { PlanRecord } from './workflow';
 
 /**
@@ -12,37 +14,68 @@ import type { PlanRecord } from './workflow';
  * Keys such as `__proto__` are plain data.
  */
 export function canonicalJson(value: unknown): string {
+  // Iterative, not recursive: arguments and results come from servers, and a value nested 20,000 deep must hash
+  // (two different deep values must never share a text) without overflowing the stack.
+  type Frame =
+    | { kind: 'array'; obj: object; items: readonly unknown[]; i: number }
+    | { kind: 'object'; obj: object; keys: string[]; i: number; wrote: boolean };
+  const out: string[] = [];
   const seen = new Set<object>();
-  const encode = (v: unknown, inArray: boolean): string | undefined => {
-    if (v === null) return 'null';
+  const stack: Frame[] = [];
+  const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  /** Writes `v` (a container only opens: its frame is pushed). */
+  const open = (v: unknown): void => {
+    if (v === null) { out.push('null'); return; }
     switch (typeof v) {
-      case 'string': return JSON.stringify(v);
-      case 'number': return Number.isFinite(v) ? JSON.stringify(v) : 'null';
-      case 'boolean': return v ? 'true' : 'false';
-      case 'bigint': return JSON.stringify(v.toString());
-      case 'undefined':
-      case 'function':
-      case 'symbol':
-        return inArray ? 'null' : undefined;
+      case 'string': out.push(JSON.stringify(v)); return;
+      case 'number': out.push(Number.isFinite(v) ? JSON.stringify(v) : 'null'); return;
+      case 'boolean': out.push(v ? 'true' : 'false'); return;
+      case 'bigint': out.push(JSON.stringify(v.toString())); return;
+      case 'undefined': case 'function': case 'symbol': out.push('null'); return;
       case 'object': break;
     }
     const obj = v as object;
-    if (seen.has(obj)) return JSON.stringify('[Circular]');
+    if (obj instanceof Date) { open(obj.toJSON()); return; }
+    if (seen.has(obj)) { out.push(JSON.stringify('[Circular]')); return; }
     seen.add(obj);
-    try {
-      if (Array.isArray(obj)) return `[${obj.map((item) => encode(item, true) ?? 'null').join(',')}]`;
-      if (obj instanceof Date) return encode(obj.toJSON(), inArray);
-      const parts: string[] = [];
-      for (const key of Object.keys(obj).sort()) {
-        const encoded = encode((obj as Record<string, unknown>)[key], false);
-        if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
-      }
-      return `{${parts.join(',')}}`;
-    } finally {
-      seen.delete(obj);
+    if (Array.isArray(obj)) {
+      out.push('[');
+      stack.push({ kind: 'array', obj, items: obj, i: 0 });
+    } else {
+      out.push('{');
+      stack.push({ kind: 'object', obj, keys: Object.keys(obj).sort(), i: 0, wrote: false });
     }
   };
-  return encode(value, false) ?? 'null';
+  if (skipped(value)) return 'null';
+  open(value);
+  while (stack.length) {
+    const frame = stack[stack.length - 1];
+    if (frame.kind === 'array') {
+      if (frame.i < frame.items.length) {
+        if (frame.i > 0) out.push(',');
+        open(frame.items[frame.i++]);
+        continue;
+      }
+      out.push(']');
+    } else {
+      let opened = false;
+      while (frame.i < frame.keys.length) {
+        const key = frame.keys[frame.i++];
+        const v = (frame.obj as Record<string, unknown>)[key];
+        if (skipped(v)) continue;
+        out.push(`${frame.wrote ? ',' : ''}${JSON.stringify(key)}:`);
+        frame.wrote = true;
+        const depth = stack.length;
+        open(v);
+        if (stack.length > depth) { opened = true; break; }
+      }
+      if (opened) continue;
+      out.push('}');
+    }
+    seen.delete(frame.obj);
+    stack.pop();
+  }
+  return out.join('');
 }
 
 /** True when `a` and `b` are equal as JSON data (key order ignored). */
@@ -51,55 +84,36 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The approval hash of a plan: SHA-256 (hex) of the canonical JSON of `[[index, tool, args], …]` for every step
- * not marked to skip. Skipping a step after a failure does not change it (the mark is fixed at approval).
+ * The approval hash of a plan: SHA-256 (hex) of the canonical JSON of what the approval covers — the issuing server
+ * and tool, the instruction, the `touches_files` globs, and for every step not marked to skip its position, the server
+ * it resolved on, its tool's definition hash as that server listed it, the tool name and the arguments. Skipping a
+ * step after a failure does not change it (the mark is fixed at approval). The panel sends back the hash of what it
+ * displayed, so an approval of a stale view is refused.
  */
-export function approvalHash(plan: Pick<PlanRecord, 'steps'>): string {
-  const covered = plan.steps
-    .filter((step) => !step.skipRequested)
-    .map((step) => [step.index, step.call.tool, step.call.args]);
+export function approvalHash(plan: Pick<PlanRecord, 'steps'> & Partial<Pick<PlanRecord, 'origin' | 'plan'>>): string {
+  const covered = {
+    origin: plan.origin ? [plan.origin.server, plan.origin.tool] : null,
+    instruction: plan.plan?.instruction ?? null,
+    touches: plan.plan?.safety?.touches_files ?? null,
+    steps: plan.steps
+      .filter((step) => !step.skipRequested)
+      .map((step) => [step.index, step.server ?? null, step.toolHash ?? null, step.call.tool, step.call.args]),
+  };
   return sha256Hex(canonicalJson(covered));
 }
 
-const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
+/** What a tool definition is, for hashing: everything a server lists about it. */
+export type ToolDefinitionLike = { name: string } & Record<string, unknown>;
 
-/** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits (FIPS 180-4). */
+/**
+ * SHA-256 (hex) of a tool's definition as listed (`tools/list`): name, title, description, input and output schemas,
+ * annotations, `_meta` — all of it, canonically. A change to any of them after approval makes a step wait for a new one.
+ */
+export function toolDefinitionHash(tool: ToolDefinitionLike): string {
+  return sha256Hex(canonicalJson(tool));
+}
+
+/** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits (from @noble/hashes: pure JS, runs in every zone). */
 export function sha256Hex(text: string): string {
-  const data = new TextEncoder().encode(text);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array(Math.ceil((data.length + 9) / 64) * 64);
-  padded.set(data);
-  padded[data.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-
-  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-  const w = new Uint32Array(64);
-  const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
-      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = h;
-    for (let i = 0; i < 64; i++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
-    }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-  }
-  return Array.from(h, (x) => x.toString(16).padStart(8, '0')).join('');
+  return bytesToHex(sha256(utf8ToBytes(text)));
 }

@@ -6,10 +6,11 @@
  */
 import { approvalHash } from './approval';
 import { classifyResult, type Classification } from './classify';
+import { Door } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
-import type { Problem } from './plan';
+import type { OrchestratedPlan, Problem } from './plan';
 import { runPlan, type RunnerHost } from './runner';
 import type { ToolResult } from './toolResult';
 import { getPlan, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
@@ -18,6 +19,8 @@ import { rootPlanId } from './planView';
 
 export interface GateOptions {
   invoker: ToolInvoker;
+  /** The one door every call goes through; without it the gate makes one over `invoker` and the workflow. */
+  door?: Door;
   /** Read at each run, so setting changes apply to the next run. */
   settings: () => { stepTimeoutMs: number; allowCrossServer: boolean };
   newId: () => string;
@@ -30,6 +33,12 @@ export interface GateOptions {
   beforeRun?: (plan: PlanRecord) => Promise<void>;
 }
 
+/** A run that broke outside any tool (e.g. the ledger could not be written): the plan was settled, the user must hear. */
+export interface RunFailure {
+  planId: string;
+  message: string;
+}
+
 /** What a tool result turned out to be, after the gate took it in. */
 export type Received =
   | { kind: 'plan'; planId: string }
@@ -38,7 +47,7 @@ export type Received =
   | { kind: 'collect_error'; classification: Classification }
   | { kind: 'plain' };
 
-/** The result of a call the gate made on the user's behalf (re-plan, recovery action). */
+/** The result of a call the gate made on the user's behalf (a re-plan). */
 export interface CallOutcome {
   server: string;
   args: Record<string, unknown>;
@@ -67,11 +76,23 @@ export class Gate extends DisposableBase {
   private readonly runs = new Map<string, CancellationTokenSource>();
   private readonly now: () => number;
   private readonly classify: (result: unknown, context?: { tool?: string }) => Classification;
+  /** Resolutions in flight, by plan id (approval waits for them). */
+  private readonly resolving = new Map<string, Promise<unknown>>();
+  private readonly _onDidFail = this._register(new Emitter<RunFailure>());
+  /** A run broke outside any tool; the plan was settled (failed or cancelled) and the message says what happened. */
+  readonly onDidFail = this._onDidFail.event;
+  /** The one door for tool calls (also for the surfaces' own calls: Call Tool, collect mode, previews, the agent). */
+  readonly door: Door;
 
   constructor(readonly workflow: Workflow, private readonly options: GateOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.classify = options.classify ?? classifyResult;
+    this.door = options.door ?? new Door(options.invoker, workflow, {
+      allowCrossServer: () => options.settings().allowCrossServer,
+      newId: options.newId,
+      now: this.now,
+    });
   }
 
   /** The prompts the runs wait on, in the order they were asked. */
@@ -97,6 +118,7 @@ export class Gate extends DisposableBase {
       case 'plan': {
         const planId = this.options.newId();
         const ok = this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId, origin, plan: c.plan, replacesId: extra.replacesId });
+        if (ok) this.resolve(planId);
         return ok ? { kind: 'plan', planId } : { kind: 'plain' };
       }
       case 'invalid_plan': return { kind: 'invalid_plan', problems: c.problems };
@@ -113,13 +135,39 @@ export class Gate extends DisposableBase {
   }
 
   /**
+   * Finds (again) where each step of a plan awaiting approval runs: server and tool definition, shown in the panel and
+   * covered by the approval. Called when a plan arrives and whenever the servers or their tools change.
+   */
+  resolve(planId: string): Promise<unknown> {
+    const previous = this.resolving.get(planId) ?? Promise.resolve();
+    const next = previous.then(() => this.door.resolve(planId)).catch(() => false).finally(() => {
+      if (this.resolving.get(planId) === next) this.resolving.delete(planId);
+    });
+    this.resolving.set(planId, next);
+    return next;
+  }
+
+  /** Re-resolves every plan awaiting approval (the servers or their tool lists changed). */
+  refreshResolutions(): Promise<unknown> {
+    return Promise.all(Object.values(this.workflow.state.plans).filter((p) => p.phase === 'awaiting_approval').map((p) => this.resolve(p.id)));
+  }
+
+  /**
    * Approves exactly what the plan holds now and starts (or, for a nested plan, lets its parent start) the run.
    * `note`: what the user wrote with the approval (kept in the ledger, passed to the agent); blank is none.
+   * `shownHash`: the approval hash of what the panel displayed; when given and the plan has changed since (a server's
+   * tool list changed, say), the approval is refused and the user looks again.
    */
-  approve(planId: string, note?: string): string | undefined {
+  async approve(planId: string, note?: string, shownHash?: string): Promise<string | undefined> {
+    const first = getPlan(this.workflow.state, planId);
+    if (first?.phase === 'awaiting_approval' && (first.resolvedAt === undefined || this.resolving.has(planId))) await this.resolve(planId);
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) return 'That plan no longer exists.';
     if (plan.phase !== 'awaiting_approval') return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
+    if (plan.resolvedAt === undefined) return 'Plangate could not find out which server runs each step (the servers could not be listed); try again when they are running.';
+    if (shownHash !== undefined && shownHash !== approvalHash(plan)) {
+      return 'The plan changed since it was shown (a step\'s server or tool definition, or an argument); look at it again, then approve.';
+    }
     const waiter = this.nested.get(planId);
     const text = note?.trim().slice(0, MAX_NOTE_CHARS);
     const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: approvalHash(plan), ...(text ? { note: text } : {}) });
@@ -222,31 +270,43 @@ export class Gate extends DisposableBase {
     return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'There is no follow-up question to answer.');
   }
 
-  /** The plan's `ask` form was answered: calls the planning tool again with its arguments plus the answers. */
+  /** The plan's `ask` form was answered: calls the planning tool again (through the door) with its arguments plus the answers. */
   async replan(planId: string, values: Record<string, unknown>): Promise<CallOutcome> {
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) throw new Error('That plan no longer exists.');
     const args: Record<string, unknown> = { ...plan.origin.args };
     for (const [k, v] of Object.entries(values)) Object.defineProperty(args, k, { value: coerceAnswer(plan, k, v), enumerable: true, writable: true, configurable: true });
     const started = this.now();
-    const result = await this.options.invoker.callTool(plan.origin.server, plan.origin.tool, args, { timeoutMs: this.options.settings().stepTimeoutMs });
+    const result = await this.door.call(
+      { server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan', decision: { by: 'user', what: 'answered the plan\'s ask form' } },
+      { timeoutMs: this.options.settings().stepTimeoutMs },
+    );
     const received = this.receive({ server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan' }, result, { replacesId: planId });
     return { server: plan.origin.server, args, result, received, durationMs: this.now() - started };
   }
 
-  /** Runs one of the plan's recovery actions (the caller has asked for confirmation where the action wants it). */
-  async runRecovery(planId: string, index: number): Promise<CallOutcome> {
+  /**
+   * Offers one of the plan's recovery actions as a one-step plan, awaiting approval like any plan: shown with its
+   * server, tool and arguments, then checkpointed, run through the door, ledgered and summarised. Returns its id.
+   */
+  proposeRecovery(planId: string, index: number): { planId: string } | { error: string } {
     const plan = getPlan(this.workflow.state, planId);
     const action = plan?.plan.recovery_actions?.[index];
-    if (!plan || !action) throw new Error('That recovery action no longer exists.');
-    const catalog = await this.options.invoker.catalog();
-    const server = catalog.find((s) => s.server === plan.origin.server && s.tools.includes(action.tool))?.server
-      ?? (this.options.settings().allowCrossServer ? catalog.find((s) => s.tools.includes(action.tool))?.server : undefined);
-    if (!server) throw new Error(`The recovery tool '${action.tool}' is not offered by ${this.options.settings().allowCrossServer ? 'any connected server' : `server '${plan.origin.server}'`}.`);
-    const started = this.now();
-    const result = await this.options.invoker.callTool(server, action.tool, action.args, { timeoutMs: this.options.settings().stepTimeoutMs });
-    const received = this.receive({ server, tool: action.tool, args: action.args, entrance: 'recovery' }, result);
-    return { server, args: action.args, result, received, durationMs: this.now() - started };
+    if (!plan || !action) return { error: 'That recovery action no longer exists.' };
+    const label = action.label || action.tool;
+    const recovery: OrchestratedPlan = {
+      kind: 'orchestrated_plan', version: '1', status: 'ok',
+      instruction: `Recovery action "${label}" offered by server '${plan.origin.server}' (from ${plan.origin.tool}).`,
+      next_actions: [{ ...action, args: action.args ?? {} }],
+      ...(plan.plan.safety ? { safety: plan.plan.safety } : {}),
+    };
+    const id = this.options.newId();
+    const origin: PlanOrigin = { server: plan.origin.server, tool: plan.origin.tool, args: plan.origin.args, entrance: 'recovery' };
+    if (!this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId: id, origin, plan: recovery })) {
+      return { error: 'The recovery action could not be opened as a plan.' };
+    }
+    this.resolve(id);
+    return { planId: id };
   }
 
   /** Resolves when the plan (top-level) is no longer awaiting approval or running: for callers that wait on a decision. */
@@ -299,7 +359,11 @@ export class Gate extends DisposableBase {
       token: cts.token,
       now: this.now,
       newId: this.options.newId,
-    }) : undefined)).catch(() => undefined).finally(() => {
+      door: this.door,
+    }) : undefined)).catch((err: unknown) => {
+      // The runner settles the plan before it rejects; the user must still hear why (e.g. the ledger is not writable).
+      this._onDidFail.fire({ planId, message: err instanceof Error ? err.message : String(err) });
+    }).finally(() => {
       this.runs.delete(root);
       cts.dispose();
       this._onDidChange.fire();
@@ -336,6 +400,7 @@ export class Gate extends DisposableBase {
       confirmStep: (plan, step, token) => wait(this.confirms, `${plan.id}:${step.index}`, { kind: 'confirm', planId: plan.id, step: step.index }, token, false),
       askUser: (plan, step, token) => wait(this.asks, `${plan.id}:${step.index}`, askPrompt(plan, step), token, undefined),
       approveNested: (child, token) => wait(this.nested, child.id, undefined, token, false),
+      beforeNested: async (child) => { await this.options.beforeRun?.(child); },
     };
   }
 }

@@ -11,6 +11,8 @@ export interface ServerTools {
   server: string;
   /** Names of the tools it offers (from `tools/list`). */
   tools: readonly string[];
+  /** Each tool's definition hash (`toolDefinitionHash`), by name; absent when the invoker cannot tell (test stand-ins). */
+  hashes?: ReadonlyMap<string, string>;
 }
 
 export interface ToolCallOptions {

@@ -408,12 +408,21 @@ export function parseLedgerEntry(value: unknown): LedgerEntry | string {
   return problem === undefined ? { seq: value.seq, event: event as unknown as WorkflowEvent } : `event: ${problem}`;
 }
 
+/** A call record's shape (see door.ts): the id, and for `callSent` the server, tool and decision. */
+function callRecordProblem(type: string, e: Record<string, unknown>): string | undefined {
+  if (typeof e.callId !== 'string') return `${type}.callId is not a string`;
+  if (type === 'callEnded') return typeof e.outcome === 'string' ? undefined : 'callEnded.outcome is not a string';
+  if (typeof e.server !== 'string' || typeof e.tool !== 'string') return 'callSent needs a server and a tool';
+  return isObject(e.decision) && typeof e.decision.by === 'string' ? undefined : 'callSent.decision is not a decision';
+}
+
 function eventProblem(e: Record<string, unknown>): string | undefined {
   const type = e.type;
   if (typeof type !== 'string' || !(WORKFLOW_EVENT_TYPES as readonly string[]).includes(type)) return `unknown type ${JSON.stringify(type)}`;
   if (typeof e.at !== 'number' || !Number.isFinite(e.at)) return `${type}.at is not a number`;
   if (type === 'restored') return undefined;
   if (isSubmissionEvent({ type })) return submissionEventProblem(e);
+  if (type === 'callSent' || type === 'callEnded') return callRecordProblem(type, e);
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;

@@ -3,6 +3,7 @@
  * its lineage and the prompts waiting on the user. Pure, so it is unit-tested without a webview.
  */
 import type { ChangeView, PendingPrompt, PlanView, PredictedView, TouchedGlobView } from '../shared/protocol';
+import { approvalHash } from './approval';
 import { stepHint } from './toolHints';
 import { planTitle } from './present';
 import type { PlanRecord, WorkflowState } from './workflow';
@@ -72,5 +73,6 @@ export function toPlanView(
       step.call.tool === 'ask_user' ? null : stepHint(extras.annotations!(step.call.tool, step.server ?? p.origin.server)))])),
     pending: (extras.pending ?? []).filter((p) => ids.has(p.planId)),
     readOnly: extras.readOnly ?? false,
+    approvalHashes: Object.fromEntries([record, ...Object.values(children)].filter((p) => p.phase === 'awaiting_approval').map((p) => [p.id, approvalHash(p)])),
   };
 }

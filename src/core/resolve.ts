@@ -5,6 +5,7 @@
  */
 import type { ServerTools } from './invoker';
 import { ASK_USER_TOOL, type ActionCall } from './plan';
+import type { StepResolutionRecord } from './workflow';
 
 /**
  * The name recorded as a local step's "server" (the `stepStarted` event needs one). Routing never looks at it:
@@ -19,6 +20,8 @@ export interface StepResolution {
   crossServer: boolean;
   /** An `ask_user` step: answered by the user in Plangate, never sent to a server. */
   local: boolean;
+  /** The definition hash of the step's tool on `server` (undefined for local steps, or when the catalog has none). */
+  toolHash?: string;
 }
 
 export interface MissingTool {
@@ -62,12 +65,12 @@ export function resolveSteps(
       return;
     }
     if (issuer?.tools.includes(tool)) {
-      resolutions.push({ server: issuer.server, crossServer: false, local: false });
+      resolutions.push({ server: issuer.server, crossServer: false, local: false, ...hashOf(issuer, tool) });
       return;
     }
     const other = catalog.find((s) => s.server !== issuingServer && s.tools.includes(tool));
     if (other && options.allowCrossServer) {
-      resolutions.push({ server: other.server, crossServer: true, local: false });
+      resolutions.push({ server: other.server, crossServer: true, local: false, ...hashOf(other, tool) });
       return;
     }
     const where = issuer ? `server '${issuingServer}' does not offer it` : `server '${issuingServer}' is not connected`;
@@ -80,4 +83,41 @@ export function resolveSteps(
     });
   });
   return missing.length ? { ok: false, missing } : { ok: true, resolutions };
+}
+
+/** `{ toolHash }` when the catalog knows the tool's definition hash, else nothing (no key). */
+function hashOf(server: ServerTools, tool: string): { toolHash?: string } {
+  const hash = server.hashes?.get(tool);
+  return hash === undefined ? {} : { toolHash: hash };
+}
+
+/**
+ * Where each step of `steps` runs now, one record per step (`resolved` and `stepDrifted` events carry these): unlike
+ * {@link resolveSteps} it is not all-or-nothing — a step whose tool resolves nowhere gets `missing` with the reason.
+ */
+export function resolutionRecords(
+  steps: readonly ActionCall[],
+  issuingServer: string,
+  catalog: readonly ServerTools[],
+  options: ResolveOptions,
+): StepResolutionRecord[] {
+  return steps.map((step) => {
+    const one = resolveSteps([step], issuingServer, catalog, options);
+    if (!one.ok) return { missing: one.missing[0].reason };
+    const r = one.resolutions[0];
+    return r.toolHash === undefined ? { server: r.server, crossServer: r.crossServer } : { server: r.server, crossServer: r.crossServer, toolHash: r.toolHash };
+  });
+}
+
+/** What differs between where a step was approved to run and where it resolves now, in words; undefined when nothing. */
+export function resolutionChange(
+  approved: { server?: string; toolHash?: string; unresolved?: string },
+  now: StepResolutionRecord,
+  tool: string,
+): string | undefined {
+  if ('missing' in now) return approved.server === undefined && approved.unresolved ? undefined : `tool '${tool}' is no longer offered where it was approved: ${now.missing}`;
+  if (approved.server === undefined) return `the step's server was not resolved when the plan was approved; it now runs on server '${now.server}'`;
+  if (approved.server !== now.server) return `tool '${tool}' now resolves on server '${now.server}', not on server '${approved.server}' as approved`;
+  if ((approved.toolHash ?? null) !== (now.toolHash ?? null)) return `server '${now.server}' changed the definition of tool '${tool}' (description, schema or annotations) since the approval`;
+  return undefined;
 }

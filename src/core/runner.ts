@@ -8,11 +8,12 @@
  * ledger); a step whose outcome is unknown after a restart runs again only after an explicit `retryRequested`.
  */
 import { approvalHash, canonicalJson } from './approval';
+import { Door, GateRefusal } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
-import type { OrchestratedPlan } from './plan';
-import { resolveSteps, type StepResolution } from './resolve';
+import { ASK_USER_TOOL, type OrchestratedPlan } from './plan';
+import { LOCAL_SERVER, resolutionRecords, resolveSteps } from './resolve';
 import { resultText, type ToolResult } from './toolResult';
 import {
   activeChild, currentStep, getPlan, MAX_PLAN_DEPTH,
@@ -45,10 +46,20 @@ export interface RunnerHost {
    * `retryRequested` / `stepSkipped` / `stopped` and calls {@link runPlan} again.
    */
   onFailure?(plan: PlanRecord, step: StepRecord): Promise<'retry' | 'skip' | 'stop'>;
+  /**
+   * A nested plan was approved and is about to run its first step: e.g. checkpoint the files it may touch, as for a
+   * top-level plan. If it rejects, nothing of the nested plan runs: its first pending step fails with the message.
+   */
+  beforeNested?(child: PlanRecord): Promise<void>;
 }
 
 export interface RunnerDeps {
   invoker: ToolInvoker;
+  /**
+   * The door every step's call goes through (the extension's and the CLI's one door). Without it the runner makes a
+   * door over `invoker` and the workflow, so even a bare run checks and records each call.
+   */
+  door?: Door;
   host: RunnerHost;
   /** Recognises a result that is itself a plan (`classifyResult` in classify.ts, or a test stand-in). */
   classify: (result: ToolResult) => ResultClassification;
@@ -115,6 +126,8 @@ async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps): Pr
   active.add(planId);
   try {
     await new PlanRun(workflow, planId, deps).run();
+  } catch (err) {
+    settleAfterError(workflow, planId, err, deps.now ?? Date.now);
   } finally {
     active.delete(planId);
   }
@@ -123,12 +136,18 @@ async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps): Pr
 class PlanRun {
   private readonly token: CancellationToken;
   private readonly now: () => number;
-  private resolutions = new Map<number, StepResolution>();
+  private missingChecked = false;
   private approvalChecked = false;
+  private readonly door: Door;
 
   constructor(private readonly workflow: Workflow, private readonly planId: string, private readonly deps: RunnerDeps) {
     this.token = deps.token ?? new CancellationTokenSource().token;
     this.now = deps.now ?? Date.now;
+    this.door = deps.door ?? new Door(deps.invoker, workflow, {
+      allowCrossServer: () => deps.allowCrossServer ?? true,
+      newId: defaultId, // call ids: not the plan id source (`deps.newId`), whose sequence tests and callers rely on
+      now: this.now,
+    });
   }
 
   private get plan(): PlanRecord | undefined {
@@ -162,8 +181,9 @@ class PlanRun {
         continue;
       }
       this.approvalChecked = true;
-      if (!this.resolutions.has(step.index) && !(await this.resolve())) continue;
-      const resolution = this.resolutions.get(step.index)!;
+      if (!this.missingChecked && !(await this.resolve())) continue;
+      this.missingChecked = true;
+      const local = step.call.tool === ASK_USER_TOOL;
 
       if (step.call.confirm === true && step.confirmedAt === undefined) {
         if (!this.dispatch({ type: 'confirmRequested', step: step.index })) return;
@@ -173,9 +193,22 @@ class PlanRun {
         continue;
       }
 
-      if (!this.dispatch({ type: 'stepStarted', step: step.index, server: resolution.server, crossServer: resolution.crossServer })) return;
-      if (resolution.local) await this.askUser(step.index);
-      else await this.call(step.index, resolution.server);
+      if (local) {
+        if (!this.dispatch({ type: 'stepStarted', step: step.index, server: LOCAL_SERVER, crossServer: false })) return;
+        await this.askUser(step.index);
+        continue;
+      }
+      // The door re-checks the step before it starts: still on its approved server, with its tool's definition as
+      // approved. If not, the step is not sent and the plan waits for a new approval.
+      const refusal = await this.door.check(this.doorCall(this.plan!, step.index));
+      if (refusal) {
+        this.refused(step.index, refusal);
+        if (refusal.kind === 'drift') return;
+        continue;
+      }
+      const current = this.plan!.steps[step.index];
+      if (!this.dispatch({ type: 'stepStarted', step: step.index, server: current.server!, crossServer: current.crossServer === true })) return;
+      await this.call(step.index, current.server!);
     }
   }
 
@@ -187,7 +220,7 @@ class PlanRun {
     const decision = await settle(() => onFailure.call(this.deps.host, plan, step), 'stop');
     const now = this.plan;
     if (now !== plan && now?.phase !== 'blocked') return true; // someone else decided meanwhile
-    this.resolutions = new Map(); // resolve again: servers may have changed
+    this.missingChecked = false; // check again: servers may have changed
     const index = plan.blockedStep;
     const accepted = decision === 'retry' ? this.dispatch({ type: 'retryRequested', step: index })
       : decision === 'skip' ? this.dispatch({ type: 'stepSkipped', step: index })
@@ -195,13 +228,31 @@ class PlanRun {
     return accepted;
   }
 
-  /** Resolves every pending step; on a missing tool fails the first such step (nothing runs). */
+  /** The door call of step `index` as approved. */
+  private doorCall(plan: PlanRecord, index: number) {
+    const step = plan.steps[index];
+    return {
+      server: step.server ?? plan.origin.server, tool: step.call.tool, args: step.call.args, entrance: 'step' as const,
+      decision: { by: 'approval' as const, planId: plan.id, step: index, approvalHash: plan.approvalHash ?? '' },
+    };
+  }
+
+  /** The door refused step `index`: a drift waits for a new approval; anything else fails the step. */
+  private refused(index: number, refusal: GateRefusal): void {
+    if (refusal.kind === 'drift' && refusal.resolution) {
+      this.dispatch({ type: 'stepDrifted', step: index, resolution: refusal.resolution, change: refusal.message });
+    } else {
+      this.dispatch({ type: 'stepFailed', step: index, error: `Not sent: ${refusal.message}` });
+    }
+  }
+
+  /** Checks every pending step's tool is offered somewhere; on a missing tool fails the first such step (nothing runs). */
   private async resolve(): Promise<boolean> {
     const plan = this.plan!;
     const pending = plan.steps.filter((s) => s.state === 'pending');
     let catalog;
     try {
-      catalog = await this.deps.invoker.catalog();
+      catalog = await this.door.catalog();
     } catch (err) {
       this.dispatch({ type: 'stepFailed', step: pending[0].index, error: `Could not list the tools of the connected servers (${errorMessage(err)}); nothing ran.` });
       return false;
@@ -213,7 +264,6 @@ class PlanRun {
       this.dispatch({ type: 'stepFailed', step: pending[first.index].index, error: `${first.reason} Nothing ran.${also}` });
       return false;
     }
-    this.resolutions = new Map(result.resolutions.map((r, i) => [pending[i].index, r]));
     return true;
   }
 
@@ -269,7 +319,7 @@ class PlanRun {
     let outcome: { result: ToolResult } | { error: unknown };
     arm();
     try {
-      const call = this.deps.invoker.callTool(server, step.call.tool, step.call.args, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser });
+      const call = this.door.call({ ...this.doorCall(this.plan!, index), server }, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser });
       const aborted = new Promise<{ error: unknown }>((resolve) => {
         if (controller.signal.aborted) resolve({ error: controller.signal.reason });
         else controller.signal.addEventListener('abort', () => resolve({ error: controller.signal.reason }), { once: true });
@@ -284,7 +334,8 @@ class PlanRun {
     }
 
     if ('error' in outcome) {
-      if (timedOut) this.dispatch({ type: 'stepFailed', step: index, error: timeoutMessage(timeoutMs) });
+      if (outcome.error instanceof GateRefusal) this.refused(index, outcome.error);
+      else if (timedOut) this.dispatch({ type: 'stepFailed', step: index, error: timeoutMessage(timeoutMs) });
       else if (this.token.isCancellationRequested) this.dispatch({ type: 'cancelled' });
       else this.dispatch({ type: 'stepFailed', step: index, error: callErrorMessage(outcome.error, server, timeoutMs) });
       return;
@@ -326,8 +377,14 @@ class PlanRun {
       this.dispatch({ type: 'stepFailed', step: index, error: `The step returned a plan that could not be opened: ${refusal ?? 'refused'}` });
       return;
     }
-    const child = getPlan(this.workflow.state, childId)!;
+    let child = getPlan(this.workflow.state, childId)!;
     if (child.phase !== 'awaiting_approval') return; // a plan that is not ok: its parent step already failed
+    // Like any plan, a nested one is shown with the server of each step, so its approval covers them.
+    try {
+      const catalog = await this.door.catalog();
+      this.workflow.dispatch({ type: 'resolved', at: this.now(), planId: childId, steps: resolutionRecords(child.steps.map((s) => s.call), server, catalog, { allowCrossServer: this.deps.allowCrossServer ?? true }) });
+    } catch { /* unresolved: the door will not send its steps until it is resolved and approved */ }
+    child = getPlan(this.workflow.state, childId)!;
     const approved = await settle(() => this.deps.host.approveNested(child, this.token), false);
     if (this.token.isCancellationRequested) {
       this.dispatch({ type: 'cancelled' }); // cascades to the child
@@ -340,7 +397,16 @@ class PlanRun {
         : { type: 'rejected', at: this.now(), planId: childId };
       this.workflow.dispatch(event);
     }
-    const after = getPlan(this.workflow.state, childId)!;
+    let after = getPlan(this.workflow.state, childId)!;
+    if (after.phase === 'executing' && this.deps.host.beforeNested) {
+      try {
+        await this.deps.host.beforeNested(after);
+      } catch (err) {
+        const first = after.steps.find((s) => s.state === 'pending');
+        if (first) this.workflow.dispatch({ type: 'stepFailed', at: this.now(), planId: childId, step: first.index, error: `Nothing ran: ${errorMessage(err)}` });
+      }
+      after = getPlan(this.workflow.state, childId)!;
+    }
     if (after.phase === 'executing' || after.phase === 'blocked') await runLoop(this.workflow, childId, this.deps);
   }
 }
@@ -389,3 +455,29 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+
+/**
+ * Something broke in the run path itself (not a tool: a tool's failure is the step's outcome). The plan must not stay
+ * "running": the running step (or the next pending one) fails with the reason. If even that cannot be recorded, the
+ * workflow settles it in memory and the error goes on to the caller, who shows it.
+ */
+function settleAfterError(workflow: Workflow, planId: string, err: unknown, now: () => number): void {
+  const plan = getPlan(workflow.state, planId);
+  if (!plan || plan.phase !== 'executing') {
+    if (plan) return;
+    throw err;
+  }
+  const step = plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm') ?? plan.steps.find((s) => s.state === 'pending');
+  if (!step) throw err;
+  const event: WorkflowEvent = {
+    type: 'stepFailed', at: now(), planId, step: step.index,
+    error: clip(`Plangate could not finish this step: ${errorMessage(err)}. The plan stopped here; see the log.`, 2000),
+  };
+  const cancel: WorkflowEvent = { type: 'cancelled', at: now(), planId, reason: event.error };
+  try {
+    if (!workflow.dispatch(event)) workflow.dispatch(cancel);
+  } catch (writeError) {
+    if (!workflow.applyUnrecorded(event)) workflow.applyUnrecorded(cancel);
+    throw new Error(`The ledger could not be written (${errorMessage(writeError)}); plan '${planId}' was stopped at step ${step.index + 1}, and that is not on the record.`);
+  }
+}

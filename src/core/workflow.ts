@@ -54,10 +54,17 @@ export interface StepRecord {
   state: StepState;
   /** The user asked before approval to skip this step. */
   skipRequested: boolean;
-  /** The server the step ran on (set when it starts). */
+  /**
+   * The server the step runs on: resolved when the plan is shown (before approval, so the approval covers it), and
+   * again when a re-check before the step finds it elsewhere (then the plan waits for a new approval).
+   */
   server?: string;
   /** The step's tool was not on the issuing server and resolved on another one. */
   crossServer?: boolean;
+  /** SHA-256 of the tool's definition as `server` listed it at resolution (name, description, schemas, annotations, _meta). */
+  toolHash?: string;
+  /** Why the step's tool resolves on no server (set by resolution; such a plan runs nothing). */
+  unresolved?: string;
   progress?: StepProgress;
   /** A short text of the step's result (first text block, truncated). */
   summary?: string;
@@ -87,8 +94,15 @@ export interface PlanRecord {
   /** Lineage: the plan this one replaced (a re-plan after an `ask` form). */
   replacesId?: string;
   replacedById?: string;
-  /** Hash of exactly what was approved (tool + args of each non-skipped step). */
+  /**
+   * Hash of exactly what was approved: the issuing server and tool, the instruction, the globs, and per non-skipped
+   * step its server, its tool's definition hash and its arguments (see approval.ts).
+   */
   approvalHash?: string;
+  /** When each step's server was last resolved (undefined: not yet; approval waits for it). */
+  resolvedAt?: number;
+  /** Set while a plan that was running waits for a new approval because a step's server or tool definition changed. */
+  reapproval?: { step: number; change: string };
   approvedAt?: number;
   /** What the user wrote with the approval, if anything. */
   approvalNote?: string;
@@ -102,6 +116,41 @@ export interface PlanRecord {
   /** Files put back to the plan's checkpoint (workspace-relative), one record per revert, in order. */
   reverts?: { at: number; files: string[] }[];
 }
+
+/** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
+export type StepResolutionRecord =
+  | { server: string; crossServer: boolean; toolHash?: string }
+  | { missing: string };
+
+/** The ledger's record of one tool call (see door.ts): kept in the ledger, never part of a plan's state. */
+export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' }>;
+
+/** Every event that changes plans or submissions: what listeners of the workflow hear about. */
+export type StateEvent = Exclude<WorkflowEvent, CallRecordEvent>;
+
+/** True for the ledger's call records (they change no state). */
+export function isCallRecord(event: WorkflowEvent): event is CallRecordEvent {
+  return event.type === 'callSent' || event.type === 'callEnded';
+}
+
+/** Which path a tool call left Plangate by. */
+export type CallEntrance = 'step' | 'call' | 'agent' | 'replan' | 'preview' | 'collect' | 'app';
+
+/**
+ * The decision that covers a call, as the door checked it. `approval`: an approved plan's step (server, tool
+ * definition and arguments as approved); `preview`: a dry run of a step of a plan awaiting approval, on its resolved
+ * server; `user`: the user pressed a button that showed exactly this call (Call Tool's **Call**, **Submit**, an ask
+ * form's answer), `what` names it; `agent`: the chat agent's call through a gated server, which VS Code confirmed
+ * under its own rules.
+ */
+export type CallDecision =
+  | { by: 'approval'; planId: string; step: number; approvalHash: string }
+  | { by: 'preview'; planId: string; step: number }
+  | { by: 'user'; what: string }
+  | { by: 'agent'; what: string };
+
+/** How a call ended: `ok`, `tool_error` (an in-band `isError` result), `failed` (timeout, cancel, connection), `refused` (by the door: never sent). */
+export type CallOutcomeKind = 'ok' | 'tool_error' | 'failed' | 'refused';
 
 export interface WorkflowState {
   plans: Readonly<Record<string, PlanRecord>>;
@@ -120,6 +169,10 @@ export type WorkflowEvent =
   | { type: 'rejected'; at: number; planId: string; reason?: string }
   | { type: 'confirmRequested'; at: number; planId: string; step: number }
   | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
+  | { type: 'resolved'; at: number; planId: string; steps: StepResolutionRecord[] }
+  | { type: 'stepDrifted'; at: number; planId: string; step: number; resolution: StepResolutionRecord; change: string }
+  | { type: 'callSent'; at: number; callId: string; server: string; tool: string; entrance: CallEntrance; decision: CallDecision; argsHash: string; args?: Record<string, unknown>; planId?: string; step?: number }
+  | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
   | { type: 'stepSucceeded'; at: number; planId: string; step: number; summary: string; childPlanId?: string }
@@ -145,7 +198,7 @@ export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plan
 
 /** Every event type, for validating stored events. */
 export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
-  'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
+  'resolved', 'stepDrifted', 'callSent', 'callEnded', 'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
   'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
   'cancelled', 'followUpAnswered', 'reverted', 'restored', ...SUBMISSION_EVENT_TYPES,
 ];
@@ -225,6 +278,11 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
   if (event.type === 'restored') return restoreAll(state) === state ? 'Nothing was interrupted.' : undefined;
   if (isSubmissionEvent(event)) return canApplySubmission(state.submissions ?? {}, event);
   if (event.type === 'planReceived') return canReceive(state, event);
+  if (event.type === 'callSent') {
+    return typeof event.callId === 'string' && typeof event.server === 'string' && typeof event.tool === 'string' && !!event.decision
+      ? undefined : 'A call record needs an id, a server, a tool and the decision that covers it.';
+  }
+  if (event.type === 'callEnded') return typeof event.callId === 'string' ? undefined : 'A call record needs its id.';
 
   const plan = getPlan(state, event.planId);
   if (!plan) return `There is no plan '${String(event.planId)}'.`;
@@ -242,10 +300,16 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
   switch (event.type) {
     case 'argsEdited':
       if (!isPlainObject(event.args)) return `${stepName}: the arguments must be a JSON object.`;
-      return phaseIs('awaiting_approval');
+      return phaseIs('awaiting_approval') ?? stepIs('pending');
     case 'skipMarked':
       if (typeof event.skip !== 'boolean') return `${stepName}: skip must be true or false.`;
+      return phaseIs('awaiting_approval') ?? stepIs('pending');
+    case 'resolved':
+      if (!Array.isArray(event.steps) || event.steps.length !== plan.steps.length) return `${name}: a resolution must name one place per step (${plan.steps.length}).`;
       return phaseIs('awaiting_approval');
+    case 'stepDrifted':
+      if (!event.resolution || typeof event.change !== 'string') return `${stepName}: a drift must say where the step resolves now and what changed.`;
+      return phaseIs('executing') ?? stepIs('pending', 'running');
     case 'approved': {
       const refusal = phaseIs('awaiting_approval');
       if (refusal) return refusal;
@@ -361,6 +425,7 @@ export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowStat
   if (event.type === 'restored') return restoreAll(state);
   if (isSubmissionEvent(event)) return { ...state, submissions: reduceSubmissions(state.submissions ?? {}, event) };
   if (event.type === 'planReceived') return receive(state, event);
+  if (event.type === 'callSent' || event.type === 'callEnded') return state; // on the record (the ledger), not in any plan's state
 
   const at = event.at;
   const plan = getPlan(state, event.planId)!;
@@ -376,9 +441,25 @@ export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowStat
     case 'skipMarked':
       next = withStep(plan, event.step, (s) => ({ ...s, skipRequested: event.skip }));
       break;
+    case 'resolved':
+      next = {
+        ...plan,
+        resolvedAt: at,
+        steps: plan.steps.map((s, i) => (s.state === 'pending' ? withResolution(s, event.steps[i]) : s)),
+      };
+      break;
+    case 'stepDrifted':
+      next = {
+        ...withStep(plan, event.step, (s) => ({ ...withResolution(s, event.resolution), state: 'pending' })),
+        phase: 'awaiting_approval',
+        reapproval: { step: event.step, change: event.change },
+        resolvedAt: at,
+      };
+      break;
     case 'approved':
       next = settle({
         ...plan,
+        reapproval: undefined,
         phase: 'executing',
         approvalHash: event.approvalHash,
         approvedAt: at,
@@ -509,6 +590,13 @@ function receive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'pl
 function normaliseCall(action: ActionCall): ActionCall {
   const args = isPlainObject(action?.args) ? action.args : {};
   return { ...action, tool: String(action?.tool ?? ''), args };
+}
+
+/** The step with the server, definition hash or missing reason that resolution found. */
+function withResolution(step: StepRecord, r: StepResolutionRecord | undefined): StepRecord {
+  if (!r) return step;
+  if ('missing' in r) return { ...step, server: undefined, crossServer: undefined, toolHash: undefined, unresolved: String(r.missing) };
+  return { ...step, server: r.server, crossServer: r.crossServer === true, toolHash: r.toolHash, unresolved: undefined };
 }
 
 function put(state: WorkflowState, plan: PlanRecord): WorkflowState {

@@ -2,6 +2,7 @@
  * One MCP server: one SDK Client and its transport (stdio, Streamable HTTP with SSE fallback, or SSE), its
  * state, its tools, and reconnection with backoff after the server goes away by itself.
  */
+import { toolDefinitionHash, type ToolDefinitionLike } from '../core/approval';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -86,6 +87,15 @@ export class ServerConnection {
   /** Why the server is in its state (the error, the reconnect countdown), if there is something to say. */
   get message(): string | undefined { return this.status.message; }
   get tools(): readonly Tool[] { return this._tools; }
+
+  private hashCache?: { tools: readonly Tool[]; hashes: ReadonlyMap<string, string> };
+  /** Each listed tool's definition hash by name (computed once per tool list). */
+  get toolHashes(): ReadonlyMap<string, string> {
+    if (this.hashCache?.tools !== this._tools) {
+      this.hashCache = { tools: this._tools, hashes: new Map(this._tools.map((t) => [t.name, toolDefinitionHash(t as ToolDefinitionLike)])) };
+    }
+    return this.hashCache.hashes;
+  }
   get serverInfo(): Implementation | undefined { return this.session?.client?.getServerVersion(); }
   get instructions(): string | undefined { return this.session?.client?.getInstructions(); }
   /** The process id of a running stdio server. */

@@ -381,7 +381,10 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       const sub = context.token.onCancellationRequested(() => controller.abort('Cancelled by the agent'));
       let result: ToolResult;
       try {
-        result = await registry.callTool(server, tool, args, {
+        result = await options.gate.door.call({
+          server, tool, args, entrance: 'agent',
+          decision: { by: 'agent', what: 'the chat agent called it through the gated server; VS Code confirmed it under its own rules' },
+        }, {
           signal: controller.signal,
           timeoutMs: options.callTimeoutMs?.() ?? 120_000,
           onProgress: (p) => context.progress(p.message ?? (p.total ? `${tool}: ${p.progress}/${p.total}` : `${tool}: ${p.progress}`)),

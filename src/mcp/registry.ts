@@ -113,7 +113,7 @@ export class ServerRegistry implements ToolInvoker {
 
   /** Running servers in configuration order, each with all its tool names. */
   async catalog(): Promise<readonly ServerTools[]> {
-    return this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name) }));
+    return this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
   }
 
   /** The running server that offers `tool`: `preferred` if it does, else the first in configuration order. */

@@ -82,6 +82,11 @@ export interface PlanView {
   pending: PendingPrompt[];
   /** The plan is history (finished) or restored from the ledger: no actions but export. */
   readOnly: boolean;
+  /**
+   * Per plan id (this one and its nested plans) awaiting approval: the approval hash of exactly what the view shows
+   * (servers, tool definitions, arguments). Approve sends it back as `shownHash`.
+   */
+  approvalHashes?: Record<string, string>;
 }
 
 /** A tool's plain result, shown as a result card. */
@@ -176,7 +181,8 @@ export type FromWebview =
   | { type: 'select'; itemId: string }
   | { type: 'close'; itemId: string }
   /** `note`: what the user wrote with the approval (the same box as a rejection's reason). */
-  | { type: 'approve'; id: number; planId: string; note?: string }
+  /** `shownHash`: the plan view's `approvalHash` as displayed; the extension refuses the approval if the plan changed since. */
+  | { type: 'approve'; id: number; planId: string; note?: string; shownHash?: string }
   | { type: 'reject'; id: number; planId: string; reason?: string }
   /** New arguments for a step, as JSON text typed by the user; validated against the tool's input schema. */
   | { type: 'editArgs'; id: number; planId: string; step: number; argsJson: string }

@@ -103,7 +103,10 @@ export class ToolCaller {
       const progress = delayedProgress(`Plangate: calling ${tool} on ${server}`, () => controller.abort('Cancelled by the user'));
       let result;
       try {
-        result = await this.registry.callTool(server, tool, args, {
+        result = await this.gate.door.call({
+          server, tool, args, entrance: entrance === 'agent' ? 'agent' : 'call',
+          decision: { by: 'user', what: 'pressed Call in the Call Tool form, which showed this server, tool and arguments' },
+        }, {
           signal: controller.signal,
           timeoutMs: gateSettings().stepTimeoutMs,
           onProgress: (p) => progress.report(p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), p.total ? (p.progress / p.total) * 100 : undefined),

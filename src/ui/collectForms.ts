@@ -1,3 +1,4 @@
+import type { Door } from '../core/door';
 import * as vscode from 'vscode';
 import type { CollectFormPayload } from '../core/collectForm';
 import type { Workflow } from '../core/ledger';
@@ -29,6 +30,8 @@ export const SubmissionCommands = {
 type Busy = NonNullable<CollectFormView['busy']>;
 
 export interface CollectFormsOptions {
+  /** The one door for tool calls (stage, read back, submit, remote approval). */
+  door: Door;
   newId: () => string;
   /** Per-call timeout (the step timeout setting). */
   timeoutMs: () => number;
@@ -244,7 +247,10 @@ export class CollectForms extends DisposableBase {
     const error = await this.run(id, 'submit', async () => {
       let result: ToolResult;
       try {
-        result = await this.registry.callTool(record.origin.server, call.tool, call.args, { timeoutMs: this.options.timeoutMs() });
+        result = await this.options.door.call(
+          { server: record.origin.server, tool: call.tool, args: call.args, entrance: 'collect', decision: { by: 'user', what: 'pressed Submit on the staged submission it showed' } },
+          { timeoutMs: this.options.timeoutMs() },
+        );
       } catch (err) {
         failure = `${call.tool} on "${record.origin.server}" failed: ${err instanceof Error ? err.message : String(err)}. The record may or may not have been written: check before you submit again.`;
         this.dispatch({ type: 'formSubmitted', at: this.now(), submissionId: id, ok: false, tool: call.tool, args: call.args, error: failure });
@@ -333,7 +339,10 @@ export class CollectForms extends DisposableBase {
     const conn = this.registry.get(record.origin.server);
     if (conn?.state !== 'running') throw new Error(`Server "${record.origin.server}" is not running: start it in the Servers view and try again.`);
     if (!conn.tools.some((t) => t.name === tool)) throw new Error(`Server "${record.origin.server}" does not offer ${tool}, which collect mode needs.`);
-    return this.registry.callTool(record.origin.server, tool, args, { timeoutMs: this.options.timeoutMs() });
+    return this.options.door.call(
+      { server: record.origin.server, tool, args, entrance: 'collect', decision: { by: 'user', what: `collect mode: ${tool} for the form the user filled` } },
+      { timeoutMs: this.options.timeoutMs() },
+    );
   }
 
   /** The record if it can still be acted on, else why not. */

@@ -32,6 +32,7 @@ export const Settings = {
   servers: 'servers',
   readMcpJson: 'readMcpJson',
   allowCrossServerSteps: 'allowCrossServerSteps',
+  previewWithDryRun: 'previewWithDryRun',
   stepTimeoutSeconds: 'stepTimeoutSeconds',
   ledgerMaxSizeMB: 'ledger.maxSizeMB',
   ledgerMaxAgeDays: 'ledger.maxAgeDays',

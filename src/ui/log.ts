@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { WorkflowEvent } from '../core/workflow';
+import type { StateEvent } from '../core/workflow';
 import type { LogEntry } from '../mcp/connection';
 
 /** Writes the MCP layer's log entries (already redacted there) to the "Plangate" LogOutputChannel. */
@@ -17,7 +17,7 @@ export function logRegistry(log: vscode.LogOutputChannel): (entry: LogEntry) => 
 }
 
 /** Logs every workflow decision and step transition (progress excepted) with the plan it concerns. */
-export function logWorkflow(log: vscode.LogOutputChannel): (change: { event: WorkflowEvent }) => void {
+export function logWorkflow(log: vscode.LogOutputChannel): (change: { event: StateEvent }) => void {
   return ({ event }) => {
     if (event.type === 'stepProgress') return;
     const plan = 'planId' in event ? ` plan ${event.planId.slice(0, 8)}` : '';
@@ -28,6 +28,8 @@ export function logWorkflow(log: vscode.LogOutputChannel): (change: { event: Wor
       case 'stepStarted': log.info(`Step started${plan}${step} on ${event.server}${event.crossServer ? ' (cross-server)' : ''}`); break;
       case 'stepFailed': log.warn(`Step failed${plan}${step}: ${event.error}`); break;
       case 'argsEdited': log.info(`Arguments edited${plan}${step}`); break;
+      case 'resolved': log.info(`Servers resolved${plan}: ${event.steps.map((r, i) => `${i + 1}→${'missing' in r ? 'none' : r.server}`).join(', ')}`); break;
+      case 'stepDrifted': log.warn(`Not sent, waits for a new approval${plan}${step}: ${event.change}`); break;
       default: log.info(`${event.type}${plan}${step}`);
     }
   };

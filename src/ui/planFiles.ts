@@ -10,6 +10,8 @@ import {
 } from '../core/predict';
 import type { PlanRecord } from '../core/workflow';
 import type { ServerRegistry } from '../mcp/registry';
+import type { Door } from '../core/door';
+import { previewSettings } from './settings';
 import {
   checkpointDiskState, createCheckpoint, readCheckpoint, readCheckpointFile, revertFile, revertPlan, sealCheckpoint,
   type Checkpoint, type RevertResult,
@@ -51,6 +53,8 @@ export class PlanFiles extends DisposableBase {
     private readonly workflow: Workflow,
     private readonly log: vscode.LogOutputChannel,
     private readonly stepTimeoutMs: () => number,
+    /** The one door: dry-run previews go through it, to the step's resolved server only. */
+    private readonly door: () => Door,
   ) {
     super();
     this._register(vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
@@ -60,8 +64,11 @@ export class PlanFiles extends DisposableBase {
     this._register(workflow.onDidChange(({ event }) => {
       if (!('planId' in event)) return;
       const root = rootPlanId(workflow.state, event.planId);
-      const plan = workflow.state.plans[root];
-      if (plan && plan.phase !== 'executing' && this.watches.has(root)) void this.finishRun(root);
+      // A nested plan has its own checkpoint and watch (taken before its first step), sealed when it stops running.
+      for (const id of new Set([event.planId, root])) {
+        const plan = workflow.state.plans[id];
+        if (plan && plan.phase !== 'executing' && this.watches.has(id)) void this.finishRun(id);
+      }
       if (event.type === 'reverted') { this.changes.delete(root); void this.loadChanges(root); }
     }));
   }
@@ -115,11 +122,13 @@ export class PlanFiles extends DisposableBase {
   private async predict(planId: string): Promise<void> {
     const plan = this.workflow.state.plans[planId];
     const where = this.roots();
-    if (!plan || plan.phase !== 'awaiting_approval' || !where) return;
+    // Not memoised until the steps' servers are resolved: a dry run goes only to the server the step resolved on.
+    if (!plan || plan.phase !== 'awaiting_approval' || !where || plan.resolvedAt === undefined) return;
     this.predictions.set(planId, 'pending');
+    const settings = previewSettings();
     const out: Prediction = { views: [], files: [] };
     for (const step of plan.steps) {
-      const server = this.registry.serverForTool(step.call.tool, plan.origin.server);
+      const server = step.server;
       const tool = server ? this.registry.get(server)?.tools.find((t) => t.name === step.call.tool) : undefined;
       const prediction = predictStep(step.call, tool, where.roots);
       if (prediction.kind === 'write') {
@@ -128,9 +137,19 @@ export class PlanFiles extends DisposableBase {
         out.files.push({ ...file, step: step.index });
         out.views.push(viewOf(file, step.index));
       } else if (prediction.kind === 'dryRun' && server) {
+        const why = !settings.dryRun ? 'dry-run previews are off (setting plangate.previewWithDryRun)'
+          : step.crossServer && !settings.allowCrossServer ? `the step would run on another server ('${server}') and cross-server steps are off`
+            : undefined;
+        if (why) {
+          out.views.push({ step: step.index, path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool, inside: true, change: 'modify', source: 'dryRun', error: `Not previewed: ${why}.` });
+          continue;
+        }
         this.log.info(`Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`);
         try {
-          const result = await this.registry.callTool(server, step.call.tool, prediction.args, { timeoutMs: this.stepTimeoutMs() });
+          const result = await this.door().call(
+            { server, tool: step.call.tool, args: prediction.args, entrance: 'preview', decision: { by: 'preview', planId, step: step.index } },
+            { timeoutMs: this.stepTimeoutMs() },
+          );
           const predicted = predictFromDryRun(result, where.roots);
           if ('error' in predicted) out.views.push({ step: step.index, path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool, inside: true, change: 'modify', source: 'dryRun', error: predicted.error });
           else for (const f of predicted.files) { out.files.push({ ...f, step: step.index }); out.views.push(viewOf(f, step.index)); }

@@ -324,7 +324,7 @@ export class PlanPanel extends DisposableBase {
         this.schedulePost();
         return;
       }
-      case 'approve': return wrap(message.id, () => gate.approve(message.planId, message.note));
+      case 'approve': return wrap(message.id, () => gate.approve(message.planId, message.note, message.shownHash));
       case 'reject': return wrap(message.id, () => gate.reject(message.planId, message.reason));
       case 'editArgs': return wrap(message.id, () => {
         let args: unknown;
@@ -362,14 +362,10 @@ export class PlanPanel extends DisposableBase {
         const record = gate.workflow.state.plans[message.planId];
         const action = record?.plan.recovery_actions?.[message.index];
         if (!action) return 'That recovery action no longer exists.';
-        if (action.confirm) {
-          const go = await vscode.window.showWarningMessage(
-            `Run the recovery action "${action.label || action.tool}"?`,
-            { modal: true, detail: `It calls ${action.tool} with ${JSON.stringify(action.args)}.` }, 'Run');
-          if (go !== 'Run') return;
-        }
-        const outcome = await gate.runRecovery(message.planId, message.index);
-        this.services.showReceived(outcome.server, action.tool, action.args, outcome.result, outcome.received, outcome.durationMs);
+        // A recovery action is a one-step plan: shown with its server, tool and arguments, approved like any plan.
+        const proposed = gate.proposeRecovery(message.planId, message.index);
+        if ('error' in proposed) return proposed.error;
+        this.showPlan(proposed.planId, { focus: true });
       });
       case 'followUp': return wrap(message.id, async () => {
         const error = gate.followUp(message.planId, message.answer);

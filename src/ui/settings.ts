@@ -10,6 +10,15 @@ export function gateSettings(): { stepTimeoutMs: number; allowCrossServer: boole
   };
 }
 
+/** What a plan's preview may do before approval: dry runs (on the step's resolved server), and whether cross-server steps may run. */
+export function previewSettings(): { dryRun: boolean; allowCrossServer: boolean } {
+  const config = vscode.workspace.getConfiguration(Settings.section);
+  return {
+    dryRun: config.get<boolean>(Settings.previewWithDryRun, true),
+    allowCrossServer: config.get<boolean>(Settings.allowCrossServerSteps, true),
+  };
+}
+
 /** How much settled history the ledger keeps (read when the ledger is opened, at activation). 0: no limit. */
 export function ledgerRetention(): { maxSizeMB: number; maxAgeDays: number } {
   const config = vscode.workspace.getConfiguration(Settings.section);

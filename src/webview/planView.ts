@@ -77,6 +77,10 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
     root.append(h('p', { class: 'lineage' }, `Replaces ${view.lineage.length} earlier plan${view.lineage.length > 1 ? 's' : ''} (re-planned after your answers).`));
   }
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
+  if (record.reapproval && record.phase === 'awaiting_approval') {
+    root.append(h('p', { class: 'reapproval', role: 'alert' }, icon('warning'),
+      ` Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: `, visible(clip(record.reapproval.change, 2000))));
+  }
   if (record.approvalNote) root.append(h('p', { class: 'approval-note' }, icon('note'), ' Approved with your note: ', h('q', null, visible(record.approvalNote))));
 
   if (depth === 0 && (plan.status === 'ok' || plan.safety)) root.append(renderSafety(record, view.touched, view.hints?.[record.id]));
@@ -86,7 +90,7 @@ function renderPlanBody(record: PlanRecord, view: PlanView, depth: number): HTML
   if (plan.status !== 'ok') root.append(...renderNotOk(record, view));
   if (record.plan.next_actions.length) root.append(renderSteps(record, view, depth));
   if (depth === 0 && view.changes) root.append(renderChanges(record, view));
-  root.append(renderActions(record, readOnly));
+  root.append(renderActions(record, readOnly, view.approvalHashes?.[record.id]));
   if (plan.correlation_id) root.append(h('p', { class: 'muted' }, 'Correlation id: ', h('code', null, visible(plan.correlation_id))));
   return root;
 }
@@ -266,7 +270,10 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
     view.hints?.[record.id]?.[step.index]?.openWorld ? h('span', { class: 'flag', title: 'The tool says it reaches systems outside this machine (openWorldHint).' }, icon('globe'), ' open world') : null,
     step.call.confirm ? h('span', { class: 'flag' }, icon('shield'), ' asks to confirm') : null,
     step.call.tool === 'ask_user' ? h('span', { class: 'flag' }, icon('comment'), ' asks you') : null,
+    step.call.tool !== 'ask_user' && step.server && !step.crossServer
+      ? h('span', { class: 'step-server', title: `Runs on server ${visible(step.server)} (the approval covers this server and the tool as it lists it)` }, icon('server'), ' ', visible(step.server)) : null,
     step.crossServer ? h('span', { class: 'flag', title: `Runs on server ${step.server ?? ''}` }, icon('arrow-swap'), ' other server', step.server ? `: ${visible(step.server)}` : '') : null,
+    step.unresolved ? h('span', { class: 'flag step-unresolved', title: visible(step.unresolved) }, icon('error'), ' no server offers it') : null,
     step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
     step.skipRequested && awaiting ? h('span', { class: 'flag' }, 'will be skipped') : null,
     h('span', { class: 'step-state-text' }, state.text),
@@ -408,7 +415,7 @@ function renderPrompt(prompt: PendingPrompt): HTMLElement {
   return h('div', { class: 'prompt' }, form);
 }
 
-function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
+function renderActions(record: PlanRecord, readOnly: boolean, shownHash: string | undefined): HTMLElement {
   const err = errorSlot(`actions-error-${record.id}`);
   const bar = h('div', { class: 'actions', role: 'group', aria: { label: 'Plan actions' } });
   // Sticky only while a decision is pending: a finished plan's bar must not cover the content above it.
@@ -435,7 +442,7 @@ function renderActions(record: PlanRecord, readOnly: boolean): HTMLElement {
         if (await act(err, message)) { delete ui.drafts[draftKey]; saveUi(); }
       };
       bar.append(
-        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void decide({ type: 'approve', planId: record.id, note: note.value.trim() || undefined }) }, icon('check'), ' Approve and run'),
+        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void decide({ type: 'approve', planId: record.id, note: note.value.trim() || undefined, shownHash }) }, icon('check'), ' Approve and run'),
         h('button', { class: 'secondary', onclick: () => void decide({ type: 'reject', planId: record.id, reason: note.value.trim() || undefined }) }, icon('close'), ' Reject'),
         note,
       );

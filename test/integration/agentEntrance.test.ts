@@ -19,7 +19,7 @@ interface Api {
     state: { plans: Record<string, { phase: string; outcome?: string; origin: { entrance: string; tool: string } }> };
     onDidChange(listener: (change: { event: { type: string; planId?: string } }) => void): { dispose(): void };
   };
-  gate: { approve(planId: string, note?: string): string | undefined; reject(planId: string, reason?: string): string | undefined };
+  gate: { approve(planId: string, note?: string): Promise<string | undefined>; reject(planId: string, reason?: string): string | undefined };
   registry: {
     get(name: string): { state: string; message?: string } | undefined;
     callTool(server: string, tool: string, args: Record<string, unknown>): Promise<unknown>;
@@ -185,7 +185,7 @@ suite('agent entrance', () => {
     assert.equal(isSettled(), false, 'the invocation waits for the decision');
     assert.deepEqual(callLog(vscode), ['plan_scaffold'], 'nothing ran before the approval');
 
-    assert.equal(a.gate.approve(planId, 'Name the component InboxList next time.'), undefined);
+    assert.equal(await a.gate.approve(planId, 'Name the component InboxList next time.'), undefined);
     const summary = summaryOf(await invocation, vscode);
     const text = summary.text;
     assert.match(text, /the user approved the plan "Scaffold Agentdesk screen and components\." and it ran: 2 of 2 steps ok/);
@@ -225,7 +225,7 @@ suite('agent entrance', () => {
     await until('the plan to be withdrawn', () => a.workflow.state.plans[planId]!.phase === 'finished', 15_000,
       () => `phase: ${a.workflow.state.plans[planId]!.phase}`);
     assert.equal(a.workflow.state.plans[planId]!.outcome, 'rejected');
-    assert.match(a.gate.approve(planId) ?? '', /only a plan awaiting approval/i);
+    assert.match(await a.gate.approve(planId) ?? '', /only a plan awaiting approval/i);
     assert.deepEqual(callLog(vscode).slice(before), ['plan_scaffold'], 'only the planning call ran');
   }, { timeoutMs: 90_000 });
 

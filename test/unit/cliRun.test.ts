@@ -285,7 +285,9 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'plan_failing', '--yes', '--ledger', ledger]);
     assert.equal(r.code, 1);
     const events = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
-    assert.deepEqual(events.slice(0, 2), ['planReceived', 'approved']);
+    // The planning call itself is on the record (sent, ended), then the plan, the resolution of its steps' servers, the approval.
+    assert.deepEqual(events.slice(0, 5), ['callSent', 'callEnded', 'planReceived', 'resolved', 'approved']);
+    assert.equal(events.filter((e) => e === 'callSent').length, 3, 'the planning call and the two steps that ran');
     assert.ok(events.includes('stepFailed') && events.includes('stopped'));
     assert.equal(events.filter((e) => e === 'stepStarted').length, 2);
   });

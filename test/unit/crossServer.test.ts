@@ -47,7 +47,7 @@ test('a fixture plan edits and writes files through server-filesystem, marked cr
   const received = gate.receive({ server: 'fixture', tool: 'plan_cross_server', args, entrance: 'manual' }, result);
   assert.equal(received.kind, 'plan');
   const planId = (received as { planId: string }).planId;
-  assert.equal(gate.approve(planId), undefined);
+  assert.equal(await gate.approve(planId), undefined);
   const done = (await gate.whenSettled(planId)) as PlanRecord;
 
   assert.notEqual(done.phase, 'blocked', done.blockedReason);
@@ -81,7 +81,7 @@ test('with cross-server steps forbidden, the same plan runs nothing', async (t) 
   const args = { root };
   const received = gate.receive({ server: 'fixture', tool: 'plan_cross_server', args, entrance: 'manual' }, await registry.callTool('fixture', 'plan_cross_server', args));
   const planId = (received as { planId: string }).planId;
-  gate.approve(planId);
+  await gate.approve(planId);
   const done = (await gate.whenSettled(planId)) as PlanRecord;
   assert.equal(done.phase, 'blocked');
   assert.match(done.steps[0].error ?? '', /plangate\.allowCrossServerSteps/);

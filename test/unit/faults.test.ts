@@ -4,6 +4,7 @@
 // the run ends within its timeout; the ledger file (reloaded with loadLedger + replay) names exactly the steps that
 // ran; the fixture's call log shows each step's call at most once, also after running the plan again; and the step
 // says what happened.
+import { resolvePlan } from '../../src/core/door';
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -102,6 +103,7 @@ interface Outcome {
 async function run(r: Rig, plan: OrchestratedPlan, options: { stepTimeoutMs: number; cancelWhen?: () => boolean }): Promise<Outcome> {
   const planId = 'fault-plan';
   assert.ok(r.workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, origin: { server: SERVER, tool: 'fault_test', args: {}, entrance: 'cli' }, plan }));
+  assert.ok(await resolvePlan(r.workflow, r.registry, planId, { allowCrossServer: true }));
   assert.ok(r.workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(getPlan(r.workflow.state, planId)!) }));
   const before = r.callLog().length;
   const cancel = new CancellationTokenSource();

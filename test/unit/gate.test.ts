@@ -42,7 +42,7 @@ test('an ok plan waits for approval; Approve and run runs every step in order an
   const id = (received as { planId: string }).planId;
   assert.equal(s.workflow.state.plans[id].phase, 'awaiting_approval');
   assert.deepEqual(s.calls(), ['plan_scaffold'], 'nothing runs before approval');
-  assert.equal(s.gate.approve(id), undefined);
+  assert.equal(await s.gate.approve(id), undefined);
   const done = await s.settled(id);
   assert.equal(done.phase, 'follow_up');
   assert.deepEqual(s.calls(), ['plan_scaffold', 'create_screen', 'create_component', 'create_component', 'create_component']);
@@ -55,11 +55,11 @@ test('a note with the approval is trimmed, kept with the plan and in the ledger;
   const s = await setup();
   t.after(() => s.close());
   const first = (await s.plan('plan_scaffold')) as { planId: string };
-  assert.equal(s.gate.approve(first.planId, '  Keep the old grid.  '), undefined);
+  assert.equal(await s.gate.approve(first.planId, '  Keep the old grid.  '), undefined);
   assert.equal(s.workflow.state.plans[first.planId].approvalNote, 'Keep the old grid.');
   await s.settled(first.planId);
   const second = (await s.plan('plan_scaffold')) as { planId: string };
-  assert.equal(s.gate.approve(second.planId, '   '), undefined);
+  assert.equal(await s.gate.approve(second.planId, '   '), undefined);
   assert.equal(s.workflow.state.plans[second.planId].approvalNote, undefined);
   await s.settled(second.planId);
 });
@@ -72,7 +72,7 @@ test('Reject runs nothing and records the reason', async (t) => {
   assert.equal(s.workflow.state.plans[planId].outcome, 'rejected');
   assert.equal(s.workflow.state.plans[planId].rejectReason, 'not today');
   assert.deepEqual(s.calls(), ['plan_scaffold']);
-  assert.match(s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a rejected plan cannot be approved later');
+  assert.match(await s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a rejected plan cannot be approved later');
 });
 
 test('edited arguments are what runs; a skipped step does not run', async (t) => {
@@ -82,7 +82,7 @@ test('edited arguments are what runs; a skipped step does not run', async (t) =>
   const step1 = s.workflow.state.plans[planId].steps[1];
   assert.equal(s.gate.editArgs(planId, 1, { ...step1.call.args, name: 'EditedName' }), undefined);
   assert.equal(s.gate.markSkip(planId, 2, true), undefined);
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   await s.settled(planId);
   const log = readCallLog(join(s.root, 'calls.jsonl'));
   const components = log.filter((c) => c.tool === 'create_component').map((c) => c.args.name);
@@ -95,7 +95,7 @@ test('a failing step blocks the plan; nothing after it runs; Skip step continues
   const s = await setup();
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_failing')) as { planId: string };
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   let record = await s.settled(planId);
   assert.equal(record.phase, 'blocked');
   assert.equal(record.steps[1].state, 'failed');
@@ -112,7 +112,7 @@ test('a failing step blocks the plan; nothing after it runs; Skip step continues
   assert.equal(record.steps[2].state, 'ok');
 
   const second = (await s.plan('plan_failing')) as { planId: string };
-  s.gate.approve(second.planId);
+  await s.gate.approve(second.planId);
   await s.settled(second.planId);
   assert.equal(s.gate.stop(second.planId), undefined);
   const stopped = s.workflow.state.plans[second.planId];
@@ -128,7 +128,7 @@ test('confirm and ask_user steps wait for the user in the panel prompts', async 
   const confirmIndex = plan.steps.findIndex((st) => st.call.confirm === true);
   const askIndex = plan.steps.findIndex((st) => st.call.tool === 'ask_user');
   assert.ok(confirmIndex >= 0 && askIndex >= 0, 'the fixture plan has a confirm step and an ask_user step');
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   for (let i = 0; i < 2; i++) {
     await s.waitFor(() => s.gate.pending.length > 0, 'a prompt');
     const prompt = s.gate.pending[0];
@@ -153,7 +153,7 @@ test('a declined confirmation stops the plan before the step runs', async (t) =>
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_confirm')) as { planId: string };
   const confirmIndex = s.workflow.state.plans[planId].steps.findIndex((st) => st.call.confirm === true);
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   await s.waitFor(() => s.gate.pending.length > 0, 'the ask_user prompt');
   const ask = s.gate.pending[0];
   assert.equal(ask.kind, 'askUser');
@@ -170,10 +170,10 @@ test('a nested plan waits for its own approval; approving it runs it, then the p
   const s = await setup();
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_nested', { depth: 1 })) as { planId: string };
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   await s.waitFor(() => Object.values(s.workflow.state.plans).some((p) => p.parentId === planId && p.phase === 'awaiting_approval'), 'the nested plan');
   const child = Object.values(s.workflow.state.plans).find((p) => p.parentId === planId)!;
-  assert.equal(s.gate.approve(child.id), undefined);
+  assert.equal(await s.gate.approve(child.id), undefined);
   const done = await s.settled(planId);
   assert.notEqual(done.phase, 'blocked');
   assert.equal(s.workflow.state.plans[child.id].outcome ?? s.workflow.state.plans[child.id].phase, 'completed');
@@ -183,7 +183,7 @@ test('Cancel aborts the running step; the plan ends cancelled with later steps n
   const s = await setup();
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_hang')) as { planId: string };
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   await s.waitFor(() => s.workflow.state.plans[planId].steps.some((st) => st.state === 'running' && st.call.tool === 'hang'), 'the hanging step');
   assert.equal(s.gate.cancel(planId), undefined);
   const done = await s.settled(planId);
@@ -209,23 +209,31 @@ test('an error plan has nothing to approve; its ask form re-plans with the answe
   assert.equal(s.workflow.state.plans[planId].outcome, 'replaced');
 });
 
-test('a recovery action is called and its result classified again', async (t) => {
+test('a recovery action is a one-step plan: shown with its server, nothing sent until it is approved, then run and recorded', async (t) => {
   const s = await setup();
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_status', { status: 'error' })) as { planId: string };
   const actions = s.workflow.state.plans[planId].plan.recovery_actions ?? [];
   assert.ok(actions.length > 0);
-  const outcome = await s.gate.runRecovery(planId, 0);
-  assert.equal(outcome.server, 'fixture');
-  assert.equal(s.calls().at(-1), actions[0].tool);
-  assert.ok(['plain', 'plan'].includes(outcome.received.kind));
+  const proposed = s.gate.proposeRecovery(planId, 0);
+  assert.ok('planId' in proposed, JSON.stringify(proposed));
+  await s.gate.resolve(proposed.planId);
+  const recovery = s.workflow.state.plans[proposed.planId];
+  assert.equal(recovery.phase, 'awaiting_approval');
+  assert.equal(recovery.origin.entrance, 'recovery');
+  assert.deepEqual(recovery.steps.map((st) => [st.call.tool, st.server]), [[actions[0].tool, 'fixture']], 'the one step, with the server it runs on');
+  assert.deepEqual(s.calls(), ['plan_status'], 'nothing is sent before the approval');
+  assert.equal(await s.gate.approve(proposed.planId), undefined);
+  const done = await s.settled(proposed.planId);
+  assert.equal(done.steps[0].state, 'ok');
+  assert.deepEqual(s.calls(), ['plan_status', actions[0].tool], 'exactly the approved action ran');
 });
 
 test('a missing tool stops the plan before anything runs', async (t) => {
   const s = await setup();
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_cross_server', { root: s.root })) as { planId: string };
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   const done = await s.settled(planId);
   assert.equal(done.phase, 'blocked');
   assert.match(done.steps[0].error ?? '', /not offered|Nothing ran/);
@@ -241,7 +249,7 @@ test('the beforeRun hook runs after approval and before the first step; when it 
   });
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_failing')) as { planId: string };
-  s.gate.approve(planId);
+  await s.gate.approve(planId);
   const blocked = await s.settled(planId);
   assert.equal(blocked.phase, 'blocked');
   assert.match(blocked.steps[0].error ?? '', /Nothing ran: the checkpoint could not be written \(disk full\)/);

@@ -111,7 +111,7 @@ describe('gated server', { concurrency: 2 }, () => {
     assert.equal(answered, false, 'the agent\'s call is still pending while nobody decided');
     assert.deepEqual(s.calls(), ['plan_scaffold'], 'nothing ran before the approval');
 
-    assert.equal(s.gate.approve(planId), undefined);
+    assert.equal(await s.gate.approve(planId), undefined);
     const r = await result;
     assert.equal(r.isError, false);
     assert.deepEqual(s.calls(), ['plan_scaffold', 'create_screen', 'create_component', 'create_component']);
@@ -143,7 +143,7 @@ describe('gated server', { concurrency: 2 }, () => {
     const s = await setup(t);
     const planned = s.nextPlan();
     const { result } = s.call('plan_failing', {});
-    s.gate.approve(await planned);
+    await s.gate.approve(await planned);
     const r = await result;
     assert.equal(r.isError, true);
     assert.equal(summaryOf(r).outcome, 'blocked');
@@ -162,7 +162,7 @@ describe('gated server', { concurrency: 2 }, () => {
     await waitFor(() => s.workflow.state.plans[planId]!.phase === 'finished', 'the plan to be withdrawn');
     assert.equal(s.workflow.state.plans[planId]!.outcome, 'rejected');
     assert.match(s.workflow.state.plans[planId]!.rejectReason ?? '', /agent cancelled its call/);
-    assert.match(s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a withdrawn plan can no longer be approved');
+    assert.match(await s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a withdrawn plan can no longer be approved');
     assert.deepEqual(s.calls(), ['plan_scaffold']);
   });
 

@@ -1,6 +1,7 @@
 // The runner against real MCP servers (McpServer / Server from the SDK, connected in memory): every path a user can
 // meet while a plan runs — success, failures of each kind, cancel, retry/skip/stop, confirm, ask_user, nested plans,
 // cross-server steps, missing tools, progress.
+import { resolutionRecords } from '../../src/core/resolve';
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -144,6 +145,8 @@ async function harness(): Promise<Harness> {
     { name: 'doomed', server: doomed },
   ]);
   toClose.push(close);
+  // Plans are shown with each step's server resolved (the approval covers it): against the catalog as it is now.
+  const catalog = await invoker.catalog();
   let n = 0;
   let ids = 0;
   const h: Harness = {
@@ -151,6 +154,8 @@ async function harness(): Promise<Harness> {
     plan(actions, opts = {}) {
       const id = `p${++n}`;
       assert.ok(workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: id, origin: { server: opts.server ?? 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' }, plan: envelope(actions, { follow_up: opts.follow_up }) }));
+      const plan = h.get(id);
+      if (plan.phase === 'awaiting_approval') assert.ok(workflow.dispatch({ type: 'resolved', at: Date.now(), planId: id, steps: resolutionRecords(plan.steps.map((st) => st.call), plan.origin.server, catalog, { allowCrossServer: true }) }));
       if (opts.approve !== false) assert.ok(workflow.dispatch({ type: 'approved', at: Date.now(), planId: id, approvalHash: approvalHash(h.get(id)) }));
       return id;
     },
@@ -189,7 +194,9 @@ describe('runPlan: success and failures', () => {
     assert.deepEqual(done.steps.map((s) => s.summary), ['one', 'two']);
     assert.deepEqual(done.steps.map((s) => s.server), ['alpha', 'alpha']);
     assert.deepEqual(h.obs.calls, ['alpha:echo', 'alpha:echo']);
-    assert.deepEqual(h.obs.ledgerAtCall, ['stepStarted#0', 'stepStarted#1']);
+    // The door's call record is the last entry when the call is made; the step's start was recorded just before it.
+    assert.deepEqual(h.obs.ledgerAtCall, ['callSent#0', 'callSent#1']);
+    assert.deepEqual(h.sink.entries.filter((e) => e.event.type === 'stepStarted' || e.event.type === 'callSent').map((e) => e.event.type), ['stepStarted', 'callSent', 'stepStarted', 'callSent']);
     assert.deepEqual(replay(h.sink.entries), h.workflow.state);
   });
 

@@ -1,5 +1,6 @@
 // The runner against the fixture server over stdio, with the ledger in a real file: a plan end to end, then the
 // crashes the ledger exists for — the server dying mid-plan, and the Plangate process itself dying mid-step.
+import { resolvePlan } from '../../src/core/door';
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -41,6 +42,7 @@ async function approvedPlanFrom(workflow: Workflow, invoker: ClientInvoker, tool
   assert.ok(classified.kind === 'plan');
   const planId = `${tool}-plan`;
   assert.ok(workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, origin: { server: 'fixture', tool, args, entrance: 'cli' }, plan: classified.plan }));
+  assert.ok(await resolvePlan(workflow, invoker, planId, { allowCrossServer: true }));
   assert.ok(workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(getPlan(workflow.state, planId)!) }));
   return planId;
 }

@@ -7,6 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { toolDefinitionHash, type ToolDefinitionLike } from '../../../src/core/approval';
 import type { ServerTools, ToolCallOptions, ToolInvoker } from '../../../src/core/invoker';
 import type { ToolResult } from '../../../src/core/toolResult';
 
@@ -26,13 +27,15 @@ export class ClientInvoker implements ToolInvoker {
     const out: ServerTools[] = [];
     for (const { name, client } of this.servers) {
       const tools: string[] = [];
+      const hashes = new Map<string, string>();
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined);
         tools.push(...page.tools.map((t) => t.name));
+        for (const t of page.tools) hashes.set(t.name, toolDefinitionHash(t as ToolDefinitionLike));
         cursor = page.nextCursor;
       } while (cursor);
-      out.push({ server: name, tools });
+      out.push({ server: name, tools, hashes });
     }
     return out;
   }

@@ -2,6 +2,7 @@
 // asks it for a plan, approves it, and runs it with a file ledger. The test SIGKILLs this process while a step runs.
 // Usage: node --import tsx ledgerRunner.ts <ledger.jsonl> <plan tool> <fixture root> <fixture call log>
 // Prints one JSON line {"fixturePid": n} once connected, so the test can make sure the server is gone afterwards.
+import { resolvePlan } from '../../../src/core/door';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { approvalHash } from '../../../src/core/approval';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const classified = classifyResult(result);
   if (classified.kind !== 'plan') throw new Error(`${planTool} did not return a plan`);
   workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: 'crash-plan', origin: { server: 'fixture', tool: planTool, args: {}, entrance: 'cli' }, plan: classified.plan });
+  await resolvePlan(workflow, invoker, 'crash-plan', { allowCrossServer: true });
   workflow.dispatch({ type: 'approved', at: Date.now(), planId: 'crash-plan', approvalHash: approvalHash(getPlan(workflow.state, 'crash-plan')!) });
   await runPlan(workflow, 'crash-plan', {
     invoker,
