@@ -60,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     toolAnnotations: (tool, preferred) => registry?.findTool(tool, preferred)?.tool.annotations,
     onDidChangeServers: (listener) => registry?.onDidChange(listener) ?? { dispose: () => undefined },
     validateArgs: (server, tool, args) => validateArgs(tool, registry?.get(server ?? '')?.tools.find((t) => t.name === tool)?.inputSchema, args),
-    callTool: (server, tool, args) => caller.call(server, tool, args),
+    callFromForm: (server, tool, args) => caller.call(server, tool, args),
     cancelCall: (server, tool) => caller.cancel(server, tool),
     showReceived: (...a) => caller.show(...a),
     exportPlan: (planId) => exportPlan(gate, planId),

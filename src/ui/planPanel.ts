@@ -31,7 +31,7 @@ export interface PanelServices {
   /** Validates arguments against the step tool's input schema; returns the problems, if any. */
   validateArgs(server: string | undefined, tool: string, args: Record<string, unknown>): string | undefined;
   /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
-  callTool(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  callFromForm(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
   /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
   cancelCall(server: string, tool: string): void;
   /** Routes a result the gate classified (after a re-plan or recovery action). */
@@ -378,7 +378,7 @@ export class PlanPanel extends DisposableBase {
       case 'callTool': return wrap(message.id, async () => {
         const item = this.items.find((i) => i.id === message.itemId);
         if (item?.kind !== 'callForm') return 'That form is closed.';
-        await this.services.callTool(item.view.server, item.view.tool, message.args);
+        await this.services.callFromForm(item.view.server, item.view.tool, message.args);
       });
       case 'cancelCall': {
         const item = this.items.find((i) => i.id === message.itemId);
