@@ -236,7 +236,12 @@ export class ServerConnection {
             }
           });
         },
-        onToolsChanged: () => { clearTimeout(this.refreshTimer); this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50); },
+        onToolsChanged: () => {
+          // Until the new list is in, the old one is stale: the door waits for it before it checks a step.
+          if (!this.staleTools) { let done!: () => void; this.staleTools = { promise: new Promise<void>((r) => { done = r; }), done }; }
+          clearTimeout(this.refreshTimer);
+          this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50);
+        },
         log: (level, text) => this.log(level, text),
       });
       Object.assign(session, { client, transport });
@@ -318,7 +323,28 @@ export class ServerConnection {
     }
   }
 
+  /**
+   * Resolves once the tool list is current: at once, or after the refresh that a `tools/list_changed` notification
+   * started (at most `waitMs`). The door checks a step's tool definition against this list.
+   */
+  whenToolsFresh(waitMs = 5000): Promise<void> {
+    const stale = this.staleTools;
+    if (!stale) return Promise.resolve();
+    return Promise.race([stale.promise, new Promise<void>((r) => setTimeout(r, waitMs).unref?.())]);
+  }
+
+  private staleTools: { promise: Promise<void>; done: () => void } | undefined;
+
   private async refreshTools(gen: number): Promise<void> {
+    const stale = this.staleTools;
+    try {
+      await this.refreshToolsNow(gen);
+    } finally {
+      if (this.staleTools === stale) { this.staleTools = undefined; stale?.done(); }
+    }
+  }
+
+  private async refreshToolsNow(gen: number): Promise<void> {
     const client = this.session?.client;
     if (gen !== this.gen || !client) return;
     try {

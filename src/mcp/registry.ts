@@ -113,6 +113,8 @@ export class ServerRegistry implements ToolInvoker {
 
   /** Running servers in configuration order, each with all its tool names. */
   async catalog(): Promise<readonly ServerTools[]> {
+    // A server that announced a tool-list change is listed again before anyone relies on its old list.
+    await Promise.all(this.entries.filter((e) => e.conn.state === 'running').map((e) => e.conn.whenToolsFresh()));
     return this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
   }
 
