@@ -91,9 +91,11 @@ function loginShellPath(shell: string, env: NodeJS.ProcessEnv, timeoutMs: number
     };
     let child: ReturnType<typeof spawn>;
     try {
-      // detached: an interactive shell must not take over our terminal's process group.
+      // detached: an interactive shell must not take over our terminal's process group. cwd: the home folder, never
+      // the workspace — an interactive shell's prompt hooks (direnv, a git-aware theme running `git status`, which
+      // honours a repository's core.fsmonitor) would otherwise run code of an untrusted folder.
       child = spawn(shell, ['-ilc', `printf '%s' ${MARKER}; printenv PATH; printf '%s' ${MARKER}`], {
-        stdio: ['ignore', 'pipe', 'ignore'], env, detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'], env, detached: true, cwd: os.homedir(),
       });
     } catch {
       resolve(undefined);
