@@ -179,6 +179,24 @@ test('a nested plan waits for its own approval; approving it runs it, then the p
   assert.equal(s.workflow.state.plans[child.id].outcome ?? s.workflow.state.plans[child.id].phase, 'completed');
 });
 
+test('a nested plan is shown with each step\'s server, and checkpointed after its approval and before its first step', async (t) => {
+  const prepared: string[] = [];
+  let s!: Awaited<ReturnType<typeof setup>>;
+  s = await setup(undefined, async (plan) => { prepared.push(`${plan.parentId ? 'nested' : 'top'}:${plan.phase}:${plan.steps.map((st) => st.state).join(',')}:calls=${s.calls().length}`); });
+  t.after(() => s.close());
+  const { planId } = (await s.plan('plan_nested', { depth: 1 })) as { planId: string };
+  await s.gate.approve(planId);
+  await s.waitFor(() => Object.values(s.workflow.state.plans).some((p) => p.parentId === planId && p.phase === 'awaiting_approval' && p.resolvedAt !== undefined), 'the nested plan, resolved');
+  const child = Object.values(s.workflow.state.plans).find((p) => p.parentId === planId)!;
+  assert.ok(child.steps.every((st) => st.server === 'fixture'), 'the nested plan shows the server of each step before its approval');
+  const callsBefore = s.calls().length;
+  assert.equal(await s.gate.approve(child.id), undefined);
+  await s.settled(planId);
+  assert.equal(prepared.length, 2, prepared.join(' | '));
+  assert.match(prepared[0], /^top:executing:/);
+  assert.equal(prepared[1], `nested:executing:${child.steps.map(() => 'pending').join(',')}:calls=${callsBefore}`, 'the nested checkpoint is taken before any of its steps runs');
+});
+
 test('Cancel aborts the running step; the plan ends cancelled with later steps not run', async (t) => {
   const s = await setup();
   t.after(() => s.close());
