@@ -35,6 +35,8 @@ export class GateRefusal extends Error {
     message: string,
     /** For `drift`: where the step resolves now. */
     readonly resolution?: StepResolutionRecord,
+    /** For `drift`: what changed, in words, without the step's number (the panel says which step). */
+    readonly change?: string,
   ) {
     super(message);
   }
@@ -135,7 +137,7 @@ export class Door {
     if (call.server !== step.server) return new GateRefusal('not_covered', `Step ${index + 1} was approved for server '${step.server}', not '${call.server}'.`);
     const [now] = resolutionRecords([step.call], plan.origin.server, await this.invoker.catalog(), { allowCrossServer: this.options.allowCrossServer() });
     const change = resolutionChange(step, now, step.call.tool);
-    return change ? new GateRefusal('drift', `Step ${index + 1}: ${change}.`, now) : undefined;
+    return change ? new GateRefusal('drift', `Step ${index + 1}: ${change}.`, now, change) : undefined;
   }
 
   private record(call: DoorCall, callId: string): void {

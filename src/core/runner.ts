@@ -240,7 +240,7 @@ class PlanRun {
   /** The door refused step `index`: a drift waits for a new approval; anything else fails the step. */
   private refused(index: number, refusal: GateRefusal): void {
     if (refusal.kind === 'drift' && refusal.resolution) {
-      this.dispatch({ type: 'stepDrifted', step: index, resolution: refusal.resolution, change: refusal.message });
+      this.dispatch({ type: 'stepDrifted', step: index, resolution: refusal.resolution, change: refusal.change ?? refusal.message });
     } else {
       this.dispatch({ type: 'stepFailed', step: index, error: `Not sent: ${refusal.message}` });
     }

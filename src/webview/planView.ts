@@ -277,7 +277,7 @@ function renderStep(record: PlanRecord, step: StepRecord, view: PlanView, depth:
     step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
     step.skipRequested && awaiting ? h('span', { class: 'flag' }, 'will be skipped') : null,
     h('span', { class: 'step-state-text' }, state.text),
-    awaiting ? skipButton(record, step) : null,
+    awaiting && step.state === 'pending' ? skipButton(record, step) : null,
   ));
   if (step.state === 'running' && step.progress) {
     const { progress, total, message } = step.progress;
