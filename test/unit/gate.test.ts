@@ -181,8 +181,7 @@ test('a nested plan waits for its own approval; approving it runs it, then the p
 
 test('a nested plan is shown with each step\'s server, and checkpointed after its approval and before its first step', async (t) => {
   const prepared: string[] = [];
-  let s!: Awaited<ReturnType<typeof setup>>;
-  s = await setup(undefined, async (plan) => { prepared.push(`${plan.parentId ? 'nested' : 'top'}:${plan.phase}:${plan.steps.map((st) => st.state).join(',')}:calls=${s.calls().length}`); });
+  const s = await setup(undefined, async (plan) => { prepared.push(`${plan.parentId ? 'nested' : 'top'}:${plan.phase}:${plan.steps.map((st) => st.state).join(',')}:calls=${s.calls().length}`); });
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_nested', { depth: 1 })) as { planId: string };
   await s.gate.approve(planId);
