@@ -1,9 +1,10 @@
 // Runs the in-host suites in a desktop VS Code through @vscode/test-electron, for machines that can download
-// VS Code (or have one: VSCODE_EXECUTABLE_PATH=/path/to/code). Offline it skips with a message and exits 0;
+// VS Code (or have one: VSCODE_EXECUTABLE_PATH=/path/to/code). When VS Code cannot be downloaded it says SKIPPED with
+// the reason and exits 0; any other error (including one while the suites run) fails;
 // the offline route is e2e/specs/inHost.test.mjs (code-server + Plangate's test hook).
 //   npm run build && npx tsx test/integration/runTest.ts
 // Linux without a display needs one (e.g. `xvfb-run -a npx tsx test/integration/runTest.ts`).
-import { runTests } from '@vscode/test-electron';
+import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
 import { execFileSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -43,19 +44,23 @@ async function main(): Promise<void> {
   mkdirSync(join(workspace, '.vscode'), { recursive: true });
   writeFileSync(join(workspace, 'README.md'), '# in-host test workspace\n');
 
-  try {
-    const code = await runTests({
-      extensionDevelopmentPath: root,
-      extensionTestsPath: suite,
-      cachePath,
-      ...(vscodeExecutablePath ? { vscodeExecutablePath } : {}),
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', join(cachePath, 'user-data')],
-    });
-    process.exit(code);
-  } catch (err) {
-    if (!vscodeExecutablePath && isNetworkError(err)) skip(`downloading it failed (${err instanceof Error ? err.message : String(err)})`);
-    throw err;
+  // Only the download may skip the suite (no VS Code to be had here); once VS Code is there, every error fails.
+  let executable = vscodeExecutablePath;
+  if (!executable) {
+    try {
+      executable = await downloadAndUnzipVSCode({ cachePath });
+    } catch (err) {
+      if (isNetworkError(err)) skip(`downloading it failed (${err instanceof Error ? err.message : String(err)})`);
+      throw err;
+    }
   }
+  const code = await runTests({
+    extensionDevelopmentPath: root,
+    extensionTestsPath: suite,
+    vscodeExecutablePath: executable,
+    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', join(cachePath, 'user-data')],
+  });
+  process.exit(code);
 }
 
 main().catch((err: unknown) => {
