@@ -10,6 +10,7 @@ export class ConnectionInvoker implements ToolInvoker {
   constructor(private readonly connection: ServerConnection) {}
 
   async catalog(): Promise<readonly ServerTools[]> {
+    await this.connection.whenToolsFresh(); // a list the server announced as changed is listed again first
     return [{ server: this.connection.name, tools: this.connection.tools.map((t) => t.name), hashes: this.connection.toolHashes }];
   }
 

@@ -329,6 +329,9 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
 
   // Resolved before the question, so the approval covers each step's server and its tool's definition.
   await door.resolve(planId);
+  if (record().steps.some((st) => st.call.tool !== 'ask_user')) {
+    out.info(`  Server: every step runs on '${one(server, 100)}', the one connected; the approval covers each step's tool as that server lists it now, and a step whose tool changes before it runs is not sent.`);
+  }
 
   if (record().steps.length > 0) {
     if (options.yes) {
@@ -362,6 +365,12 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     listener.dispose();
   }
 
+  if (final.phase === 'awaiting_approval' && final.reapproval) {
+    // The server changed a step's tool after the approval: the terminal's approval no longer covers it.
+    out.error(`plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`);
+    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'a step\'s tool changed after the approval' });
+    final = record();
+  }
   const status = runStatus(final);
   const report = planReport(workflow.state, final, status);
   if (status === 'completed') {
@@ -374,6 +383,7 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     const later = notRun.length ? ` Not run: step${notRun.length === 1 ? '' : 's'} ${notRun.join(', ')}.` : '';
     if (final.outcome === 'cancelled') out.info(`Cancelled.${later}`);
     else if (failed) out.info(`Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`);
+    else if (final.outcome === 'rejected') out.info(`Stopped before a step whose tool changed.${later}`);
     else out.info(`Stopped: a step was not confirmed.${later}`);
     const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
     if (tail) out.error(`Last stderr lines of server '${one(server, 100)}':\n${safeText(tail, { keepNewlines: true })}`);

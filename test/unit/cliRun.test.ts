@@ -102,6 +102,15 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     assert.match(human.stdout, /status is error, so nothing runs/);
   });
 
+  it('says which server every step runs on before "Proceed?", and a tool redefined after --yes is not called (exit 1)', async () => {
+    const r = await run('plan_drift', ['--yes']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /Server: every step runs on '[^']+', the one connected; the approval covers each step's tool/);
+    assert.ok(r.stdout.indexOf('Server: every step runs on') < r.stdout.indexOf('Approved by --yes.'), 'the server is shown before the approval');
+    assert.match(r.stderr, /step 2 was not sent: server '[^']+' changed the definition of tool 'drifting_tool'/);
+    assert.deepEqual(r.calls(), ['plan_drift', 'redefine_drifting_tool'], 'the redefined tool was never called');
+  });
+
   it('refuses a plan whose tools are not all on the connected server (missing_tool, exit 1, nothing runs)', async () => {
     const w = ws();
     const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'plan_cross_server', '--args', JSON.stringify({ root: w.root }), '--yes', '--json']);
