@@ -198,3 +198,11 @@ describe('plangate validate', { concurrency: 4 }, () => {
     assert.match(human.stdout, /— \\u202e\\x85\\u2028\n$/);
   });
 });
+
+describe('the README\'s CLI example', () => {
+  it('docs/example-plan.json is a valid plan (exit 0), as the README says', async () => {
+    const r = await runCli(['validate', join(REPO_ROOT, 'docs', 'example-plan.json')]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^valid orchestrated_plan: status ok, 2 steps \(create_screen, create_component\)/);
+  });
+});
