@@ -55,7 +55,7 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   await predicted.getByRole('button', { name: 'Open the predicted diff of notes.md' }).waitFor({ timeout: 30_000 });
   const items = await predicted.getByRole('listitem').allInnerTexts();
   assert.equal(items.length, 3, items.join('\n'));
-  assert.match(items[0], /notes\.md\s+modify \(dry run\)/);
+  assert.match(items[0], /notes\.md\s+modify \(from a dry run on server files\)/);
   assert.match(items[1], /src\/new\.txt\s+create/);
   assert.match(items[2], /outside\/undeclared\.txt\s+create/);
   assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the dry run wrote nothing');

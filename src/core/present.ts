@@ -1,6 +1,7 @@
 /**
  * The workflow in words, for the status bar, lists and the CLI. Pure functions of the state.
  */
+import { visibleText } from '../shared/visibleText';
 import {
   activeChild, activePlans, currentStep, pendingApprovals, planProgress, stepLabel,
   type PlanRecord, type StepRecord, type WorkflowState,
@@ -75,7 +76,8 @@ export function planTitle(plan: PlanRecord, max = 60): string {
   const instruction = typeof plan.plan.instruction === 'string' ? plan.plan.instruction : '';
   const first = instruction.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
   const text = first || `${plan.origin.tool} plan`;
-  return clip(text, max);
+  // Shown in native UI too (the Plans view, tabs, notifications): invisible and bidi characters as marks.
+  return clip(visibleText(text), max);
 }
 
 /** A step's state in a few words, e.g. "running (3/10: copying)", "failed: Timed out after 30 s". */

@@ -8,6 +8,7 @@
  * workflow.ts delegates its submission events here ({@link canApplySubmission}, {@link reduceSubmissions}); this
  * module never touches plans. Everything server-supplied is untrusted data: nothing here throws on bad input.
  */
+import { visibleText } from '../shared/visibleText';
 import { sameJson } from './approval';
 import type { CollectError } from './classify';
 import { formSubmission, isFieldVisible, scalarText, toFieldValue, validateFormValues, type CollectFormPayload, type FormField } from './collectForm';
@@ -651,7 +652,7 @@ function defaultSleep(ms: number, token?: CancellationToken): Promise<void> {
 /** A submission's title: the form's title (e.g. "Edit Contact") with the record id when editing. */
 export function submissionTitle(record: SubmissionRecord): string {
   const title = record.form.schema.title || `${record.form.mode === 'update' ? 'Edit' : 'Create'} ${submissionModel(record)}`;
-  return record.form.recordId !== undefined ? `${title} ${record.form.recordId}` : title;
+  return visibleText(record.form.recordId !== undefined ? `${title} ${record.form.recordId}` : title);
 }
 
 /** A submission's state in a few words (views, tab badges). */

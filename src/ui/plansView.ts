@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { visibleText } from '../shared/visibleText';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
 import { planTitle } from '../core/present';
@@ -52,10 +53,10 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
     const done = record.steps.filter((s) => s.state === 'ok').length;
     const state = record.phase === 'finished' ? (record.outcome ?? 'finished') : record.phase.replace('_', ' ');
     const when = new Date(record.receivedAt).toLocaleString();
-    item.description = `${record.origin.server} · ${record.origin.tool} · ${state} · ${done}/${record.steps.length}`;
+    item.description = visibleText(`${record.origin.server} · ${record.origin.tool} · ${state} · ${done}/${record.steps.length}`);
     item.tooltip = new vscode.MarkdownString(undefined, false);
-    item.tooltip.appendText(`${record.plan.instruction || record.origin.tool}\n\n`);
-    item.tooltip.appendText(`Server: ${record.origin.server}\nTool: ${record.origin.tool}\nReceived: ${when}\nState: ${state}\nSteps ok: ${done} of ${record.steps.length}`);
+    item.tooltip.appendText(`${visibleText(record.plan.instruction || record.origin.tool, { keepNewlines: true })}\n\n`);
+    item.tooltip.appendText(`Server: ${visibleText(record.origin.server)}\nTool: ${visibleText(record.origin.tool)}\nReceived: ${when}\nState: ${state}\nSteps ok: ${done} of ${record.steps.length}`);
     item.iconPath = new vscode.ThemeIcon(record.phase === 'finished' && record.outcome ? OUTCOME_ICON[record.outcome] : PHASE_ICON[record.phase]);
     item.contextValue = record.phase === 'finished' ? 'plan.finished' : 'plan.active';
     item.command = { command: Commands.openPlan, title: 'Open Plan', arguments: [id] };

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { visibleText } from '../shared/visibleText';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import { formatConfigProblem } from '../mcp/config';
 import type { ServerConnection } from '../mcp/connection';
@@ -91,7 +92,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       }
       case 'tool': {
         const tool = this.registry.get(node.server)?.tools.find((t) => t.name === node.tool);
-        const item = new vscode.TreeItem(tool?.title || tool?.annotations?.title || node.tool, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(visibleText(tool?.title || tool?.annotations?.title || node.tool), vscode.TreeItemCollapsibleState.None);
         item.id = `tool:${node.server}:${node.tool}`;
         const clash = this.registry.clashes().find((c) => c.tool === node.tool);
         const marks = [
@@ -99,8 +100,8 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
           tool?.annotations?.destructiveHint ? 'destructive' : undefined,
           clash && clash.servers[0] !== node.server ? `shadowed by ${clash.servers[0]}` : undefined,
         ].filter(Boolean);
-        item.description = [tool?.title ? node.tool : undefined, ...marks].filter(Boolean).join(' · ');
-        item.tooltip = new vscode.MarkdownString(undefined, false).appendText(`${node.tool}\n\n${tool?.description ?? ''}`);
+        item.description = visibleText([tool?.title ? node.tool : undefined, ...marks].filter(Boolean).join(' · '));
+        item.tooltip = new vscode.MarkdownString(undefined, false).appendText(visibleText(`${node.tool}\n\n${tool?.description ?? ''}`, { keepNewlines: true }));
         item.iconPath = new vscode.ThemeIcon(tool?.annotations?.destructiveHint ? 'warning' : tool?.annotations?.readOnlyHint ? 'eye' : 'tools');
         item.contextValue = 'tool';
         item.command = { command: 'plangate.callTool', title: 'Call Tool…', arguments: [node] };

@@ -141,9 +141,10 @@ function renderPredicted(record: PlanRecord, view: PlanView): HTMLElement | null
       h('li', { class: p.error ? 'error' : '' },
         h('span', { class: 'flag' }, `step ${p.step + 1}`), ' ',
         h('code', null, visible(p.path)), ' ',
-        p.error ? null : h('span', { class: 'muted' }, `${CHANGE[p.change]}${p.source === 'dryRun' ? ' (dry run)' : ''}`),
+        p.error ? null : h('span', { class: 'muted' }, `${CHANGE[p.change]}${p.source === 'dryRun' ? ` (from a dry run on server ${visible(record.steps[p.step]?.server ?? '?')})` : ''}`),
         !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
-        p.error ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
+        p.error && p.error.startsWith('Not previewed:') ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
+          : p.error ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
           : h('button', { class: 'link', aria: { label: `Open the predicted diff of ${p.path}` }, onclick: () => post({ type: 'openPredicted', planId: record.id, index }) }, 'Open the predicted diff')))));
 }
 
