@@ -4,6 +4,7 @@
  * identically started fixture process. Measured twice: with an in-memory ledger (the engine's own overhead) and
  * with the FileLedgerSink the extension uses (one fsync'd line per event, in a temp dir on the same disk).
  */
+import { resolvePlan } from '../src/core/door';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,8 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
       try {
         const workflow = new Workflow(sink);
         workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: 'bench', origin: { server: 'fixture', tool: 'plan_big', args: { steps: STEPS }, entrance: 'cli' }, plan });
+        // As in the extension: each step's server and tool definition are resolved before the approval covers them.
+        await resolvePlan(workflow, registry, 'bench', { allowCrossServer: true });
         workflow.dispatch({ type: 'approved', at: Date.now(), planId: 'bench', approvalHash: approvalHash(getPlan(workflow.state, 'bench')!) });
         const done = await runPlan(workflow, 'bench', deps);
         if (done.phase !== 'follow_up' || done.steps.some((s) => s.state !== 'ok')) throw new Error(`the plan did not complete: ${done.phase} ${done.blockedReason ?? ''}`);

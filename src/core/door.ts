@@ -123,7 +123,7 @@ export class Door {
       if (plan.phase !== 'executing' || plan.approvalHash === undefined) return new GateRefusal('not_covered', `Plan '${planId}' is not approved and running, so its step ${index + 1} may not be sent.`);
       if (call.decision.by === 'approval' && call.decision.approvalHash !== plan.approvalHash) return new GateRefusal('not_covered', `Step ${index + 1}: the approval it carries is not the plan's current one.`);
       if (step.state !== 'pending' && step.state !== 'running') return new GateRefusal('not_covered', `Step ${index + 1} is ${step.state}; only a step about to run may be sent.`);
-      if (!sameJson(call.args, step.call.args)) return new GateRefusal('not_covered', `Step ${index + 1}: these arguments are not the approved ones.`);
+      if (call.args !== step.call.args && !sameJson(call.args, step.call.args)) return new GateRefusal('not_covered', `Step ${index + 1}: these arguments are not the approved ones.`);
     } else {
       if (plan.phase !== 'awaiting_approval') return new GateRefusal('not_covered', `A preview is only for a plan awaiting approval.`);
       const flagged = DRY_RUN_KEYS.some((k) => call.args[k] === true);

@@ -198,17 +198,13 @@ class PlanRun {
         await this.askUser(step.index);
         continue;
       }
-      // The door re-checks the step before it starts: still on its approved server, with its tool's definition as
-      // approved. If not, the step is not sent and the plan waits for a new approval.
-      const refusal = await this.door.check(this.doorCall(this.plan!, step.index));
-      if (refusal) {
-        this.refused(step.index, refusal);
-        if (refusal.kind === 'drift') return;
-        continue;
-      }
+      // The door checks the step as it sends it: still on its approved server, with its tool's definition as approved.
+      // If not, the step is not sent and the plan waits for a new approval (the ledger shows the start and the refusal).
       const current = this.plan!.steps[step.index];
-      if (!this.dispatch({ type: 'stepStarted', step: step.index, server: current.server!, crossServer: current.crossServer === true })) return;
-      await this.call(step.index, current.server!);
+      const server = current.server ?? this.plan!.origin.server;
+      if (!this.dispatch({ type: 'stepStarted', step: step.index, server, crossServer: current.crossServer === true })) return;
+      await this.call(step.index, server);
+      if (this.plan?.phase === 'awaiting_approval') return; // drifted: a new approval starts a new run
     }
   }
 

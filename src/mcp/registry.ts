@@ -32,6 +32,8 @@ export class ServerRegistry implements ToolInvoker {
   readonly onDidChange: Event<void> = this.changeEmitter.event;
   /** Running servers' tools by name (see findTool); dropped whenever a server's state or tools change. */
   private toolIndex?: Map<string, { server: string; tool: Tool }[]>;
+  /** The catalog as last built; rebuilt when a server's state or tools change (the door asks for it before every step). */
+  private catalogCache?: readonly ServerTools[];
   /** Every connection's log (stderr lines, calls, state changes), secrets already redacted. */
   readonly onLog: Event<LogEntry> = this.logEmitter.event;
 
@@ -96,7 +98,7 @@ export class ServerRegistry implements ToolInvoker {
     }
     const removed = this.entries.filter((e) => !next.includes(e));
     this.entries = next;
-    this.toolIndex = undefined;
+    this.toolIndex = undefined; this.catalogCache = undefined;
     for (const e of removed) work.push(this.remove(e));
     this.changeEmitter.fire();
     await Promise.allSettled(work);
@@ -115,7 +117,8 @@ export class ServerRegistry implements ToolInvoker {
   async catalog(): Promise<readonly ServerTools[]> {
     // A server that announced a tool-list change is listed again before anyone relies on its old list.
     await Promise.all(this.entries.filter((e) => e.conn.state === 'running').map((e) => e.conn.whenToolsFresh()));
-    return this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
+    this.catalogCache ??= this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
+    return this.catalogCache;
   }
 
   /** The running server that offers `tool`: `preferred` if it does, else the first in configuration order. */
@@ -172,7 +175,7 @@ export class ServerRegistry implements ToolInvoker {
     this.disposed = true;
     const all = this.entries;
     this.entries = [];
-    this.toolIndex = undefined;
+    this.toolIndex = undefined; this.catalogCache = undefined;
     await Promise.allSettled(all.map((e) => this.remove(e)));
     this.changeEmitter.dispose();
     this.logEmitter.dispose();
@@ -182,8 +185,8 @@ export class ServerRegistry implements ToolInvoker {
     const conn = new ServerConnection(config, this.options);
     conn.onElicit = this.elicit;
     const subscriptions = [
-      conn.onDidChangeState(() => { this.toolIndex = undefined; this.changeEmitter.fire(); }),
-      conn.onDidChangeTools(() => { this.toolIndex = undefined; this.changeEmitter.fire(); }),
+      conn.onDidChangeState(() => { this.toolIndex = undefined; this.catalogCache = undefined; this.changeEmitter.fire(); }),
+      conn.onDidChangeTools(() => { this.toolIndex = undefined; this.catalogCache = undefined; this.changeEmitter.fire(); }),
       conn.onLog((e) => this.logEmitter.fire(e)),
     ];
     return { conn, fingerprint, subscriptions };
