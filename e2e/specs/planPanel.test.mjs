@@ -145,6 +145,27 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_slow', 'succeed', 'slow', 'succeed']);
 });
 
+test('Cancel clicked mid-step: the server is told (notifications/cancelled), the plan says cancelled, later steps never run', async () => {
+  const since = lastSeq();
+  const cancelledLog = `${log.path(vs.workspaceDir)}.cancelled.jsonl`;
+  const cancelledBefore = fs.existsSync(cancelledLog) ? fs.readFileSync(cancelledLog, 'utf8').trim().split('\n').filter(Boolean).length : 0;
+  const web = await callTool(vs, 'plan_slow', { fill: async (form) => form.getByLabel('ms', { exact: true }).fill('20000') });
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await vs.waitForStatus('Plangate: running 2/3', 10_000);
+  await plan.getByRole('progressbar', { name: 'Step 2 progress' }).waitFor();
+  await plan.getByRole('button', { name: 'Cancel' }).click();
+
+  await vs.waitForStatus('Plangate: idle', 10_000);
+  await plan.locator('p.outcome', { hasText: /Cancelled/ }).waitFor();
+  const states = (await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim());
+  assert.equal(states[0], 'ok');
+  assert.notEqual(states[2], 'ok', `step 3 must not run: ${states.join(', ')}`);
+  const told = fs.readFileSync(cancelledLog, 'utf8').trim().split('\n').filter(Boolean).slice(cancelledBefore).map((l) => JSON.parse(l).tool);
+  assert.deepEqual(told, ['slow'], 'the server received notifications/cancelled for the running step');
+  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_slow', 'succeed', 'slow'], 'the third step was never called');
+});
+
 test('a failing step blocks the plan: Retry step, Skip step and Stop, the error shown, and nothing after it runs', async () => {
   const since = lastSeq();
   const web = await callTool(vs, 'plan_failing');
@@ -169,6 +190,31 @@ test('a failing step blocks the plan: Retry step, Skip step and Stop, the error 
   assert.deepEqual(await steps.locator('.step-state-text').allInnerTexts(), ['ok', 'failed', 'not run']);
   await vs.waitForStatus('Plangate: idle');
   assert.deepEqual(ran(), ['plan_failing', 'succeed step 1 ok', 'fail Step 2 failed on purpose']);
+});
+
+test('after a failure, Retry step calls the failed step again and Skip step runs the rest (the call log shows exactly that)', async () => {
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_failing');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  const actions = plan.getByRole('group', { name: 'Plan actions' });
+  const ran = () => callsAfter(since).map(([tool]) => tool);
+  await actions.getByRole('button', { name: 'Retry step', exact: true }).waitFor({ timeout: 20_000 });
+  assert.deepEqual(ran(), ['plan_failing', 'succeed', 'fail']);
+
+  await actions.getByRole('button', { name: 'Retry step', exact: true }).click();
+  // The retried step fails again (it always does): blocked once more, the step called a second time, step 3 not yet.
+  for (let i = 0; i < 100 && ran().length < 4; i++) await sleep(100);
+  await actions.getByRole('button', { name: 'Skip step', exact: true }).waitFor({ timeout: 20_000 });
+  assert.deepEqual(ran(), ['plan_failing', 'succeed', 'fail', 'fail']);
+
+  await actions.getByRole('button', { name: 'Skip step', exact: true }).click();
+  await vs.waitForStatus('Plangate: follow-up', 20_000);
+  const steps = plan.locator('ol.steps > li.step');
+  assert.deepEqual(await steps.locator('.step-state-text').allInnerTexts(), ['ok', 'skipped', 'ok']);
+  assert.deepEqual(ran(), ['plan_failing', 'succeed', 'fail', 'fail', 'succeed'], 'the skipped step is not called again; step 3 ran once');
+  await plan.getByRole('button', { name: 'No', exact: true }).click();
+  await vs.waitForStatus('Plangate: idle');
 });
 
 test('Reject runs nothing: the call log shows only the planning call', async () => {
