@@ -443,7 +443,12 @@ function renderActions(record: PlanRecord, readOnly: boolean, shownHash: string 
         if (await act(err, message)) { delete ui.drafts[draftKey]; saveUi(); }
       };
       bar.append(
-        h('button', { class: 'primary', id: `approve-${record.id}`, onclick: () => void decide({ type: 'approve', planId: record.id, note: note.value.trim() || undefined, shownHash }) }, icon('check'), ' Approve and run'),
+        h('button', {
+          class: 'primary', id: `approve-${record.id}`,
+          // Until each step's server is known the approval could not cover it: the button waits for the resolution.
+          disabled: record.resolvedAt === undefined,
+          title: record.resolvedAt === undefined ? 'Finding which server runs each step…' : 'Run exactly these steps, on the servers shown',
+          onclick: () => void decide({ type: 'approve', planId: record.id, note: note.value.trim() || undefined, shownHash }) }, icon('check'), ' Approve and run'),
         h('button', { class: 'secondary', onclick: () => void decide({ type: 'reject', planId: record.id, reason: note.value.trim() || undefined }) }, icon('close'), ' Reject'),
         note,
       );
