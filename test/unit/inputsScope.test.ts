@@ -16,8 +16,8 @@ class MemoryStore implements InputStore {
   async delete(key: string) { this.values.delete(key); }
 }
 
-const WS_A = 'file:///work/a';
-const WS_B = 'file:///work/b';
+const WS_A = 'file:///projects/a';
+const WS_B = 'file:///projects/b';
 
 /** A workspace's mcp.json whose server `db` sends `${input:token}` where the workspace chooses. */
 function workspace(server: Record<string, unknown>) {
@@ -32,7 +32,7 @@ function workspace(server: Record<string, unknown>) {
 /** Resolves `server` as ServerConfigs does, recording what the user was asked. */
 async function start(store: InputStore, ws: string | undefined, config: { server: ServerConfig; inputs: InputDef[] }, answer: string | undefined, asked: string[]): Promise<ResolvedServer> {
   return resolveServer(config.server, {
-    workspaceFolder: '/work/x', userHome: '/home/u', env: {}, inputs: config.inputs,
+    workspaceFolder: '/projects/x', userHome: '/home/u', env: {}, inputs: config.inputs,
     resolveInput: storedInputs(store, inputScope(config.server.source, ws), config.server.name, async (id) => { asked.push(`${ws}:${id}`); return answer; }),
   });
 }
@@ -114,7 +114,7 @@ test('every input value is redacted in the log, not only passwords', async () =>
   }), '.vscode/mcp.json');
   const values: Record<string, string> = { host: 'db.internal.example', region: 'eu-central-7' };
   const r = await resolveServer(parsed.servers[0]!, {
-    workspaceFolder: '/work/a', userHome: '/home/u', env: {}, inputs: parsed.inputs, resolveInput: async (id) => values[id],
+    workspaceFolder: '/projects/a', userHome: '/home/u', env: {}, inputs: parsed.inputs, resolveInput: async (id) => values[id],
   });
   assert.deepEqual([...r.secrets].sort(), ['db.internal.example', 'eu-central-7']);
   assert.equal(redact('starting srv --host db.internal.example --region eu-central-7', r.secrets), 'starting srv --host *** --region ***');
