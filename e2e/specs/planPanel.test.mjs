@@ -21,7 +21,7 @@ const vs = useVSCode({
     // One file already matches plan_scaffold's glob src/modules/payroll/**, so the panel has a count to show.
     files: { 'src/modules/payroll/index.ts': 'export {};\n', 'README.md': '# plan panel workspace\n' },
     // The call log lives beside the workspace, not in it: Plangate would list it among the files a plan changed.
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir) }) }),
+    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--cancel-log', `${log.path(dir)}.cancelled.jsonl`] }) }),
   },
   // What "Preferences: Toggle between Light/Dark Themes" switches between (the harness's light and dark).
   settings: { 'workbench.preferredLightColorTheme': 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern' },
