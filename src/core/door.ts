@@ -141,13 +141,14 @@ export class Door {
   }
 
   private record(call: DoorCall, callId: string): void {
-    const onPlan = call.decision.by === 'approval' || call.decision.by === 'preview';
+    const d = call.decision;
     const recorded = this.workflow.dispatch({
-      type: 'callSent', at: this.now(), callId, server: call.server, tool: call.tool, entrance: call.entrance, decision: call.decision,
+      type: 'callSent', at: this.now(), callId, server: call.server, tool: call.tool, entrance: call.entrance, decision: d,
       argsHash: sha256Hex(canonicalJson(call.args)),
-      // A plan step's arguments are in the plan's record already; every other call keeps its own.
-      ...(onPlan ? { planId: (call.decision as { planId: string }).planId, step: (call.decision as { step: number }).step } : { args: call.args }),
-      ...(call.decision.by === 'preview' ? { args: call.args } : {}),
+      ...(d.by === 'approval' || d.by === 'preview' ? { planId: d.planId, step: d.step } : {}),
+      // An approved step's arguments are in the plan's record already; every other call (a preview adds its dry-run
+      // flag) keeps its own.
+      ...(d.by === 'approval' ? {} : { args: call.args }),
     });
     if (!recorded) throw new GateRefusal('not_covered', `The call to '${call.tool}' on server '${call.server}' could not be recorded in the ledger (its arguments are not plain JSON), so it was not sent.`);
     this.options.onCall?.({ ...call, callId });

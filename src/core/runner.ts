@@ -181,7 +181,7 @@ class PlanRun {
         continue;
       }
       this.approvalChecked = true;
-      if (!this.missingChecked && !(await this.resolve())) continue;
+      if (!this.missingChecked && !(await this.checkMissing())) continue;
       this.missingChecked = true;
       const local = step.call.tool === ASK_USER_TOOL;
 
@@ -243,7 +243,7 @@ class PlanRun {
   }
 
   /** Checks every pending step's tool is offered somewhere; on a missing tool fails the first such step (nothing runs). */
-  private async resolve(): Promise<boolean> {
+  private async checkMissing(): Promise<boolean> {
     const plan = this.plan!;
     const pending = plan.steps.filter((s) => s.state === 'pending');
     let catalog;
