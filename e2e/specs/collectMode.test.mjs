@@ -21,7 +21,7 @@ const vs = useVSCode({
   },
 });
 
-const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 /** Calls a form tool through "Plangate: Call Tool…" with `args` (objects go into their JSON box); returns the panel. */
 async function openForm(tool, args) {

@@ -21,7 +21,7 @@ const vs = useVSCode({
 });
 
 afterEach(async (t) => {
-  if (t?.passed === false) await settlePanel(vs);
+  if (/** @type {any} */ (t)?.passed === false) await settlePanel(vs);
 });
 
 const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
