@@ -9,13 +9,13 @@
  * module never touches plans. Everything server-supplied is untrusted data: nothing here throws on bad input.
  */
 import { visibleText } from '../shared/visibleText';
-import { sameJson } from './approval';
+import { sameJson } from './json';
 import type { CollectError } from './classify';
 import { formSubmission, isFieldVisible, scalarText, toFieldValue, validateFormValues, type CollectFormPayload, type FormField } from './collectForm';
 import type { CancellationToken } from './lifecycle';
 import type { Problem } from './plan';
 import type { ToolResult } from './toolResult';
-import type { PlanOrigin } from './workflow';
+import type { PlanOrigin } from './plan';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types
