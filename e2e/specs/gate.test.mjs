@@ -302,6 +302,65 @@ test('follow-up Yes without a chat model offers to ask the server again; accepti
   await vs.waitForStatus('Plangate: idle');
 });
 
+/** Writes workspace settings (merged into what is there), runs `fn`, then puts the file back as it was. */
+async function withSettings(settings, fn) {
+  const file = path.join(vs.workspaceDir, '.vscode', 'settings.json');
+  const saved = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), ...settings }, null, 2));
+  try {
+    await sleep(1500); // VS Code reads the changed settings file
+    return await fn();
+  } finally {
+    if (saved === undefined) fs.rmSync(file); else fs.writeFileSync(file, saved);
+    await sleep(1000);
+  }
+}
+
+test('plangate.stepTimeoutSeconds: a step that runs past it fails with a timeout and blocks the plan', async () => {
+  await waitForServerRunning(vs);
+  await withSettings({ 'plangate.stepTimeoutSeconds': 2 }, async () => {
+    const since = lastSeq();
+    const web = await callTool(vs, 'plan_hang');
+    const plan = planOf(web);
+    const started = Date.now();
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 20_000 });
+    const waited = Date.now() - started;
+    assert.match(await plan.locator('li.step[data-step="2"] .step-error').innerText(), /tim(ed|es) out|timeout/i);
+    assert.ok(waited < 15_000, `the hanging step failed after ${waited} ms, not after about 2 s`);
+    await vs.screenshot('step-timeout');
+    await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+    await vs.waitForStatus('Plangate: idle', 20_000);
+    assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang'], 'the step after the timed-out one never ran');
+  });
+});
+
+test('Export as JSON writes the plan with its steps and outcome to the file chosen in the save dialog', async () => {
+  await waitForServerRunning(vs);
+  const web = await callTool(vs, 'plan_failing');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await plan.getByRole('button', { name: 'Stop', exact: true }).click({ timeout: 20_000 });
+  await plan.getByRole('button', { name: 'Export as JSON' }).click({ timeout: 20_000 });
+  // code-server's save dialog is a quick input holding the proposed path (plan-<id>.json in the workspace).
+  const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  const proposed = await input.inputValue();
+  assert.match(proposed, /plan-[0-9a-f-]+\.json$/);
+  await vs.page.keyboard.press('Enter');
+  await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'plan exported to' }).waitFor({ timeout: 15_000 });
+  const file = path.join(vs.workspaceDir, path.basename(proposed));
+  const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.rmSync(file);
+  assert.equal(data.exportedBy, 'Plangate');
+  assert.equal(data.plan.plan.instruction, 'Run three steps; the second one fails.');
+  assert.equal(data.plan.outcome, 'stopped');
+  assert.deepEqual(data.plan.steps.map((st) => [st.call.tool, st.state]), [['succeed', 'ok'], ['fail', 'failed'], ['succeed', 'not_run']]);
+  assert.equal(data.plan.origin.server, 'fixture');
+  assert.deepEqual(data.nested, {});
+});
+
 test('a window reload in the middle of a step comes back blocked on that step, its outcome unknown, and runs nothing again', async () => {
   await waitForServerRunning(vs);
   const since = lastSeq();

@@ -189,6 +189,30 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     await vs.screenshot('servers-after-edit');
   });
 
+  test('Stop, Start and Restart from the server row\'s inline actions: the process ends, starts, and is replaced', { timeout: 90_000 }, async () => {
+    await vs.openView('Servers');
+    await collapseAll(vs);
+    const marker = logOf(vs.workspaceDir, 'beta');
+    const [before] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process');
+    const action = async (label) => {
+      const row = treeRow(vs, 'beta');
+      await row.hover();
+      await row.locator(`.actions .action-label[aria-label="${label}"]`).click();
+    };
+    await action('Stop Server');
+    assert.equal(await waitForRow(vs, 'beta', /^stopped/), 'stopped');
+    await waitForProcesses(marker, (l) => l.length === 0, 'beta\'s process to end');
+    await vs.screenshot('server-stopped');
+    await action('Start Server');
+    await waitForRow(vs, 'beta', RUNNING, 60_000);
+    const [started] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process after Start');
+    assert.notEqual(started, before);
+    await action('Restart Server');
+    await waitForProcesses(marker, (l) => l.length === 1 && l[0] !== started, 'a new beta process after Restart');
+    await waitForRow(vs, 'beta', RUNNING, 60_000);
+    assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'alpha kept running throughout');
+  });
+
   // Last: it adds a server to the workspace's settings.
   test('the walkthrough\'s "Add the Demo Server" configures plangate-demo, which starts on VS Code\'s own runtime', { timeout: 90_000 }, async () => {
     await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
