@@ -413,6 +413,13 @@ export class VSCodeSession {
     return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
   }
 
+  /** Clicks the inline action `action` (its aria-label or title) of the row `label` in `view`, as a mouse user does. */
+  async clickViewItemAction(view, label, action) {
+    const row = this.viewPane(view).locator('.monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    await row.hover();
+    await row.locator(`.actions .action-label[aria-label="${action}"], .actions .action-label[title="${action}"]`).first().click();
+  }
+
   /** Titles of the views shown in the side bar right now, top to bottom. */
   async viewTitles() {
     return (await this.page.locator('.part.sidebar .split-view-view .pane-header .title').allInnerTexts()).map((t) => t.trim());
