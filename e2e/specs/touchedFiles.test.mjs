@@ -89,16 +89,72 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   assert.notDeepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the edit ran');
   await vs.screenshot('changes');
 
-  // Revert (whole plan), confirmed in the modal: exact bytes back, created files gone.
+  // An actual change opens as a diff against the checkpoint.
+  await changes.getByRole('button', { name: 'Open diff of notes.md' }).click();
+  await vs.page.locator('.tab', { hasText: 'notes.md (before the plan ↔ now)' }).waitFor({ timeout: 15_000 });
+  await vs.screenshot('actual-change-diff');
+
+  // The user edits a file the plan created; Revert (whole plan) then asks before overwriting that edit.
+  fs.writeFileSync(path.join(root, 'src/new.txt'), 'my own edit\n');
+  web = await vs.webview({ title: 'Plangate' });
   await web.getByRole('button', { name: 'Revert', exact: true }).click();
   const dialog = vs.page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 15_000 });
   assert.match(await dialog.innerText(), /Revert the plan's changes to 3 file\(s\)\?/);
   await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+  const conflict = dialog.filter({ hasText: '1 file(s) changed after the plan ran: src/new.txt' });
+  await conflict.waitFor({ timeout: 15_000 });
+  await vs.screenshot('revert-conflict');
+  await conflict.getByRole('button', { name: 'Revert the Others' }).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+  const deadline = Date.now() + 15_000;
+  while (fs.existsSync(path.join(root, 'outside/undeclared.txt')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the others were reverted');
+  assert.equal(fs.readFileSync(path.join(root, 'src/new.txt'), 'utf8'), 'my own edit\n', 'the edited file was not overwritten');
+
+  // Per-file Revert of the edited file, this time overwriting the edit on purpose.
+  web = await vs.webview({ title: 'Plangate' });
+  await web.getByRole('button', { name: 'Revert file src/new.txt' }).click({ timeout: 15_000 });
+  await dialog.filter({ hasText: 'Revert src/new.txt to how it was before the plan?' }).waitFor({ timeout: 15_000 });
+  await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+  await conflict.waitFor({ timeout: 15_000 });
+  await conflict.getByRole('button', { name: 'Revert Anyway' }).click();
   await web.getByText('Reverted: the files match how they were before the plan.').waitFor({ timeout: 30_000 });
   assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the exact original bytes are back');
   assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false, 'the created file is removed');
   assert.equal(fs.existsSync(path.join(root, 'outside/undeclared.txt')), false, 'the undeclared file is removed');
   assert.ok(fs.existsSync(path.join(root, 'src/keep.txt')), 'files the plan did not touch stay');
   await vs.screenshot('reverted');
+});
+
+test('plangate.allowCrossServerSteps off: the cross-server plan does not run, and its steps say why', async () => {
+  const settingsFile = path.join(vs.workspaceDir, '.vscode', 'settings.json');
+  const saved = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : undefined;
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'plangate.allowCrossServerSteps': false }, null, 2));
+  try {
+    await new Promise((r) => setTimeout(r, 1500)); // VS Code reads the changed settings file
+    const root = fs.realpathSync(vs.workspaceDir);
+    const before = fs.readFileSync(path.join(root, 'notes.md'));
+    await callTool('plan_cross_server');
+    const web = await vs.webview({ title: 'Plangate' });
+    await web.getByRole('textbox').first().fill(root);
+    await web.getByRole('button', { name: 'Call', exact: true }).click();
+    const plan = web.locator('main article.top-plan');
+    const unresolved = plan.locator('ol.steps > li.step .step-unresolved');
+    await unresolved.first().waitFor({ timeout: 30_000 });
+    assert.equal(await unresolved.count(), 3);
+    assert.match(await unresolved.first().getAttribute('title'), /cross-server steps are off \(setting plangate\.allowCrossServerSteps\)/);
+    await vs.screenshot('cross-server-off');
+    // Approving it runs nothing: the plan blocks on its first step and says why.
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    const reason = plan.locator('p.blocked-reason');
+    await reason.waitFor({ timeout: 15_000 });
+    assert.match(await reason.innerText(), /cross-server steps are off \(setting plangate\.allowCrossServerSteps\).*Nothing ran\./s);
+    await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+    assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'nothing was written');
+    assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
+  } finally {
+    if (saved === undefined) fs.rmSync(settingsFile); else fs.writeFileSync(settingsFile, saved);
+  }
 });
