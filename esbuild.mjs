@@ -6,7 +6,10 @@ import { cpSync, mkdirSync } from 'node:fs';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-/** Prints errors in the `file:line:col: error: text` shape the $esbuild-watch problem matcher reads. */
+/**
+ * Prints errors in the `file:line:col: error: text` shape the $esbuild-watch problem matcher reads, with the
+ * `[watch]` start and end lines it keys on. Only with `--watch`: a plain build prints nothing but its errors.
+ */
 const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
@@ -27,7 +30,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
-  plugins: [problemMatcher],
+  plugins: watch ? [problemMatcher] : [],
 };
 
 const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], mainFields: ['module', 'main'] }; // module first: jsonc-parser's UMD main cannot be bundled

@@ -94,7 +94,7 @@ cat > "$WS/.vscode/mcp.json" <<JSON
     "demo": {
       "type": "stdio",
       "command": "node",
-      "args": ["$PLANGATE_ROOT/dist/fixtureServer.js", "--root", "\${workspaceFolder}", "--call-log", "\${workspaceFolder}/../calls.jsonl"]
+      "args": ["$PLANGATE_ROOT/dist/fixtureServer.js", "--demo", "--root", "\${workspaceFolder}", "--call-log", "\${workspaceFolder}/../calls.jsonl"]
     }
   }
 }

@@ -117,6 +117,43 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     assert.deepEqual(readJsonLines(logOf(vs.workspaceDir, 'beta')), [], 'beta was not called');
   });
 
+  test('the Call Tool form: enum, boolean and nested-object widgets; a value breaking the schema is refused naming its field', { timeout: 90_000 }, async () => {
+    const log = logOf(vs.workspaceDir, 'alpha');
+    const sent = () => readJsonLines(log).filter((c) => c.tool === 'configure_build');
+    await callToolFromPalette(vs, 'configure_build');
+    const web = await panel(vs);
+    const form = web.locator('form.call-form', { has: web.getByRole('textbox', { name: /^name/ }) });
+    await form.waitFor({ state: 'visible', timeout: 15_000 });
+    const target = form.getByRole('combobox', { name: /^target/ });
+    assert.equal(await target.inputValue(), 'debug', 'the enum shows its schema default, not "(none)"');
+    const minify = form.getByRole('checkbox', { name: /^minify/ });
+    assert.equal(await minify.isChecked(), false);
+    const options = form.getByRole('group', { name: /^options/ });
+
+    // A name the schema's pattern refuses: the form itself does not check patterns, the extension does.
+    await form.getByRole('textbox', { name: /^name/ }).fill('Nightly Build!');
+    await target.selectOption('release');
+    await minify.check();
+    await options.getByRole('spinbutton', { name: /^level/ }).fill('3');
+    await options.getByRole('textbox', { name: /^label/ }).fill('fast');
+    await form.getByRole('button', { name: 'Call' }).click();
+    const error = form.locator('.error-text');
+    await error.filter({ hasText: /\S/ }).waitFor({ timeout: 15_000 });
+    assert.match(await error.innerText(), /The arguments do not fit configure_build's input schema: name must match pattern/);
+    await vs.screenshot('call-form-refused');
+    assert.deepEqual(sent(), [], 'nothing was sent to the server');
+
+    await form.getByRole('textbox', { name: /^name/ }).fill('nightly');
+    await form.getByRole('button', { name: 'Call' }).click();
+    const card = await readResultCard(vs, 'configure_build');
+    assert.equal(card.badge, 'ok');
+    const expected = { name: 'nightly', target: 'release', minify: true, options: { level: 3, label: 'fast' } };
+    assert.deepEqual(JSON.parse(card.texts[0]), expected, 'the server received what the widgets say');
+    assert.deepEqual(sent().map((c) => c.args), [expected]);
+    await waitForToastGone(vs, 'calling configure_build on alpha');
+    await vs.screenshot('result-card-configure-build');
+  });
+
   test('Call Tool… on noop, which takes no arguments, calls it at once and shows its result card', { timeout: 60_000 }, async () => {
     await callToolFromPalette(vs, 'noop');
     const card = await readResultCard(vs, 'noop');

@@ -15,19 +15,23 @@ import { validateCommand } from './validateCommand';
 
 export const VERSION: string = packageVersion;
 
-const USAGE_VALIDATE = `plangate validate [FILE|-] [--json]
+const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
   Checks an MCPFlow orchestrated_plan: an envelope, a CallToolResult (its structuredContent or text), or text with a
   \`\`\`json fenced envelope. Reads FILE, or stdin when FILE is "-" or left out.
   Exit 0: it holds a valid plan (a one-line summary is printed). 1: it does not (each problem with its JSON path).
   2: usage error or unreadable input.
-  --json   print {"valid", "kind": "plan"|"collect_form"|"plain", "plan"?, "problems"?: [{"path", "message"}]}`;
+  Strict by default: a field MCPFlow always emits but the input lacks (next_actions, an error's code, …), a
+  camelCase spelling of a field, or a version other than the string "1" is a problem.
+  --lenient  read the input as the Plangate panel does: those are warnings (on stderr), and exit 0
+  --json     print {"valid", "kind": "plan"|"collect_form"|"plain", "plan"?, "problems"?: [{"path", "message"}]}`;
 
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
-             [--answer NAME=VALUE]... [--timeout SECONDS] [--json]
+             [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step. Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
   --url URL          connect over streamable HTTP (legacy SSE when the server only speaks that)
+  --name NAME        what messages call the server (default: the script or package it runs, or the URL's host)
   --tool NAME        the tool to call
   --args JSON        its arguments, a JSON object (default {})
   --yes              approve the plan, its confirm steps and its nested plans without asking
@@ -121,6 +125,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     options: {
       server: { type: 'string' },
       url: { type: 'string' },
+      name: { type: 'string' },
       tool: { type: 'string' },
       args: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
@@ -162,6 +167,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
   const options: RunOptions = {
     command,
     url: values.url,
+    name: values.name,
     headers: Object.fromEntries(parsePairs('run', 'header', values.header)),
     tool: values.tool,
     args: parseToolArgs(values.args),
@@ -206,13 +212,13 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
         out().info(VERSION);
         return 0;
       case 'validate': {
-        const { values, positionals } = parse('validate', { args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+        const { values, positionals } = parse('validate', { args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, lenient: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
         if (values.help) {
           out().info(USAGE_VALIDATE);
           return 0;
         }
         if (positionals.length > 1) fail('validate', `give one FILE (or "-" for stdin), not ${positionals.length}`);
-        return await validateCommand({ file: positionals[0], json: values.json === true }, out());
+        return await validateCommand({ file: positionals[0], json: values.json === true, lenient: values.lenient === true }, out());
       }
       case 'run':
         return await runMain(rest, out);

@@ -35,6 +35,8 @@ export interface RunOptions {
   command?: string[];
   /** `--url`. */
   url?: string;
+  /** `--name`: what messages call the server (default: its script, package or host). */
+  name?: string;
   /** `--header NAME=VALUE` (HTTP only). */
   headers: Record<string, string>;
   tool: string;
@@ -56,14 +58,43 @@ export interface RunOptions {
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
 
-/** The name the server goes by in messages: the command's file name, or the URL's host. */
-export function serverName(options: Pick<RunOptions, 'command' | 'url'>): string {
-  if (options.command?.length) return basename(options.command[0]!).replace(/\.(exe|cmd|bat)$/i, '') || 'server';
+/** Programs that run a server given as their argument: the server is named by that argument, not by them. */
+const LAUNCHERS = new Set(['node', 'nodejs', 'bun', 'bunx', 'deno', 'npx', 'pnpx', 'pnpm', 'npm', 'yarn', 'tsx', 'ts-node', 'python', 'python3', 'py', 'uv', 'uvx', 'pipx', 'ruby', 'php', 'java', 'dotnet', 'sh', 'bash', 'cmd']);
+/** Launcher sub-commands that come before the server (`deno run x.ts`, `uv run server.py`, `pnpm dlx pkg`). */
+const SUBCOMMANDS = new Set(['run', 'exec', 'dlx', 'x', 'tool']);
+/** Options whose next word is the server (`python -m pkg`, `java -jar server.jar`). */
+const SERVER_OPTIONS = new Set(['-m', '-jar', '--project']);
+
+/**
+ * The name the server goes by in messages: `--name`, else the server the command starts (`node dist/fixtureServer.js`
+ * is `fixtureServer.js`, `npx -y @scope/server` is `@scope/server`, `python -m srv` is `srv`), else the command's
+ * file name, or the URL's host.
+ */
+export function serverName(options: Pick<RunOptions, 'command' | 'url' | 'name'>): string {
+  if (options.name?.trim()) return options.name.trim();
+  if (options.command?.length) {
+    const program = basename(options.command[0]!).replace(/\.(exe|cmd|bat)$/i, '');
+    if (LAUNCHERS.has(program.toLowerCase())) {
+      const args = options.command.slice(1);
+      for (let i = 0; i < args.length; i++) {
+        const word = args[i]!;
+        if (SERVER_OPTIONS.has(word) && args[i + 1]) return scriptName(args[i + 1]!);
+        if (word.startsWith('-') || (i === 0 && SUBCOMMANDS.has(word))) continue;
+        return scriptName(word);
+      }
+    }
+    return program || 'server';
+  }
   try {
     return new URL(options.url ?? '').host || 'server';
   } catch {
     return 'server';
   }
+}
+
+/** A script path by its file name; a scoped package (`@scope/name@1.2`) as written. */
+function scriptName(word: string): string {
+  return word.startsWith('@') ? word : basename(word) || word;
 }
 
 function inheritedEnv(): Record<string, string> {

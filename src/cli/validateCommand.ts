@@ -4,7 +4,9 @@
  * to the envelope), 2 unreadable input.
  */
 import { open, stat } from 'node:fs/promises';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { formatProblem, LIMITS } from '../core/envelope';
+import { jsonObjectBounds } from '../core/classify';
 import type { Problem } from '../core/plan';
 import { validateInput, type ValidateReport } from '../core/validateInput';
 import type { Output } from './output';
@@ -18,6 +20,12 @@ export interface ValidateOptions {
   /** A path, or "-" / undefined for stdin. */
   file?: string;
   json: boolean;
+  /**
+   * Read as the panel does: what MCPFlow would never emit but Plangate tolerates (a missing `next_actions`, an
+   * issue without `code`, a camelCase field, version 1 as a number) is a warning. Off (strict) by default, so a
+   * server author learns what clients that trust MCPFlow's model would trip over.
+   */
+  lenient?: boolean;
 }
 
 type ReadResult = { ok: true; text: string; truncatedAt?: number } | { ok: false; message: string };
@@ -80,6 +88,42 @@ function problemCount(problems: readonly Problem[]): number {
   return more ? problems.length - 1 + Number(more[1]!.replace(/,/g, '')) : problems.length;
 }
 
+/** Strict reading: a valid plan's warnings (what MCPFlow would not emit) are its problems. */
+function strict(report: ValidateReport): ValidateReport {
+  if (!report.valid || !report.warnings?.length) return report;
+  const { plan: _plan, warnings, ...rest } = report;
+  return { ...rest, valid: false, problems: warnings };
+}
+
+/**
+ * JSON.parse words a syntax error by character offset ("at position 812") of the part of the input it parsed, or
+ * not at all ("Unexpected token 'N', …"); people read files by line and column. Rewrites the message with the
+ * line and column in the whole input (jsonc-parser finds the offset where JSON.parse gives none).
+ */
+function withLineAndColumn(report: ValidateReport, text: string): ValidateReport {
+  const first = report.problems?.[0];
+  const prefix = 'the input is not valid JSON: ';
+  if (!first || first.path !== '' || !first.message.startsWith(prefix)) return report;
+  const bounds = jsonObjectBounds(text) ?? { start: 0, end: text.length };
+  const raw = first.message.slice(prefix.length);
+  const position = / at position (\d+)/.exec(raw);
+  let offset = position ? Number(position[1]) : undefined;
+  if (offset === undefined) {
+    const errors: ParseError[] = [];
+    parseJsonc(text.slice(bounds.start, bounds.end), errors, { disallowComments: true, allowTrailingComma: false });
+    offset = errors[0]?.offset ?? bounds.end - bounds.start;
+  }
+  const at = Math.min(bounds.start + offset, text.length);
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - (before.lastIndexOf('\n') + 1) + 1;
+  const reason = raw
+    .replace(/ (?:in JSON )?at position \d+/, '')
+    .replace(/ \(line \d+ column \d+\)/, '')
+    .replace(/, .*is not valid JSON$/s, '');
+  return { ...report, problems: [{ path: '', message: `the input is not valid JSON at line ${line}, column ${column}: ${reason}` }, ...(report.problems ?? []).slice(1)] };
+}
+
 /** Runs `plangate validate`; resolves with the exit code. */
 export async function validateCommand(options: ValidateOptions, out: Output, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const fromStdin = options.file === undefined || options.file === '-';
@@ -92,9 +136,10 @@ export async function validateCommand(options: ValidateOptions, out: Output, std
     out.error(`plangate validate: ${safeText(read.message, { max: 1000 })}`);
     return 2;
   }
-  const report: ValidateReport = read.truncatedAt !== undefined
-    ? { valid: false, kind: 'plain', problems: [{ path: '', message: `the input is ${read.truncatedAt.toLocaleString('en-US')} bytes; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')} characters` }] }
-    : validateInput(read.text);
+  const found = read.truncatedAt !== undefined
+    ? { valid: false, kind: 'plain', problems: [{ path: '', message: `the input is ${read.truncatedAt.toLocaleString('en-US')} bytes; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')} characters` }] } satisfies ValidateReport
+    : withLineAndColumn(validateInput(read.text), read.text);
+  const report = options.lenient ? found : strict(found);
 
   for (const w of report.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
   if (options.json) {
@@ -110,6 +155,7 @@ export async function validateCommand(options: ValidateOptions, out: Output, std
     out.info(what);
     const whole = report.kind === 'plan' ? '(envelope)' : '(input)';
     for (const p of problems) out.info(`  ${safeText(p.path || whole, { max: 300 })}: ${safeText(p.message, { max: 1000 })}`);
+    if (found.valid) out.info(`  (the Plangate panel reads it, with ${total === 1 ? 'this as a warning' : 'these as warnings'}; --lenient reads it the same way)`);
   }
   return report.valid ? 0 : 1;
 }

@@ -689,7 +689,46 @@ function lintWarnings(raw: Record<string, unknown>): Problem[] {
     }
   }
   if (raw.version !== '1') warnings.push({ path: 'version', message: `${describeValue(raw.version)} read as version "1" (MCPFlow emits the string "1")` });
+  warnings.push(...unemittedFields(raw));
   return warnings;
+}
+
+const ALWAYS_EMITTED = 'MCPFlow always emits it';
+
+/**
+ * Fields MCPFlow's C# model always serialises (non-nullable properties) that `raw` lacks or sets to null. Plangate
+ * reads them with their defaults; `plangate validate` reports them as problems, since a client that trusts the
+ * model's shape (an agent iterating `next_actions`, a `code` switch) breaks on them.
+ */
+function unemittedFields(raw: Record<string, unknown>): Problem[] {
+  const found: Problem[] = [];
+  if (absent(raw.instruction)) found.push({ path: 'instruction', message: `missing, read as ""; ${ALWAYS_EMITTED} ("" when there is nothing to say)` });
+  if (absent(raw.next_actions)) found.push({ path: 'next_actions', message: `missing, read as []; ${ALWAYS_EMITTED} ([] when there are no steps)` });
+  for (const key of ['errors', 'warnings'] as const) {
+    const list = raw[key];
+    if (!Array.isArray(list)) continue;
+    list.forEach((issue: unknown, i) => {
+      if (isObj(issue) && absent(issue.code)) found.push({ path: formatPath([key, i, 'code']), message: `missing, read as ""; ${ALWAYS_EMITTED} (e.g. NOT_FOUND, INVALID, PERMISSION)` });
+    });
+  }
+  const fields = isObj(raw.ask) ? raw.ask.fields : undefined;
+  if (Array.isArray(fields)) {
+    fields.forEach((field: unknown, i) => {
+      if (isObj(field) && absent(field.type)) found.push({ path: formatPath(['ask', 'fields', i, 'type']), message: `missing, read as "string"; ${ALWAYS_EMITTED}` });
+    });
+  }
+  return found;
+}
+
+/** Whether {@link unemittedFields} has anything to say, without building messages (the hot path). */
+function lacksEmittedFields(raw: Record<string, unknown>): boolean {
+  if (absent(raw.instruction) || absent(raw.next_actions)) return true;
+  for (const key of ['errors', 'warnings'] as const) {
+    const list = raw[key];
+    if (Array.isArray(list) && list.some((issue: unknown) => isObj(issue) && absent(issue.code))) return true;
+  }
+  const fields = isObj(raw.ask) ? raw.ask.fields : undefined;
+  return Array.isArray(fields) && fields.some((field: unknown) => isObj(field) && absent(field.type));
 }
 
 // ───────────────────────────── public API ─────────────────────────────
@@ -731,7 +770,7 @@ function parseEnvelopeUnguarded(value: unknown): ParseEnvelopeResult {
 }
 
 function withWarnings(plan: OrchestratedPlan, raw: Obj): ParseEnvelopeResult {
-  if (!lintNeeded && raw.version === '1') return { ok: true, plan };
+  if (!lintNeeded && raw.version === '1' && !lacksEmittedFields(raw)) return { ok: true, plan };
   const warnings = lintWarnings(raw);
   return warnings.length > 0 ? { ok: true, plan, warnings } : { ok: true, plan };
 }

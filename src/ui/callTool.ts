@@ -10,6 +10,7 @@ import type { PlanPanel } from './planPanel';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
 import { describeCollectError } from '../core/submissions';
+import { toolPickPlaceholder, toolPickRows, type PickServer } from '../core/toolPick';
 
 const LAST_ARGS_KEY = 'plangate.lastArgs';
 
@@ -48,25 +49,59 @@ export class ToolCaller {
     await this.openForm(server, tool);
   }
 
+  /**
+   * The tool pick. Servers still starting are listed as such and their tools fill in as they arrive (the pick is
+   * rebuilt on every registry change); "no server configured" is said only when there is none.
+   */
   private async pickTool(onlyServer?: string): Promise<{ server: string; tool: string } | undefined> {
-    const running = this.registry.connections.filter((c) => c.state === 'running' && (!onlyServer || c.name === onlyServer));
-    if (running.length === 0) {
+    const servers = (): PickServer[] => this.registry.connections
+      .filter((c) => !onlyServer || c.name === onlyServer)
+      .map((c) => ({ name: c.name, state: c.state, message: c.message, tools: c.tools }));
+    if (servers().length === 0) {
       const open = 'Open mcp.json';
-      const choice = await vscode.window.showWarningMessage('Plangate: no MCP server is running. Configure one in .vscode/mcp.json or the plangate.servers setting.', open);
+      const choice = await vscode.window.showWarningMessage('Plangate: no MCP server is configured. Add one to .vscode/mcp.json or to the plangate.servers setting.', open);
       if (choice === open) await vscode.commands.executeCommand('plangate.openMcpJson');
       return undefined;
     }
     type Item = vscode.QuickPickItem & { server?: string; tool?: string };
-    const items: Item[] = [];
-    for (const conn of running) {
-      items.push({ label: conn.name, kind: vscode.QuickPickItemKind.Separator });
-      for (const t of conn.tools) {
-        items.push({ label: t.title || t.name, description: t.title ? t.name : undefined, detail: t.description?.split('\n')[0], server: conn.name, tool: t.name });
-      }
-    }
+    const pick = vscode.window.createQuickPick<Item>();
+    pick.title = 'Plangate: Call Tool';
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
     // ignoreFocusOut: the panel's webview can take focus back a moment after the pick opens, which would close it.
-    const pick = await vscode.window.showQuickPick(items, { title: 'Plangate: Call Tool', placeHolder: 'Pick a tool to call', matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true });
-    return pick?.server && pick.tool ? { server: pick.server, tool: pick.tool } : undefined;
+    pick.ignoreFocusOut = true;
+    const refresh = () => {
+      const now = servers();
+      const active = pick.activeItems[0];
+      pick.items = toolPickRows(now).map((row): Item => {
+        switch (row.kind) {
+          case 'separator': return { label: row.label, kind: vscode.QuickPickItemKind.Separator };
+          case 'status': return { label: row.label, detail: row.detail, alwaysShow: true };
+          case 'tool': return { label: row.label, description: row.description, detail: row.detail, server: row.server, tool: row.tool };
+        }
+      });
+      const again = active?.tool ? pick.items.find((i) => i.server === active.server && i.tool === active.tool) : undefined;
+      if (again) pick.activeItems = [again];
+      pick.placeholder = toolPickPlaceholder(now);
+      pick.busy = now.some((s) => s.state === 'starting');
+    };
+    refresh();
+    const changes = this.registry.onDidChange(refresh);
+    return new Promise((resolve) => {
+      let chosen: { server: string; tool: string } | undefined;
+      pick.onDidAccept(() => {
+        const item = pick.selectedItems[0];
+        if (!item?.server || !item.tool) return; // a server's state line: not a choice
+        chosen = { server: item.server, tool: item.tool };
+        pick.hide();
+      });
+      pick.onDidHide(() => {
+        changes.dispose();
+        pick.dispose();
+        resolve(chosen);
+      });
+      pick.show();
+    });
   }
 
   /** Opens the form, or calls at once when the tool takes no arguments. */

@@ -1,27 +1,9 @@
 import * as vscode from 'vscode';
-import { visibleText } from '../shared/visibleText';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
-import { planTitle } from '../core/present';
-import type { PlanRecord } from '../core/workflow';
+import { planRowView } from '../core/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
-
-const PHASE_ICON: Record<PlanRecord['phase'], string> = {
-  awaiting_approval: 'question',
-  executing: 'sync~spin',
-  follow_up: 'comment-discussion',
-  blocked: 'warning',
-  finished: 'history',
-};
-const OUTCOME_ICON: Record<NonNullable<PlanRecord['outcome']>, string> = {
-  completed: 'pass',
-  rejected: 'circle-slash',
-  stopped: 'debug-stop',
-  cancelled: 'close',
-  not_ok: 'error',
-  replaced: 'arrow-swap',
-};
 
 /** The Plans view: every top-level plan in the ledger, newest first, with server, tool, time, outcome and steps. */
 export class PlansView extends DisposableBase implements vscode.TreeDataProvider<string> {
@@ -49,18 +31,14 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
   getTreeItem(id: string): vscode.TreeItem {
     if (id.startsWith('submission:')) return submissionTreeItem(this.workflow.state.submissions[id.slice('submission:'.length)], Date.now());
     const record = this.workflow.state.plans[id];
-    const item = new vscode.TreeItem(planTitle(record), vscode.TreeItemCollapsibleState.None);
-    const done = record.steps.filter((s) => s.state === 'ok').length;
-    const state = record.phase === 'finished' ? (record.outcome ?? 'finished') : record.phase.replace('_', ' ');
-    const when = new Date(record.receivedAt).toLocaleString();
-    item.description = visibleText(`${record.origin.server} · ${record.origin.tool} · ${state} · ${done}/${record.steps.length}`);
-    item.tooltip = new vscode.MarkdownString(undefined, false);
-    item.tooltip.appendText(`${visibleText(record.plan.instruction || record.origin.tool, { keepNewlines: true })}\n\n`);
-    item.tooltip.appendText(`Server: ${visibleText(record.origin.server)}\nTool: ${visibleText(record.origin.tool)}\nReceived: ${when}\nState: ${state}\nSteps ok: ${done} of ${record.steps.length}`);
-    item.iconPath = new vscode.ThemeIcon(record.phase === 'finished' && record.outcome ? OUTCOME_ICON[record.outcome] : PHASE_ICON[record.phase]);
-    item.contextValue = record.phase === 'finished' ? 'plan.finished' : 'plan.active';
+    const row = planRowView(record, new Date(record.receivedAt).toLocaleString());
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.description = row.description;
+    item.tooltip = row.tooltip;
+    item.iconPath = new vscode.ThemeIcon(row.icon);
+    item.contextValue = row.contextValue;
     item.command = { command: Commands.openPlan, title: 'Open Plan', arguments: [id] };
-    item.accessibilityInformation = { label: `Plan ${planTitle(record)}, ${state}, ${record.origin.server}, ${record.origin.tool}` };
+    item.accessibilityInformation = { label: row.accessibilityLabel };
     return item;
   }
 }

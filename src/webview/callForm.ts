@@ -1,7 +1,9 @@
 /**
  * The Call Tool form, generated from a tool's JSON Schema: strings, numbers, integers, booleans, enums,
  * arrays of enums and nested objects get native controls; anything a form can't express honestly gets a
- * JSON editor. Values are checked before sending; the extension validates again against the schema.
+ * JSON editor. Every control starts at the last arguments used, else at the schema's `default` (an enum shows its
+ * default selected, not "(none)"). Values are checked before sending; the extension validates again against the
+ * schema.
  */
 import type { CallFormView, ElicitView } from '../shared/protocol';
 import { editableJson, h, icon, invisibleNote, setText, visible } from './dom';
@@ -135,7 +137,8 @@ function renderField(path: string, name: string, schema: Schema, required: boole
   }
   if (t === 'array') {
     const items = enumOf(schema.items as Schema)!;
-    const chosen = new Set<string>(draft !== undefined ? (JSON.parse(draft) as string[]) : Array.isArray(initial) ? initial.map(String) : []);
+    const start = Array.isArray(initial) ? initial : Array.isArray(schema.default) ? schema.default : [];
+    const chosen = new Set<string>(draft !== undefined ? (JSON.parse(draft) as string[]) : start.map(String));
     const boxes = items.values.map((v, i) => {
       const boxId = `${id}-${i}`;
       const box = h('input', { id: boxId, type: 'checkbox', checked: chosen.has(String(v)), onchange: () => keep(JSON.stringify(boxesRead())) });
@@ -154,7 +157,7 @@ function renderField(path: string, name: string, schema: Schema, required: boole
   // object with simple properties
   const props = schema.properties as Record<string, Schema>;
   const req = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  const init = isObj(initial) ? initial : {};
+  const init = isObj(initial) ? initial : isObj(schema.default) ? schema.default : {};
   const children = Object.entries(props).map(([k, s]) => ({ k, ...renderField(`${path}.${k}`, k, s, req.has(k), init[k], depth + 1) }));
   return {
     el: h('fieldset', { class: 'field object' }, h('legend', null, ...labelText), help, children.map((c) => c.el)),

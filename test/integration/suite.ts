@@ -43,6 +43,17 @@ export function test(name: string, fn: InHostTest, { timeoutMs = 30_000 }: { tim
   registered.push({ name: [...prefixes, name].join(' › '), fn, timeoutMs });
 }
 
+/** Thrown by {@link skip}: the test did not run its checks, for the stated reason. */
+class Skipped extends Error {}
+
+/**
+ * Ends the running test as skipped: it is reported as passing, with `SKIPPED: <reason>` in its name, so a run
+ * that could not check something says so instead of passing quietly.
+ */
+export function skip(reason: string): never {
+  throw new Skipped(reason);
+}
+
 function describeError(err: unknown): string {
   return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
 }
@@ -80,7 +91,8 @@ export async function runRegistered(ctx: InHostContext, grep = ''): Promise<InHo
       await withTimeout(() => t.fn(ctx), t.timeoutMs);
       tests.push({ name: t.name, ok: true, ms: Date.now() - started });
     } catch (err) {
-      tests.push({ name: t.name, ok: false, error: describeError(err), ms: Date.now() - started });
+      if (err instanceof Skipped) tests.push({ name: `${t.name} (SKIPPED: ${err.message})`, ok: true, ms: Date.now() - started });
+      else tests.push({ name: t.name, ok: false, error: describeError(err), ms: Date.now() - started });
     }
   }
   const failed = tests.filter((t) => !t.ok).length;

@@ -236,6 +236,43 @@ describe('checkpoint and revert', () => {
   });
 });
 
+describe('the caps at their default values (10 MB a file, 200 MB a plan), as the README states them', () => {
+  const MB = 1024 * 1024;
+  /** A file of `size` zero bytes that takes no disk space until written (sparse). */
+  function sparse(rel: string, size: number): void {
+    put(rel, '');
+    fs.truncateSync(join(ws, rel), size);
+  }
+
+  test('a file of exactly 10 MB is copied; one byte more is not, and the plan says why', async () => {
+    sparse('at-cap.bin', 10 * MB);
+    sparse('over-cap.bin', 10 * MB + 1);
+    const cp = await createCheckpoint(storage, 'plan-caps-1', ws, ['at-cap.bin', 'over-cap.bin']);
+    assert.deepEqual(cp.limits, { maxFileBytes: 10 * MB, maxTotalBytes: 200 * MB }, 'no limits given: the defaults apply');
+    assert.deepEqual(cp.entries.map((e) => [e.path, e.status, e.revertable]), [['at-cap.bin', 'stored', true], ['over-cap.bin', 'tooLarge', false]]);
+    const over = cp.entries[1]!;
+    assert.equal(over.note, '"over-cap.bin" is 10 MB, over the checkpoint\'s limit of 10 MB per file: Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).');
+
+    // What the panel lists after the run: the change, not revertable, with the same words.
+    writeFileSync(join(ws, 'over-cap.bin'), 'rewritten');
+    const sealed = await sealCheckpoint(cp);
+    const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: ['*'] });
+    assert.deepEqual(changes.map((c) => [c.path, c.kind, c.revertable, c.note]), [['over-cap.bin', 'modified', false, over.note]]);
+  });
+
+  test('copies stop at 200 MB for a plan: twenty 10 MB files fill it, the next file is over budget and the plan says why', { timeout: 120_000 }, async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `big/part${String(i).padStart(2, '0')}.bin`);
+    for (const name of names) sparse(name, 10 * MB);
+    put('big/zz-last.txt', 'one more file');
+    const cp = await createCheckpoint(storage, 'plan-caps-2', ws, [...names, 'big/zz-last.txt']);
+    assert.deepEqual(cp.entries.filter((e) => e.status === 'stored').map((e) => e.path), names, 'the copy budget is allotted in path order');
+    const last = cp.entries.find((e) => e.path === 'big/zz-last.txt')!;
+    assert.equal(last.status, 'overBudget');
+    assert.equal(last.revertable, false);
+    assert.equal(last.note, 'The checkpoint reached its limit of 200 MB for this plan before "big/zz-last.txt" (13 bytes): Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).');
+  });
+});
+
 describe('checkpoint cost follows the touched files', () => {
   test('only the listed paths (and the missing folders above absent ones) are looked at', async (t) => {
     // A workspace with many other files, folders and FIFOs (reading a FIFO would hang the test).

@@ -105,10 +105,14 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
   it('says which server every step runs on before "Proceed?", and a tool redefined after --yes is not called (exit 1)', async () => {
     const r = await run('plan_drift', ['--yes']);
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stdout, /Server: every step runs on '[^']+', the one connected; the approval covers each step's tool/);
+    // The server is named by the script node runs, not 'node'.
+    assert.match(r.stdout, /Server: every step runs on 'fixture\.js', the one connected; the approval covers each step's tool/);
     assert.ok(r.stdout.indexOf('Server: every step runs on') < r.stdout.indexOf('Approved by --yes.'), 'the server is shown before the approval');
-    assert.match(r.stderr, /step 2 was not sent: server '[^']+' changed the definition of tool 'drifting_tool'/);
+    assert.match(r.stderr, /step 2 was not sent: server 'fixture\.js' changed the definition of tool 'drifting_tool'/);
     assert.deepEqual(r.calls(), ['plan_drift', 'redefine_drifting_tool'], 'the redefined tool was never called');
+
+    const named = await run('plan_drift', ['--yes', '--name', 'scaffolder']);
+    assert.match(named.stdout, /Server: every step runs on 'scaffolder', the one connected/, '--name names the server in messages');
   });
 
   it('refuses a plan whose tools are not all on the connected server (missing_tool, exit 1, nothing runs)', async () => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { quoteCommandLine, splitCommandLine } from '../../src/cli/splitCommandLine';
 import { safeJson, safeText } from '../../src/cli/safeText';
+import { serverName } from '../../src/cli/runCommand';
 
 const words = (line: string) => {
   const r = splitCommandLine(line);
@@ -60,5 +61,25 @@ describe('safeText', () => {
       assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
       assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(input)));
     }), { numRuns: 200 });
+  });
+});
+
+describe('serverName', () => {
+  const name = (line: string, extra: { name?: string } = {}) => serverName({ command: words(line), ...extra });
+  it('names a server by the script or package its launcher runs, not by the launcher', () => {
+    assert.equal(name('node dist/fixtureServer.js --root /tmp/try'), 'fixtureServer.js');
+    assert.equal(name('/usr/local/bin/node --enable-source-maps ./server.mjs'), 'server.mjs');
+    assert.equal(name('npx -y @modelcontextprotocol/server-filesystem /projects'), '@modelcontextprotocol/server-filesystem');
+    assert.equal(name('uvx mcp-server-git --repository .'), 'mcp-server-git');
+    assert.equal(name('python3 -m my_server --port 1'), 'my_server');
+    assert.equal(name('deno run -A server.ts'), 'server.ts');
+    assert.equal(name('java -jar build/server.jar'), 'server.jar');
+  });
+  it('names any other program by its file name, a URL by its host, and --name wins', () => {
+    assert.equal(name('/opt/tools/my-mcp-server --stdio'), 'my-mcp-server');
+    assert.equal(name('node'), 'node');
+    assert.equal(serverName({ url: 'http://127.0.0.1:3000/mcp' }), '127.0.0.1:3000');
+    assert.equal(name('node dist/fixtureServer.js', { name: 'demo' }), 'demo');
+    assert.equal(name('node dist/fixtureServer.js', { name: '  ' }), 'fixtureServer.js');
   });
 });

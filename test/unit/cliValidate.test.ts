@@ -35,19 +35,19 @@ const plan = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('plangate validate', { concurrency: 4 }, () => {
-  it('accepts every JSON example of the MCPFlow README (exit 0, a one-line summary)', async () => {
+  it('with --lenient, accepts every JSON example of the MCPFlow README as the panel does (exit 0, a one-line summary)', async () => {
     const files = readdirSync(README).filter((f) => f.endsWith('.json') || f.endsWith('.md') && f !== 'README.md');
     assert.ok(files.length >= 7);
     await Promise.all(files.map(async (f, i) => {
       // Human output for half of them, --json for the other half (both shapes are checked in detail below).
       if (i % 2 === 0) {
-        const r = await runCli(['validate', join(README, f)]);
+        const r = await runCli(['validate', '--lenient', join(README, f)]);
         assert.equal(r.code, 0, `${f}: ${r.stdout}${r.stderr}`);
         assert.equal(r.stdout.trimEnd().split('\n').length, 1, `${f}: one line`);
         assert.match(r.stdout, /^valid orchestrated_plan: status (ok|error|invalid|blocked|partial)/);
         return;
       }
-      const r = await runCli(['validate', join(README, f), '--json']);
+      const r = await runCli(['validate', join(README, f), '--json', '--lenient']);
       assert.equal(r.code, 0, `${f}: ${r.stdout}${r.stderr}`);
       const j = report<ValidateJson>(r);
       assert.equal(j.valid, true);
@@ -74,11 +74,51 @@ describe('plangate validate', { concurrency: 4 }, () => {
     });
   });
 
-  it('accepts the README "ID not found" example: a valid envelope whose status is error', async () => {
-    const r = await runCli(['validate', join(README, 'error-id-not-found.json')]);
+  it('strict by default: the README examples that omit next_actions (which MCPFlow always emits) exit 1 naming it', async () => {
+    const lacking = ['blocked.json', 'error-id-not-found.json', 'invalid-input.json', 'partial.json'];
+    for (const f of readdirSync(README).filter((n) => n.endsWith('.json'))) {
+      const r = await runCli(['validate', join(README, f)]);
+      if (!lacking.includes(f)) {
+        assert.equal(r.code, 0, `${f}: ${r.stdout}`);
+        continue;
+      }
+      assert.equal(r.code, 1, `${f}: ${r.stdout}`);
+      assert.equal(r.stdout, 'invalid orchestrated_plan: 1 problem\n  next_actions: missing, read as []; MCPFlow always emits it ([] when there are no steps)\n' +
+        '  (the Plangate panel reads it, with this as a warning; --lenient reads it the same way)\n', f);
+    }
+  });
+
+  it('an errors[] or warnings[] entry without code is a problem with its JSON path (exit 1); --lenient makes it a warning', async () => {
+    const f = file('no-code.json', JSON.stringify(plan({ status: 'error', errors: [{ code: 'NOT_FOUND', message: 'a' }, { message: 'b' }], warnings: [{ message: 'c', code: null }] })));
+    const r = await runCli(['validate', f]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /^invalid orchestrated_plan: 2 problems\n  errors\[1\]\.code: missing, read as ""; MCPFlow always emits it .*\n  warnings\[0\]\.code: missing/);
+    const j = await runCli(['validate', f, '--json']);
+    assert.equal(j.code, 1);
+    assert.deepEqual(report<ValidateJson>(j).problems?.map((p) => p.path), ['errors[1].code', 'warnings[0].code']);
+    assert.equal(report<ValidateJson>(j).plan, undefined);
+
+    const lenient = await runCli(['validate', f, '--lenient']);
+    assert.equal(lenient.code, 0, lenient.stdout);
+    assert.match(lenient.stdout, /^valid orchestrated_plan: status error/);
+    assert.match(lenient.stderr, /^warning: errors\[1\]\.code: missing.*\nwarning: warnings\[0\]\.code: missing/);
+  });
+
+  it('a JSON syntax error is reported by line and column', async () => {
+    const text = '{\n  "kind": "orchestrated_plan",\n  "version": "1"\n  "status": "ok"\n}\n';
+    const r = await runCli(['validate', file('syntax.json', text)]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, 'not a plan\n  (input): the input is not valid JSON at line 4, column 3: Expected \',\' or \'}\' after property value\n');
+    // Where JSON.parse gives no position at all (an unexpected token), the line and column are still found.
+    const token = await runCli(['validate', file('token.json', '\n\n{"kind": "orchestrated_plan",\n "version": NaN}')]);
+    assert.match(token.stdout, /not valid JSON at line 4, column 13: Unexpected token 'N'\n$/);
+  });
+
+  it('accepts the README "ID not found" example: a valid envelope whose status is error (--lenient)', async () => {
+    const r = await runCli(['validate', '--lenient', join(README, 'error-id-not-found.json')]);
     assert.equal(r.code, 0);
     assert.equal(r.stdout, "valid orchestrated_plan: status error, 0 steps, 1 error, 2 recovery actions, follow-up — Cannot proceed: componentId 'abc123' not found.\n");
-    const j = report<ValidateJson>(await runCli(['validate', join(README, 'error-id-not-found.json'), '--json']));
+    const j = report<ValidateJson>(await runCli(['validate', join(README, 'error-id-not-found.json'), '--json', '--lenient']));
     assert.equal(j.plan?.status, 'error');
     assert.deepEqual(j.plan?.next_actions, []);
     assert.equal((j.plan?.recovery_actions as unknown[]).length, 2);

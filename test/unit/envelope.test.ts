@@ -391,9 +391,31 @@ test('warnings point at camelCase field names and non-canonical versions', () =>
     { path: 'nextActions', message: 'unknown field kept as is; MCPFlow spells it "next_actions"' },
     { path: 'safety.writesCode', message: 'unknown field kept as is; MCPFlow spells it "writes_code"' },
     { path: 'version', message: '1 read as version "1" (MCPFlow emits the string "1")' },
+    { path: 'instruction', message: 'missing, read as ""; MCPFlow always emits it ("" when there is nothing to say)' },
+    { path: 'next_actions', message: 'missing, read as []; MCPFlow always emits it ([] when there are no steps)' },
   ]);
   const clean = parseEnvelope(JSON.parse(README_SUCCESS));
   assert.ok(clean.ok && clean.warnings === undefined);
+});
+
+test('fields MCPFlow always emits but the envelope lacks are read with their defaults and named in warnings', () => {
+  const r = parseEnvelope({
+    kind: 'orchestrated_plan', version: '1', status: 'error', instruction: null,
+    errors: [{ code: 'NOT_FOUND', message: 'a' }, { message: 'no code' }], warnings: [{ code: null, message: 'null code' }],
+    ask: { prompt: 'p', fields: [{ name: 'x', type: 'select' }, { name: 'y' }] },
+  });
+  assert.ok(r.ok);
+  assert.equal(r.plan.instruction, '');
+  assert.deepEqual(r.plan.next_actions, []);
+  assert.equal(r.plan.errors?.[1]?.code, '');
+  assert.equal(r.plan.ask?.fields?.[1]?.type, 'string');
+  assert.deepEqual(r.warnings, [
+    { path: 'instruction', message: 'missing, read as ""; MCPFlow always emits it ("" when there is nothing to say)' },
+    { path: 'next_actions', message: 'missing, read as []; MCPFlow always emits it ([] when there are no steps)' },
+    { path: 'errors[1].code', message: 'missing, read as ""; MCPFlow always emits it (e.g. NOT_FOUND, INVALID, PERMISSION)' },
+    { path: 'warnings[0].code', message: 'missing, read as ""; MCPFlow always emits it (e.g. NOT_FOUND, INVALID, PERMISSION)' },
+    { path: 'ask.fields[1].type', message: 'missing, read as "string"; MCPFlow always emits it' },
+  ]);
 });
 
 test('paths quote keys that are not identifiers', () => {

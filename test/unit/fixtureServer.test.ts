@@ -471,3 +471,38 @@ describe('fixture server start-up modes', { concurrency: true }, () => {
     }
   });
 });
+
+describe('fixture server with --demo (what `npm run demo` and "Add the Demo Server" start)', () => {
+  let fx: StdioFixture;
+  before(async () => {
+    fx = await startFixtureStdio({ args: ['--demo'] });
+  });
+  after(() => fx.close());
+
+  test('lists only the demo tools, none of the test-only ones, and none in test wording', async () => {
+    const { DEMO_TOOLS } = await import('../../fixture/fixtureServer.js');
+    const { tools } = await fx.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...DEMO_TOOLS].sort());
+    assert.ok(tools.length <= 30, `a small set: ${tools.length} tools`);
+    for (const hidden of ['plan_hang', 'plan_crash', 'plan_xss', 'plan_drift', 'crash', 'hang', 'add_tool', 'swap_folder_for_link']) {
+      assert.ok(!tools.some((t) => t.name === hidden), `${hidden} is not listed`);
+    }
+    for (const t of tools) assert.doesNotMatch(t.description ?? '', /must never|on purpose|hostile|for (validation )?tests/i, `${t.name}: ${t.description}`);
+  });
+
+  test('a test-only tool is refused when called by name, also one the plan tools answer directly', async () => {
+    for (const name of ['plan_crash', 'plan_invalid']) {
+      const r = await call(fx.client, name);
+      assert.equal(r.isError, true, `${name} is refused`);
+      assert.match(textOf(r), /disabled|not found/i);
+    }
+  });
+
+  test('the demo walk-through still works: plan_scaffold plans, its steps write files', async () => {
+    const plan = planOf(await call(fx.client, 'plan_scaffold', { screen: 'Payroll', components: ['Box'] }));
+    const steps = plan.next_actions as { tool: string; args: Obj }[];
+    assert.deepEqual(steps.map((s) => s.tool), ['create_screen', 'create_component']);
+    for (const s of steps) assert.notEqual((await call(fx.client, s.tool, s.args)).isError, true);
+    assert.ok(existsSync(join(fx.root, 'src/modules/payroll/Box.tsx')));
+  });
+});
