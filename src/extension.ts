@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   ledger.warnings.forEach((w) => log.warn(`Ledger: ${w}`));
   if (ledger.compaction) log.info(`Ledger: dropped ${ledger.compaction.droppedPlans} finished plan(s) past the plangate.ledger limits (${(ledger.compaction.bytesBefore / 1048576).toFixed(1)} MB → ${(ledger.compaction.bytesAfter / 1048576).toFixed(1)} MB).`);
   const workflow = ledger.workflow;
-  registry = new ServerRegistry();
+  registry = new ServerRegistry({ urlElicitation: true }); // the extension answers URL requests in a dialog
   subs.push(registry.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)));
   const configs = new ServerConfigs(context.secrets, log);
   const files: PlanFiles = new PlanFiles(storage, registry, workflow, log, () => gateSettings().stepTimeoutMs, () => gate.door);

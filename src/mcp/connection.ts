@@ -41,6 +41,11 @@ export interface ConnectionOptions {
    * on the next call; a transport error pings at once.
    */
   heartbeat?: { everyMs?: number; timeoutMs?: number };
+  /**
+   * Advertise URL-mode elicitation (the server may ask the user to open a page). Only where something can answer it:
+   * the extension asks in a dialog; the CLI declines URL requests, so it does not advertise them.
+   */
+  urlElicitation?: boolean;
 }
 
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
@@ -225,6 +230,7 @@ export class ServerConnection {
     const timeout = this.options.startTimeoutMs ?? 60_000;
     const attach = async (transport: Transport) => {
       const client = createClient(this.options.clientInfo ?? { name: 'plangate', version: '0.1.0' }, {
+        urlElicitation: this.options.urlElicitation ?? false,
         elicitHandler: () => {
           const h = this.onElicit;
           return h && (async (params) => {

@@ -47,6 +47,8 @@ export function toCallError(err: unknown, server: string, timeoutMs: number, sig
 export const rawResultSchema = z.looseObject({});
 
 export interface ClientHooks {
+  /** Declare URL-mode elicitation besides form mode (servers send URL requests only to clients that declare it). */
+  urlElicitation?: boolean;
   /** The current elicitation answerer; `undefined` declines. */
   elicitHandler(): ((params: ElicitParams) => Promise<ElicitAnswer>) | undefined;
   onToolsChanged(): void;
@@ -57,7 +59,7 @@ export interface ClientHooks {
 export function createClient(info: Implementation, hooks: ClientHooks): Client {
   const client = new Client(info, {
     // Declared before the elicitation handler (the SDK insists). Never `roots`: server-filesystem would replace its dirs.
-    capabilities: { elicitation: { form: {} } },
+    capabilities: { elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} } },
     jsonSchemaValidator: tolerantValidator(),
   });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {

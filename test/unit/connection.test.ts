@@ -260,6 +260,27 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.equal(resultText(await conn.callTool('elicit_name', {})), 'action: cancel\ncontent: null');
   });
 
+  test('URL-mode elicitation reaches the hook only where the client declares it (the extension does, the CLI does not)', async (t) => {
+    const asked: unknown[] = [];
+    const handler = async (_server: string, params: unknown) => { asked.push(params); return { action: 'decline' as const }; };
+    const withUrl = open(t, fixtureStdio('url'), { ...FAST, urlElicitation: true }).conn;
+    withUrl.onElicit = handler;
+    await withUrl.start();
+    assert.equal(resultText(await withUrl.callTool('elicit_url', { url: 'https://example.com/sign-in' })), 'action: decline');
+    assert.equal(asked.length, 1);
+    assert.deepEqual({ ...(asked[0] as object), elicitationId: undefined, _meta: undefined },
+      { mode: 'url', message: 'Sign in to the example service to continue.', url: 'https://example.com/sign-in', elicitationId: undefined, _meta: undefined });
+
+    // A client that does not declare it never gets the request: the server's own SDK refuses to send it.
+    const formOnly = open(t, fixtureStdio('form-only')).conn;
+    formOnly.onElicit = handler;
+    await formOnly.start();
+    const refused = await formOnly.callTool('elicit_url', {});
+    assert.equal(refused.isError, true);
+    assert.match(resultText(refused), /does not support url elicitation/i);
+    assert.equal(asked.length, 1, 'the hook was not asked');
+  });
+
   test('elicitation: a call\'s timeout stands still while the user answers, and the caller hears of the wait', async (t) => {
     const { conn, logs } = open(t, fixtureStdio('slow-user'));
     await conn.start();
