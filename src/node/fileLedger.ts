@@ -174,9 +174,9 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     this.compactAt = Math.max(maxBytesOf(retention) ?? Number.POSITIVE_INFINITY, this.size + (maxBytesOf(retention) ?? 0) / 4);
   }
 
-  append(entry: LedgerEntry): void {
+  append(entry: LedgerEntry, json?: string): void {
     if (this.fd === undefined) throw new Error(`The ledger ${this.file} is closed; the event was not recorded.`);
-    const line = `${JSON.stringify(entry)}\n`;
+    const line = `${json ?? JSON.stringify(entry)}\n`;
     const bytes = Buffer.from(line, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);

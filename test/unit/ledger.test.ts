@@ -234,3 +234,32 @@ describe('Workflow records data, not references', () => {
     assert.equal(sink.entries.length, 1);
   });
 });
+
+describe('Workflow records each event as its JSON', () => {
+  it('what is stored and what the sink is given as text are exactly the JSON round trip of the event, whatever it holds', () => {
+    const texts: string[] = [];
+    const sink = new MemoryLedgerSink();
+    const workflow = new Workflow({ append: (entry, json) => { sink.append(entry); texts.push(json ?? ''); } });
+    const withProto = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;
+    const tricky: Record<string, unknown>[] = [
+      { flat: 'x', n: 1.5, yes: true, nothing: null, gone: undefined },
+      { negativeZero: -0, notANumber: Number.NaN, infinite: Infinity },
+      { nested: { deeper: { deepest: { a: 1 } } }, list: [1, undefined, () => 1] },
+      { when: new Date(0), fn: () => 1, sym: Symbol('s'), '2': 'integer key', b: 'after' },
+      withProto,
+      Object.assign(Object.create(null) as Record<string, unknown>, { bare: 'no prototype' }),
+      { toJSON: () => ({ replaced: true }) },
+    ];
+    tricky.forEach((args, i) => {
+      const event = { type: 'callSent', at: at(), callId: `c${i}`, server: 'alpha', tool: 'echo', entrance: 'call', decision: { by: 'user', what: 'test', extra: undefined }, args } as WorkflowEvent;
+      assert.ok(workflow.dispatch(event), `event ${i} was refused`);
+      const stored = sink.entries[i]!;
+      const expected = JSON.parse(JSON.stringify({ seq: i + 1, event })) as unknown;
+      assert.deepEqual(stored, expected, `event ${i} is not stored as its JSON`);
+      assert.deepEqual(JSON.parse(texts[i]!), expected, `event ${i}'s text is not its JSON`);
+      assert.equal(Object.getPrototypeOf(stored.event), Object.prototype);
+    });
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'a "__proto__" key stays data');
+    assert.deepEqual(Object.keys((sink.entries[4]!.event as { args: object }).args), ['__proto__', 'plain']);
+  });
+});
