@@ -4,8 +4,8 @@
  * as interrupted (never to be re-run without the user asking).
  *
  * {@link Workflow} is the store the runner, the UI and the CLI share: `dispatch` checks an event, appends it to the
- * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is written
- * before the tool call it announces is made.
+ * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is recorded
+ * before the tool call it announces is made (the file ledger writes and syncs it with that call's own record).
  */
 import { sameJson } from './approval';
 import { Emitter, type Disposable, type Event } from './lifecycle';
@@ -18,7 +18,12 @@ export interface LedgerEntry {
   event: WorkflowEvent;
 }
 
-/** Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied). */
+/**
+ * Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied), with
+ * one latitude: an entry that announces another — a step's start (its call record follows), a call's end (the step's
+ * outcome follows) — may be held until that next append and stored with it, and no longer than the current turn of the
+ * event loop. A step's start is then durable at the latest when its call record is appended, before the call is sent.
+ */
 export interface LedgerSink {
   /**
    * Stores `entry`. `json`, when given, is the entry as JSON text (what `JSON.stringify(entry)` gives, up to key
