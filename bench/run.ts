@@ -1,8 +1,9 @@
 /**
- * `npm run bench` (`node --import tsx bench/run.ts [--json]`): Plangate's performance figures, each a ratio measured
+ * `npm run bench` (`node --import tsx bench/run.ts [--json] [GROUP…]`): Plangate's performance figures, each a ratio measured
  * side by side in this run (interleaved A/B runs after a warm-up, medians), or a size / count. Prints a table, or
  * with `--json` only `{"figures": [{name, value, unit, target, meets, title, note?}], "machine": {…}}` on stdout.
  * Progress goes to stderr. Exits 0 when every figure group ran (whether or not targets are met), 1 when one failed.
+ * GROUP arguments keep only the groups whose name contains one of them (e.g. `npm run bench -- engine`).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { bundleFigures } from './bundle';
@@ -39,7 +40,8 @@ async function main(): Promise<number> {
   if (machine.loadAverage > machine.cores) log(`warning: load average ${machine.loadAverage} on ${machine.cores} cores: other work shares the machine, so the figures are noisier and the run is slower`);
   const figures: Figure[] = [];
   let failed = false;
-  for (const [name, measure] of groups) {
+  const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  for (const [name, measure] of groups.filter(([n]) => only.length === 0 || only.some((o) => n.includes(o)))) {
     try {
       figures.push(...(await measure(log)));
     } catch (err) {

@@ -144,11 +144,11 @@ export class Door {
     const d = call.decision;
     const recorded = this.workflow.dispatch({
       type: 'callSent', at: this.now(), callId, server: call.server, tool: call.tool, entrance: call.entrance, decision: d,
-      argsHash: sha256Hex(canonicalJson(call.args)),
       ...(d.by === 'approval' || d.by === 'preview' ? { planId: d.planId, step: d.step } : {}),
-      // An approved step's arguments are in the plan's record already; every other call (a preview adds its dry-run
-      // flag) keeps its own.
-      ...(d.by === 'approval' ? {} : { args: call.args }),
+      // An approved step's arguments are in the plan's record already, pinned by its approval hash (the door checked
+      // they are the approved ones), so the record names them and hashes nothing; every other call (a preview adds
+      // its dry-run flag) keeps its own, and their hash.
+      ...(d.by === 'approval' ? {} : { args: call.args, argsHash: sha256Hex(canonicalJson(call.args)) }),
     });
     if (!recorded) throw new GateRefusal('not_covered', `The call to '${call.tool}' on server '${call.server}' could not be recorded in the ledger (its arguments are not plain JSON), so it was not sent.`);
     this.options.onCall?.({ ...call, callId });

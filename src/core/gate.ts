@@ -4,7 +4,6 @@
  * runs; the workflow (ledger) owns the state. Every entrance — the Call Tool form, recovery actions, re-plans,
  * the agent's gated calls — goes through {@link Gate.receive}. Pure: no vscode, no I/O of its own.
  */
-import { approvalHash } from './approval';
 import { classifyResult, type Classification } from './classify';
 import { Door } from './door';
 import type { ToolInvoker } from './invoker';
@@ -13,7 +12,7 @@ import type { Workflow } from './ledger';
 import type { OrchestratedPlan, Problem } from './plan';
 import { runPlan, type RunnerHost } from './runner';
 import type { ToolResult } from './toolResult';
-import { getPlan, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
+import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
 import type { AskFieldView, PendingPrompt } from '../shared/protocol';
 import { rootPlanId } from './planView';
 
@@ -72,7 +71,10 @@ export class Gate extends DisposableBase {
   private readonly confirms = new Map<string, Waiter<boolean>>();
   private readonly asks = new Map<string, Waiter<Record<string, unknown> | undefined>>();
   private readonly nested = new Map<string, Waiter<boolean>>();
-  /** Cancellation of the run of each top-level plan that is running now. */
+  /**
+   * Cancellation of the run of each top-level plan that is running now: the one record of which plans run (the runner
+   * keeps none; {@link start} never starts a second run of a tree).
+   */
   private readonly runs = new Map<string, CancellationTokenSource>();
   private readonly now: () => number;
   private readonly classify: (result: unknown, context?: { tool?: string }) => Classification;
@@ -165,12 +167,12 @@ export class Gate extends DisposableBase {
     if (!plan) return 'That plan no longer exists.';
     if (plan.phase !== 'awaiting_approval') return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
     if (plan.resolvedAt === undefined) return 'Plangate could not find out which server runs each step (the servers could not be listed); try again when they are running.';
-    if (shownHash !== undefined && shownHash !== approvalHash(plan)) {
+    if (shownHash !== undefined && shownHash !== planApprovalHash(plan)) {
       return 'The plan changed since it was shown (a step\'s server or tool definition, or an argument); look at it again, then approve.';
     }
     const waiter = this.nested.get(planId);
     const text = note?.trim().slice(0, MAX_NOTE_CHARS);
-    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: approvalHash(plan), ...(text ? { note: text } : {}) });
+    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: planApprovalHash(plan), ...(text ? { note: text } : {}) });
     if (!ok) return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
     if (waiter) {
       this.nested.delete(planId);

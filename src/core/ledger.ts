@@ -4,12 +4,12 @@
  * as interrupted (never to be re-run without the user asking).
  *
  * {@link Workflow} is the store the runner, the UI and the CLI share: `dispatch` checks an event, appends it to the
- * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is written
- * before the tool call it announces is made.
+ * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is recorded
+ * before the tool call it announces is made (the file ledger writes and syncs it with that call's own record).
  */
 import { sameJson } from './approval';
 import { Emitter, type Disposable, type Event } from './lifecycle';
-import { canApply, EMPTY_WORKFLOW, getPlan, isCallRecord, reduce, WORKFLOW_EVENT_TYPES, type PlanRecord, type StateEvent, type WorkflowEvent, type WorkflowState } from './workflow';
+import { canApply, EMPTY_WORKFLOW, getPlan, isCallRecord, reduce, reduceAccepted, WORKFLOW_EVENT_TYPES, type PlanRecord, type StateEvent, type WorkflowEvent, type WorkflowState } from './workflow';
 import { getSubmission, isSubmissionEvent, submissionEventProblem } from './submissions';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
@@ -18,9 +18,18 @@ export interface LedgerEntry {
   event: WorkflowEvent;
 }
 
-/** Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied). */
+/**
+ * Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied), with
+ * one latitude: an entry that announces another — a step's start (its call record follows), a call's end (the step's
+ * outcome follows) — may be held until that next append and stored with it, and no longer than the current turn of the
+ * event loop. A step's start is then durable at the latest when its call record is appended, before the call is sent.
+ */
 export interface LedgerSink {
-  append(entry: LedgerEntry): void;
+  /**
+   * Stores `entry`. `json`, when given, is the entry as JSON text (what `JSON.stringify(entry)` gives, up to key
+   * order): the workflow serialises every event anyway, so a sink that stores text need not do it again.
+   */
+  append(entry: LedgerEntry, json?: string): void;
   /**
    * Called by the workflow after an accepted event was applied and every listener heard of it. A sink that has just
    * rewritten its store without some settled history (see {@link compactEntries}) returns the state of what it kept,
@@ -132,7 +141,7 @@ export class Workflow implements Disposable {
   /** Why `event` would be refused now; undefined when it would be accepted. */
   canApply(event: WorkflowEvent): string | undefined {
     const stored = toStored(event);
-    return stored === undefined ? 'The event is not plain JSON data (a cycle or a bigint), so it cannot be recorded.' : canApply(this.current, stored);
+    return stored === undefined ? 'The event is not plain JSON data (a cycle or a bigint), so it cannot be recorded.' : canApply(this.current, stored.event);
   }
 
   /**
@@ -144,11 +153,11 @@ export class Workflow implements Disposable {
    */
   dispatch(event: WorkflowEvent): boolean {
     const stored = toStored(event);
-    if (stored === undefined || canApply(this.current, stored) !== undefined) return false;
-    event = stored;
-    const next = reduce(this.current, event);
+    if (stored === undefined || canApply(this.current, stored.event) !== undefined) return false;
+    event = stored.event;
+    const next = reduceAccepted(this.current, event);
     const entry: LedgerEntry = { seq: this.seq + 1, event };
-    this.sink.append(entry);
+    this.sink.append(entry, `{"seq":${entry.seq},"event":${stored.json}}`);
     this.seq = entry.seq;
     this.current = next;
     if (isCallRecord(event)) return true; // on the record; no state changed, nobody to tell
@@ -171,7 +180,7 @@ export class Workflow implements Disposable {
    */
   applyUnrecorded(event: WorkflowEvent): boolean {
     if (canApply(this.current, event) !== undefined) return false;
-    const next = reduce(this.current, event);
+    const next = reduceAccepted(this.current, event);
     this.current = next;
     if (isCallRecord(event)) return true;
     this.queue.push({ state: next, event, seq: this.seq });
@@ -194,14 +203,54 @@ export class Workflow implements Disposable {
   }
 }
 
-/** The event as JSON data (what a file ledger stores); undefined when it cannot be serialised. */
-function toStored(event: WorkflowEvent): WorkflowEvent | undefined {
+/** The event as JSON data (what a file ledger stores) and its text; undefined when it cannot be serialised. */
+function toStored(event: WorkflowEvent): { event: WorkflowEvent; json: string } | undefined {
+  let json: string | undefined;
   try {
-    const text = JSON.stringify(event);
-    return text === undefined ? undefined : (JSON.parse(text) as WorkflowEvent);
+    json = JSON.stringify(event);
   } catch {
     return undefined;
   }
+  if (json === undefined) return undefined;
+  // A step's events are a few flat fields: copied directly (what parsing the text gives, at a fraction of the cost).
+  return { event: (plainCopy(event, 2) ?? JSON.parse(json)) as WorkflowEvent, json };
+}
+
+/**
+ * `value` exactly as `JSON.parse(JSON.stringify(value))` gives it, when it is a plain object (prototype Object or null)
+ * whose values are strings, finite numbers, booleans, null, undefined (left out, as JSON does) or such objects, nested
+ * at most `depth` deep. Undefined for anything else (arrays, class instances, functions, -0, NaN, deeper nesting):
+ * those take the JSON path.
+ */
+function plainCopy(value: object, depth: number): Record<string, unknown> | undefined {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    let v = (value as Record<string, unknown>)[key];
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        break;
+      case 'number':
+        if (!Number.isFinite(v) || Object.is(v, -0)) return undefined;
+        break;
+      case 'undefined':
+        continue;
+      case 'object':
+        if (v === null) break;
+        if (depth === 0 || Array.isArray(v)) return undefined;
+        v = plainCopy(v, depth - 1);
+        if (v === undefined) return undefined;
+        break;
+      default:
+        return undefined;
+    }
+    // `__proto__` is plain data in JSON: an own property, never the prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

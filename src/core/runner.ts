@@ -16,7 +16,7 @@ import { ASK_USER_TOOL, type OrchestratedPlan } from './plan';
 import { LOCAL_SERVER, resolutionRecords, resolveSteps } from './resolve';
 import { resultText, type ToolResult } from './toolResult';
 import {
-  activeChild, currentStep, getPlan, MAX_PLAN_DEPTH,
+  activeChild, currentStep, getPlan, MAX_PLAN_DEPTH, planApprovalHash,
   type PlanRecord, type StepRecord, type WorkflowEvent,
 } from './workflow';
 
@@ -82,13 +82,15 @@ export function timeoutMessage(ms: number): string {
   return `Timed out after ${Number((ms / 1000).toFixed(2))} s`;
 }
 
-const runs = new WeakMap<Workflow, Set<string>>();
-
 /**
  * Runs plan `planId` from its first pending step, until it finishes, reaches its follow-up, blocks (without
  * `host.onFailure`) or waits for a nested plan that is not being run. Call it after `approved`, and again after
- * `retryRequested` / `stepSkipped` to continue. Does nothing for a plan in another phase, or one already being
- * run by another call. When a nested plan run on its own completes, its parent plan is continued.
+ * `retryRequested` / `stepSkipped` to continue. Does nothing for a plan in another phase. When a nested plan run on
+ * its own completes, its parent plan is continued.
+ *
+ * One run of a plan (tree) at a time is the caller's to keep: the {@link Gate} tracks the runs going on. Should a caller
+ * start a second run of a plan anyway, no step is sent twice: a step starts only from `pending`, and the second run
+ * returns at the first `stepStarted` (or `confirmRequested`) the workflow refuses.
  *
  * Missing tools: if a pending step's tool resolves on no server, nothing runs; the first such step fails with the
  * reason (e.g. "tool 'x' is not offered by any connected server …") and the plan is blocked on it (retry after
@@ -102,7 +104,7 @@ export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDe
   let child = getPlan(workflow.state, planId);
   while (child?.parentId !== undefined && child.parentStep !== undefined) {
     const parent = getPlan(workflow.state, child.parentId);
-    if (!parent || runsOf(workflow).has(parent.id) || parent.steps[child.parentStep]?.childPlanId !== child.id) break;
+    if (!parent || parent.steps[child.parentStep]?.childPlanId !== child.id) break;
     const waiting = parent.phase === 'executing' && !activeChild(workflow.state, parent);
     const blockedOnIt = parent.phase === 'blocked' && parent.blockedStep === child.parentStep;
     if (!waiting && !blockedOnIt) break;
@@ -114,22 +116,11 @@ export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDe
   return record;
 }
 
-function runsOf(workflow: Workflow): Set<string> {
-  let set = runs.get(workflow);
-  if (!set) runs.set(workflow, (set = new Set()));
-  return set;
-}
-
 async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps): Promise<void> {
-  const active = runsOf(workflow);
-  if (active.has(planId)) return;
-  active.add(planId);
   try {
     await new PlanRun(workflow, planId, deps).run();
   } catch (err) {
     settleAfterError(workflow, planId, err, deps.now ?? Date.now);
-  } finally {
-    active.delete(planId);
   }
 }
 
@@ -171,12 +162,13 @@ class PlanRun {
         this.dispatch({ type: 'cancelled' });
         continue;
       }
-      if (activeChild(this.workflow.state, plan)) return; // waiting for a nested plan that nobody runs now
       const step = currentStep(plan);
-      if (!step || step.state !== 'pending') return; // another run holds it, or nothing is left
+      // A step that is not pending is held elsewhere: another run, the user (a confirmation), or a nested plan its
+      // result produced that nobody runs now. Or nothing is left.
+      if (!step || step.state !== 'pending') return;
       // What runs must be what was approved. The hash covers every step, so check it once per run, not per
       // step (a per-step check made long plans quadratic); the reducer refuses edits after approval anyway.
-      if (!this.approvalChecked && plan.approvalHash !== approvalHash(plan)) {
+      if (!this.approvalChecked && plan.approvalHash !== planApprovalHash(plan)) {
         this.dispatch({ type: 'stepFailed', step: step.index, error: 'The plan\'s steps no longer match what was approved, so nothing more runs. Stop the plan and ask the server for a new one.' });
         continue;
       }
@@ -287,15 +279,24 @@ class PlanRun {
     let waitingForUser = false;
     const arm = () => {
       clearTimeout(timer);
-      if (!waitingForUser) timer = setTimeout(() => { timedOut = true; controller.abort(timeoutMessage(timeoutMs)); }, timeoutMs);
+      if (!waitingForUser) timer = setTimeout(() => { timedOut = true; abort(timeoutMessage(timeoutMs)); }, timeoutMs);
     };
     const onWaitingForUser = (waiting: boolean) => {
       if (settled) return;
       waitingForUser = waiting;
       arm();
     };
-    const cancelListener = this.token.onCancellationRequested(() => controller.abort('Cancelled by the user'));
-    if (this.token.isCancellationRequested) controller.abort('Cancelled by the user');
+    // The race below ends when the call is aborted here (timeout, cancel), without waiting for the door's promise to
+    // reject: resolved directly rather than through an 'abort' listener on the signal, which costs more than the rest.
+    let stopWaiting: (outcome: { error: unknown }) => void = () => undefined;
+    const aborted = new Promise<{ error: unknown }>((resolve) => { stopWaiting = resolve; });
+    const abort = (reason: string) => {
+      if (controller.signal.aborted) return;
+      controller.abort(reason);
+      stopWaiting({ error: reason });
+    };
+    const cancelListener = this.token.onCancellationRequested(() => abort('Cancelled by the user'));
+    if (this.token.isCancellationRequested) abort('Cancelled by the user');
     const interval = this.deps.progressIntervalMs ?? 200;
     let lastProgress = -Infinity;
     let settled = false;
@@ -316,10 +317,6 @@ class PlanRun {
     arm();
     try {
       const call = this.door.call({ ...this.doorCall(this.plan!, index), server }, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser });
-      const aborted = new Promise<{ error: unknown }>((resolve) => {
-        if (controller.signal.aborted) resolve({ error: controller.signal.reason });
-        else controller.signal.addEventListener('abort', () => resolve({ error: controller.signal.reason }), { once: true });
-      });
       outcome = await Promise.race([call.then((result) => ({ result }), (error: unknown) => ({ error })), aborted]);
     } catch (error) {
       outcome = { error }; // the invoker threw synchronously

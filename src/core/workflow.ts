@@ -71,7 +71,11 @@ export type WorkflowEvent =
   | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
   | { type: 'resolved'; at: number; planId: string; steps: StepResolutionRecord[] }
   | { type: 'stepDrifted'; at: number; planId: string; step: number; resolution: StepResolutionRecord; change: string }
-  | { type: 'callSent'; at: number; callId: string; server: string; tool: string; entrance: CallEntrance; decision: CallDecision; argsHash: string; args?: Record<string, unknown>; planId?: string; step?: number }
+  /**
+   * `args` and `argsHash` (SHA-256 of their canonical JSON): the call's own arguments. Absent for an approved plan step,
+   * whose arguments are the plan's, pinned by `planId`, `step` and the decision's approval hash.
+   */
+  | { type: 'callSent'; at: number; callId: string; server: string; tool: string; entrance: CallEntrance; decision: CallDecision; argsHash?: string; args?: Record<string, unknown>; planId?: string; step?: number }
   | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
@@ -103,6 +107,24 @@ export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
   'cancelled', 'followUpAnswered', 'reverted', 'restored', ...SUBMISSION_EVENT_TYPES,
 ];
 
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(WORKFLOW_EVENT_TYPES);
+
+/** The last approval hash taken of each steps list, with the origin and plan it was taken with. */
+const approvalHashes = new WeakMap<readonly StepRecord[], { origin: PlanOrigin; plan: OrchestratedPlan; hash: string }>();
+
+/**
+ * {@link approvalHash} of `plan`, remembered for its steps list: records are never changed in place (every event makes
+ * new ones), so the same list, origin and plan give the same hash. Checking an approval and then the run it starts
+ * hashes a long plan once, not twice.
+ */
+export function planApprovalHash(plan: PlanRecord): string {
+  const memo = approvalHashes.get(plan.steps);
+  if (memo && memo.origin === plan.origin && memo.plan === plan.plan) return memo.hash;
+  const hash = approvalHash(plan);
+  approvalHashes.set(plan.steps, { origin: plan.origin, plan: plan.plan, hash });
+  return hash;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Selectors
 
@@ -128,7 +150,16 @@ export function pendingApprovals(state: WorkflowState): PlanRecord[] {
 export function currentStep(plan: PlanRecord): StepRecord | undefined {
   if (plan.phase === 'blocked') return plan.blockedStep === undefined ? undefined : plan.steps[plan.blockedStep];
   if (plan.phase !== 'executing') return undefined;
-  return plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm') ?? nextStep(plan);
+  // One pass (the runner asks before every step): a running or confirming step wins, else the next step.
+  let next: StepRecord | undefined;
+  let nextFound = false;
+  for (const step of plan.steps) {
+    if (step.state === 'running' || step.state === 'awaiting_confirm') return step;
+    if (nextFound || step.state === 'ok' || step.state === 'skipped') continue;
+    nextFound = true;
+    if (step.state === 'pending') next = step;
+  }
+  return next;
 }
 
 /** `done`: steps ok or skipped; `total`: all steps. */
@@ -174,7 +205,7 @@ function isActiveChildPhase(phase: PlanPhase): boolean {
  */
 export function canApply(state: WorkflowState, event: WorkflowEvent): string | undefined {
   if (!event || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') return 'Not a workflow event.';
-  if (!WORKFLOW_EVENT_TYPES.includes(event.type)) return `Unknown workflow event '${String(event.type)}'.`;
+  if (!EVENT_TYPE_SET.has(event.type)) return `Unknown workflow event '${String(event.type)}'.`;
   if (event.type === 'restored') return restoreAll(state) === state ? 'Nothing was interrupted.' : undefined;
   if (isSubmissionEvent(event)) return canApplySubmission(state.submissions ?? {}, event);
   if (event.type === 'planReceived') return canReceive(state, event);
@@ -213,7 +244,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     case 'approved': {
       const refusal = phaseIs('awaiting_approval');
       if (refusal) return refusal;
-      if (event.approvalHash !== approvalHash(plan)) return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
+      if (event.approvalHash !== planApprovalHash(plan)) return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
       if (event.note !== undefined && typeof event.note !== 'string') return `${name}: the note with the approval must be text.`;
       return undefined;
     }
@@ -321,7 +352,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * failed otherwise), so the runner never has to report the parent step itself.
  */
 export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowState {
-  if (canApply(state, event) !== undefined) return state;
+  return canApply(state, event) === undefined ? reduceAccepted(state, event) : state;
+}
+
+/**
+ * The state after `event`, which {@link canApply} has just accepted for `state` (the store checks each event once, not
+ * twice). Calling it with an event that does not apply is a bug: use {@link reduce}.
+ */
+export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): WorkflowState {
   if (event.type === 'restored') return restoreAll(state);
   if (isSubmissionEvent(event)) return { ...state, submissions: reduceSubmissions(state.submissions ?? {}, event) };
   if (event.type === 'planReceived') return receive(state, event);
@@ -364,7 +402,8 @@ export function reduce(state: WorkflowState, event: WorkflowEvent): WorkflowStat
         approvalHash: event.approvalHash,
         approvedAt: at,
         ...(event.note ? { approvalNote: event.note } : {}),
-        steps: plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s)),
+        // The same list when nothing is skipped: what was approved is then the very list the hash was taken of.
+        steps: plan.steps.some((s) => s.skipRequested) ? plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s)) : plan.steps,
       }, at);
       break;
     case 'rejected':
@@ -512,9 +551,18 @@ function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) =>
 
 /** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */
 function settle(plan: PlanRecord, at: number): PlanRecord {
-  if (plan.phase !== 'executing' || !plan.steps.every((s) => s.state === 'ok' || s.state === 'skipped')) return plan;
+  if (plan.phase !== 'executing' || !allDone(plan.steps)) return plan;
   const followUp = typeof plan.plan.follow_up === 'string' && plan.plan.follow_up.trim() !== '';
   return followUp ? { ...plan, phase: 'follow_up' } : { ...plan, phase: 'finished', outcome: 'completed', finishedAt: at };
+}
+
+/** Every step ok or skipped. From the end: while a plan runs, its last steps are the ones not done yet. */
+function allDone(steps: readonly StepRecord[]): boolean {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const state = steps[i]!.state;
+    if (state !== 'ok' && state !== 'skipped') return false;
+  }
+  return true;
 }
 
 /** Finished with `outcome`; steps that never started become not_run. */

@@ -155,10 +155,20 @@ function forEachLine(fd: number, options: LoadOptions, onLine: (line: Buffer | u
  * Appends entries to a JSONL file (created with its folder if missing). On open, a cut-short last line is cut off
  * (its write never completed, so the step it may announce never started); a complete last line missing only its
  * newline gets one. With a size limit in `retention`, the file is compacted when it grows past it.
+ *
+ * Records written together go to the file in one write: a step's start is held until the record of the call it
+ * announces (or its answer, for a step answered in Plangate), and a call's end until the step's outcome; both are
+ * written with that next record, the start fsync'd with it — so a step is on disk, with its call record, before the
+ * call is sent. Nothing is held past the current turn of the event loop: what has no partner by then is written then.
  */
 export class FileLedgerSink implements LedgerSink, Disposable {
   private fd: number | undefined;
   private size: number;
+  /** Lines accepted but not yet written (a held step start or call end, see the class comment). */
+  private held: string[] = [];
+  /** A step's start was written (or is held) and not yet fsync'd. */
+  private unsynced = false;
+  private flushScheduled = false;
   /** Compact once the file is larger than this. */
   private compactAt: number;
   /** What the last compaction did (undefined before any). */
@@ -174,24 +184,64 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     this.compactAt = Math.max(maxBytesOf(retention) ?? Number.POSITIVE_INFINITY, this.size + (maxBytesOf(retention) ?? 0) / 4);
   }
 
-  append(entry: LedgerEntry): void {
+  append(entry: LedgerEntry, json?: string): void {
     if (this.fd === undefined) throw new Error(`The ledger ${this.file} is closed; the event was not recorded.`);
-    const line = `${JSON.stringify(entry)}\n`;
-    const bytes = Buffer.from(line, 'utf8');
+    this.held.push(`${json ?? JSON.stringify(entry)}\n`);
+    const type = entry.event.type;
+    if (type === 'stepStarted') this.unsynced = true;
+    if (type === 'stepStarted' || type === 'callEnded') {
+      this.scheduleFlush();
+      return;
+    }
+    // Every other entry is written (with what is held) before append returns, so it survives the process dying. A
+    // step's start is also forced to disk (fsync flushes everything before it too): that record is what keeps a step
+    // from running twice after a power loss; the other entries, if lost with the OS, leave the plan in a safe state (a
+    // finished step looks interrupted and waits for the user). Syncing every entry cost milliseconds each.
+    this.flush();
+  }
+
+  /** Writes what is held (one write), then fsyncs if a step's start is among what was not synced yet. */
+  private flush(): void {
+    if (this.fd === undefined || this.held.length === 0) return;
+    const bytes = Buffer.from(this.held.join(''), 'utf8');
     let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+    try {
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+    } catch (err) {
+      // Keep what did not reach the file for the next try; a partly written line is cut off when the file is reopened.
+      this.held = written === 0 ? this.held : [bytes.subarray(written).toString('utf8')];
+      throw err;
+    }
+    this.held = [];
     this.size += bytes.length;
-    // Every entry is written before append returns, so it survives the process dying. Only a step's start is
-    // also forced to disk (fsync flushes everything before it too): that record is what keeps a step from
-    // running twice after a power loss; the other entries, if lost with the OS, leave the plan in a safe state
-    // (a finished step looks interrupted and waits for the user). Syncing every entry cost milliseconds each.
-    if (entry.event.type === 'stepStarted') fsyncSync(this.fd);
+    if (this.unsynced) {
+      fsyncSync(this.fd);
+      this.unsynced = false;
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      try {
+        this.flush();
+      } catch {
+        // Kept: the next append writes them first, and throws if the file still takes no writes.
+      }
+    });
   }
 
   /** See {@link LedgerSink.compact}: runs only once the file has grown past its size limit. */
   compact(): WorkflowState | undefined {
     const maxBytes = maxBytesOf(this.retention);
     if (this.fd === undefined || maxBytes === undefined || this.size <= this.compactAt) return undefined;
+    try {
+      this.flush(); // the compaction reads the file: everything accepted must be in it
+    } catch {
+      return undefined;
+    }
     const before = this.size;
     let result: { compaction: Compaction | undefined; problem?: string };
     try {
@@ -214,6 +264,11 @@ export class FileLedgerSink implements LedgerSink, Disposable {
 
   dispose(): void {
     if (this.fd === undefined) return;
+    try {
+      this.flush();
+    } catch {
+      // closing anyway: what could not be written is lost with the file's own failure
+    }
     const fd = this.fd;
     this.fd = undefined;
     closeSync(fd);

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Gate } from '../core/gate';
-import { createGateHandler, forwardToolChanges, GateChannel } from '../mcp/gateChannel';
+import { createGateHandler } from '../core/gateHandler';
+import { forwardToolChanges, GateChannel } from '../mcp/gateChannel';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ToolCaller } from './callTool';
 import { Settings } from './constants';

@@ -8,7 +8,8 @@ import * as net from 'node:net';
 import { ChannelClient, ChannelClosedError } from '../../src/gate/channelClient';
 import { GateEnv, GateMethods } from '../../src/gate/channelProtocol';
 import type { CancellationToken } from '../../src/core/lifecycle';
-import { GateChannel, type GateChannelHandler } from '../../src/mcp/gateChannel';
+import type { GateChannelHandler } from '../../src/core/gateHandler';
+import { GateChannel } from '../../src/mcp/gateChannel';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { fixtureStdio, waitFor } from './helpers/mcpFixture';
 

@@ -16,7 +16,8 @@ import type { AgentSummary } from '../../src/core/agentSummary';
 import { Gate } from '../../src/core/gate';
 import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
 import { GateEnv } from '../../src/gate/channelProtocol';
-import { createGateHandler, forwardToolChanges, GateChannel } from '../../src/mcp/gateChannel';
+import { createGateHandler } from '../../src/core/gateHandler';
+import { forwardToolChanges, GateChannel } from '../../src/mcp/gateChannel';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { alive, fixtureStdio, REPO, waitFor } from './helpers/mcpFixture';
 

@@ -8,6 +8,9 @@ import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow, type LedgerEntry,
 import type { ActionCall } from '../../src/core/plan';
 import { getPlan, INTERRUPTED_STEP_ERROR, type WorkflowEvent } from '../../src/core/workflow';
 import { FileLedgerSink, loadLedger, openFileLedger } from '../../src/node/fileLedger';
+import { resolvePlan } from '../../src/core/door';
+import type { ToolInvoker } from '../../src/core/invoker';
+import { runPlan } from '../../src/core/runner';
 
 let clock = 0;
 const at = () => ++clock;
@@ -232,5 +235,66 @@ describe('Workflow records data, not references', () => {
     assert.match(workflow.canApply(bad)!, /not plain JSON data/);
     assert.equal(workflow.dispatch(bad), false);
     assert.equal(sink.entries.length, 1);
+  });
+});
+
+describe('Workflow records each event as its JSON', () => {
+  it('what is stored and what the sink is given as text are exactly the JSON round trip of the event, whatever it holds', () => {
+    const texts: string[] = [];
+    const sink = new MemoryLedgerSink();
+    const workflow = new Workflow({ append: (entry, json) => { sink.append(entry); texts.push(json ?? ''); } });
+    const withProto = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;
+    const tricky: Record<string, unknown>[] = [
+      { flat: 'x', n: 1.5, yes: true, nothing: null, gone: undefined },
+      { negativeZero: -0, notANumber: Number.NaN, infinite: Infinity },
+      { nested: { deeper: { deepest: { a: 1 } } }, list: [1, undefined, () => 1] },
+      { when: new Date(0), fn: () => 1, sym: Symbol('s'), '2': 'integer key', b: 'after' },
+      withProto,
+      Object.assign(Object.create(null) as Record<string, unknown>, { bare: 'no prototype' }),
+      { toJSON: () => ({ replaced: true }) },
+    ];
+    tricky.forEach((args, i) => {
+      const event = { type: 'callSent', at: at(), callId: `c${i}`, server: 'alpha', tool: 'echo', entrance: 'call', decision: { by: 'user', what: 'test', extra: undefined }, args } as WorkflowEvent;
+      assert.ok(workflow.dispatch(event), `event ${i} was refused`);
+      const stored = sink.entries[i]!;
+      const expected = JSON.parse(JSON.stringify({ seq: i + 1, event })) as unknown;
+      assert.deepEqual(stored, expected, `event ${i} is not stored as its JSON`);
+      assert.deepEqual(JSON.parse(texts[i]!), expected, `event ${i}'s text is not its JSON`);
+      assert.equal(Object.getPrototypeOf(stored.event), Object.prototype);
+    });
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'a "__proto__" key stays data');
+    assert.deepEqual(Object.keys((sink.entries[4]!.event as { args: object }).args), ['__proto__', 'plain']);
+  });
+});
+
+describe('file ledger: what is on disk when a call leaves', () => {
+  it('each step\'s start and its call record are in the file before the call is sent; the outcome follows after', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plangate-ledger-order-'));
+    try {
+      const file = join(dir, 'ledger.jsonl');
+      const opened = openFileLedger(file);
+      const onDisk: string[][] = [];
+      const trail = () => loadLedger(file).entries.map(({ event }) => `${event.type}${'step' in event && event.step !== undefined ? `#${event.step}` : ''}`);
+      const invoker: ToolInvoker = {
+        catalog: async () => [{ server: 'alpha', tools: ['a', 'b'] }],
+        callTool: async () => {
+          onDisk.push(trail());
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      };
+      const workflow = opened.workflow;
+      assert.ok(workflow.dispatch(received('p1', ['a', 'b'])));
+      assert.ok(await resolvePlan(workflow, invoker, 'p1', { allowCrossServer: true }));
+      assert.ok(workflow.dispatch({ type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(workflow.state, 'p1')!) }));
+      const done = await runPlan(workflow, 'p1', { invoker, classify: () => ({ kind: 'plain' }), host: { confirmStep: async () => true, askUser: async () => undefined, approveNested: async () => false } });
+      assert.equal(done.outcome, 'completed');
+      assert.deepEqual(onDisk[0]!.slice(-2), ['stepStarted#0', 'callSent#0']);
+      assert.deepEqual(onDisk[1]!.slice(-4), ['callEnded', 'stepSucceeded#0', 'stepStarted#1', 'callSent#1']);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(trail().slice(-2), ['callEnded', 'stepSucceeded#1'], 'what had no partner is written by the end of the turn');
+      opened.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
