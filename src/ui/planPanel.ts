@@ -2,10 +2,12 @@ import * as vscode from 'vscode';
 import { assertNever, DisposableBase } from '../core/lifecycle';
 import type { Gate, Received } from '../core/gate';
 import { planTitle } from '../core/present';
-import { rootPlanId, toPlanView } from '../core/planView';
+import { diffPanel } from '../core/present/panelDiff';
+import { PlanPresenter } from '../core/present/planItem';
+import { planBadge } from '../core/present/planWords';
+import { rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
-import type { PlanRecord } from '../core/workflow';
-import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, TouchedGlobView } from '../shared/protocol';
+import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, ToWebview, TouchedGlobView } from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
 import { PanelViewType } from './constants';
 import { panelHtml, panelOptions } from './webviewHtml';
@@ -60,6 +62,13 @@ export class PlanPanel extends DisposableBase {
   private selectedId: string | undefined;
   private postScheduled = false;
   private readonly touchedViews = new Map<string, TouchedGlobView[]>();
+  private readonly presenter = new PlanPresenter();
+  /** Updates of this webview load: `seq` of the last one posted, and the state the webview holds after applying it. */
+  private seq = 0;
+  private sent: PanelState | undefined;
+  /** An update was posted and the webview has not said `applied` yet: changes wait (coalesced) until it does. */
+  private inFlight: ReturnType<typeof setTimeout> | undefined;
+  private dirty = false;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -171,6 +180,7 @@ export class PlanPanel extends DisposableBase {
     this.panel?.dispose();
     this.panel = panel;
     this.ready = false;
+    this.resetUpdates();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'plangate.svg');
     panel.webview.options = panelOptions(this.extensionUri);
     panel.webview.html = panelHtml(panel.webview, this.extensionUri);
@@ -182,6 +192,7 @@ export class PlanPanel extends DisposableBase {
         if (this.panel === panel) {
           this.panel = undefined;
           this.ready = false;
+          this.resetUpdates();
           // A closed panel cannot answer: pending elicitation requests are cancelled, not left hanging.
           for (const item of this.items.filter((i) => i.kind === 'elicit')) (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
           this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit'));
@@ -236,13 +247,59 @@ export class PlanPanel extends DisposableBase {
     });
   }
 
+  /**
+   * Posts what changed, once the current microtask's burst of events is over. At most one update is in flight: while
+   * the webview has not said `applied`, further changes only mark the state dirty, and the next update carries them
+   * all. So however fast a run goes, the webview is never more than one update behind.
+   */
   private schedulePost(): void {
-    if (this.postScheduled) return;
+    this.dirty = true;
+    if (this.postScheduled || this.inFlight) return;
     this.postScheduled = true;
     queueMicrotask(() => {
       this.postScheduled = false;
-      if (this.panel && this.ready) void this.panel.webview.postMessage({ type: 'state', state: this.snapshot() });
+      this.post();
     });
+  }
+
+  private post(): void {
+    if (!this.panel || !this.ready || this.inFlight || !this.dirty) return;
+    this.dirty = false;
+    const state = this.snapshot();
+    let message: ToWebview;
+    if (!this.sent) message = { type: 'state', seq: ++this.seq, state };
+    else {
+      const patch = diffPanel(this.sent, state);
+      if (!patch) return;
+      message = { type: 'patch', seq: ++this.seq, patch };
+    }
+    this.sent = state;
+    const panel = this.panel;
+    // A webview that never answers (it is being disposed) must not stop updates for good: after a while the next
+    // update is a snapshot, which applies whatever the webview holds.
+    this.inFlight = setTimeout(() => {
+      if (this.panel !== panel) return;
+      this.inFlight = undefined;
+      this.sent = undefined;
+      this.post();
+    }, 5_000);
+    void panel.webview.postMessage(message);
+  }
+
+  /** The webview applied update `seq`: the next one may go. */
+  private applied(seq: number): void {
+    if (seq !== this.seq || !this.inFlight) return;
+    clearTimeout(this.inFlight);
+    this.inFlight = undefined;
+    if (this.dirty) this.schedulePost();
+  }
+
+  /** The next update is a snapshot (a new webview load, or one that lost track). */
+  private resetUpdates(): void {
+    if (this.inFlight) clearTimeout(this.inFlight);
+    this.inFlight = undefined;
+    this.sent = undefined;
+    this.schedulePost();
   }
 
   /** The snapshot the webview renders. */
@@ -255,7 +312,7 @@ export class PlanPanel extends DisposableBase {
       switch (model.kind) {
         case 'plan': {
           const record = state.plans[model.planId];
-          const view = toPlanView(state, model.planId, {
+          const view = this.presenter.present(state, model.planId, {
             touched: this.touchedViews.get(model.planId),
             pending: gate.pending,
             readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
@@ -307,7 +364,14 @@ export class PlanPanel extends DisposableBase {
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        this.schedulePost();
+        this.seq = 0;
+        this.resetUpdates();
+        return;
+      case 'applied':
+        this.applied(message.seq);
+        return;
+      case 'resync':
+        this.resetUpdates();
         return;
       case 'select':
         this.selectedId = message.itemId;
@@ -451,10 +515,4 @@ async function openLink(target: string): Promise<void> {
   }
   const go = await vscode.window.showWarningMessage('Open a link that a server supplied?', { modal: true, detail: uri.toString(true) }, 'Open');
   if (go === 'Open') await vscode.env.openExternal(uri);
-}
-
-/** A plan's state in the switcher, in the words the panel uses. */
-function planBadge(record: PlanRecord): string {
-  if (record.phase !== 'finished') return { awaiting_approval: 'awaiting approval', executing: 'running', follow_up: 'follow-up', blocked: 'blocked' }[record.phase];
-  return { completed: 'completed', rejected: 'rejected', stopped: 'stopped', cancelled: 'cancelled', not_ok: record.plan.status, replaced: 'replaced' }[record.outcome ?? 'completed'];
 }
