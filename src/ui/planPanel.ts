@@ -5,7 +5,7 @@ import { planTitle } from '../core/present';
 import { diffPanel } from '../core/present/panelDiff';
 import { PlanPresenter } from '../core/present/planItem';
 import { planBadge } from '../core/present/planWords';
-import { rootPlanId } from '../core/planView';
+import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
 import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, ToWebview, TouchedGlobView } from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
@@ -85,7 +85,11 @@ export class PlanPanel extends DisposableBase {
     this._register(gate.onDidChange(() => this.schedulePost()));
     this._register(services.files.onDidChange(() => this.schedulePost()));
     this._register(services.collect.onDidChange(() => this.schedulePost()));
-    this._register(services.onDidChangeServers(() => { if (this.items.some((i) => i.kind === 'plan')) this.schedulePost(); }));
+    this._register(services.onDidChangeServers(() => {
+      // A server's tools changed: the steps' hints may have too.
+      this.presenter.invalidateHints();
+      if (this.items.some((i) => i.kind === 'plan')) this.schedulePost();
+    }));
     this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
       deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
     }));
@@ -381,7 +385,11 @@ export class PlanPanel extends DisposableBase {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];
         if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
-        if (item?.kind === 'plan') { this.services.touched.forget(item.planId); this.touchedViews.delete(item.planId); }
+        if (item?.kind === 'plan') {
+          this.services.touched.forget(item.planId);
+          this.touchedViews.delete(item.planId);
+          this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
+        }
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();

@@ -12,7 +12,7 @@ import type {
 } from '../../shared/protocol';
 import { approvalHash } from '../approval';
 import { outcomeSentence } from '../outcome';
-import { lineage, nestedPlans } from '../planView';
+import { lineage } from '../planView';
 import { stepHint, summarizeHints } from '../toolHints';
 import type { PlanRecord, StepRecord, WorkflowState } from '../workflow';
 import { phaseLabel, progressText, serverStatusLabel, stepStateText } from './planWords';
@@ -33,47 +33,75 @@ export interface PlanItemExtras {
   annotations?: (tool: string, preferredServer: string) => unknown;
 }
 
-interface CachedStep {
-  view: StepView;
+/** What the presenter built for a plan last time, to rebuild only what changed. */
+interface PlanCache {
+  record: PlanRecord;
   editable: boolean;
-  hint: string;
-  prompt: string;
+  hintsVersion: number;
+  withHints: boolean;
+  steps: StepView[];
+  hints: (StepHint | undefined)[];
+  /** The prompt at each step that has one, as JSON. */
+  prompts: Map<number, string>;
+  hintSummary: string;
+  destructive: boolean;
+  /** Nested plans of this plan's steps. */
+  children: string[];
 }
 
-/** Builds plan items' view models, reusing what did not change since the last build. One per panel. */
+/**
+ * Builds plan items' view models, reusing what did not change since the last build. One per panel: it remembers the
+ * last build of each plan, so a run that changes one step per event costs a pass of identity checks over the steps,
+ * not a rebuild of every step's view.
+ */
 export class PlanPresenter {
-  private readonly steps = new WeakMap<StepRecord, CachedStep>();
+  private readonly cache = new Map<string, PlanCache>();
   private readonly hashes = new WeakMap<PlanRecord, string>();
+  private hintsVersion = 0;
+
+  /** The servers' tools changed: every step's hints are looked up again at the next build. */
+  invalidateHints(): void {
+    this.hintsVersion++;
+  }
+
+  /** Forgets a plan item's plans (the item was closed). */
+  forget(planIds: Iterable<string>): void {
+    for (const id of planIds) this.cache.delete(id);
+  }
 
   /** The plan item of top-level plan `rootId` (its nested plans included); undefined when the plan is unknown. */
   present(state: WorkflowState, rootId: string, extras: PlanItemExtras = {}): PlanItemView | undefined {
     const root = state.plans[rootId];
     if (!root) return undefined;
     const readOnly = extras.readOnly ?? false;
-    const records = [root, ...Object.values(nestedPlans(state, rootId))];
-    const ids = new Set(records.map((r) => r.id));
-    const prompts = new Map<string, PendingPrompt>();
-    for (const p of extras.pending ?? []) if (ids.has(p.planId)) prompts.set(`${p.planId}:${p.step}`, p);
+    const prompts = new Map<string, Map<number, PendingPrompt>>();
+    for (const p of extras.pending ?? []) {
+      if (!prompts.has(p.planId)) prompts.set(p.planId, new Map());
+      prompts.get(p.planId)!.set(p.step, p);
+    }
     // One annotation lookup per tool and server per build, not one per step.
-    const hintsSeen = new Map<string, StepHint | undefined>();
+    const hintsSeen = new Map<string, StepHint>();
     const hintOf = (record: PlanRecord, step: StepRecord): StepHint | undefined => {
       if (!extras.annotations || step.call.tool === 'ask_user') return undefined;
       const server = step.server ?? record.origin.server;
       const key = `${step.call.tool}\u0000${server}`;
-      if (!hintsSeen.has(key)) hintsSeen.set(key, stepHint(extras.annotations(step.call.tool, server)));
-      return hintsSeen.get(key);
+      let hint = hintsSeen.get(key);
+      if (!hint) hintsSeen.set(key, hint = stepHint(extras.annotations(step.call.tool, server)));
+      return hint;
     };
     const plans: Record<string, PlanView> = {};
-    for (const record of records) {
-      const hints = record.steps.map((s) => hintOf(record, s));
-      const steps = record.steps.map((s, i) => this.step(record, s, hints[i], readOnly, prompts.get(`${record.id}:${s.index}`)));
+    const queue = [root];
+    for (let record = queue.shift(); record; record = queue.shift()) {
+      if (Object.hasOwn(plans, record.id)) continue;
+      const c = this.steps(record, readOnly, prompts.get(record.id), extras.annotations !== undefined, hintOf);
       const head = planHead(state, record, {
         ...extras, readOnly,
-        hints: extras.annotations ? record.steps.map((s, i) => (s.call.tool === 'ask_user' ? null : hints[i]!)) : undefined,
+        hintSummary: c.withHints ? { text: c.hintSummary, destructive: c.destructive } : undefined,
         shownHash: record.phase === 'awaiting_approval' ? this.hash(record) : undefined,
         top: record.id === rootId,
       });
-      plans[record.id] = { ...head, steps };
+      plans[record.id] = { ...head, steps: c.steps };
+      for (const id of c.children) if (state.plans[id]) queue.push(state.plans[id]);
     }
     return { rootId, plans };
   }
@@ -87,16 +115,68 @@ export class PlanPresenter {
     return hash;
   }
 
-  private step(record: PlanRecord, step: StepRecord, hint: StepHint | undefined, readOnly: boolean, prompt: PendingPrompt | undefined): StepView {
+  /** The plan's step views: those of the last build where the step's record and what the view reads beside it are the same. */
+  private steps(
+    record: PlanRecord, readOnly: boolean, prompts: Map<number, PendingPrompt> | undefined, withHints: boolean,
+    hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
+  ): PlanCache {
     const editable = record.phase === 'awaiting_approval' && !readOnly;
-    const hintKey = hint ? `${hint.effect}${hint.openWorld ? '+o' : ''}${hint.idempotent ? '+i' : ''}` : '';
-    const promptKey = prompt ? JSON.stringify(prompt) : '';
-    const cached = this.steps.get(step);
-    if (cached && cached.editable === editable && cached.hint === hintKey && cached.prompt === promptKey) return cached.view;
-    const view = stepView(step, hint, editable, prompt);
-    this.steps.set(step, { view, editable, hint: hintKey, prompt: promptKey });
-    return view;
+    const promptKeys = new Map<number, string>();
+    for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
+    const old = this.cache.get(record.id);
+    const whole = !old || old.editable !== editable || old.hintsVersion !== this.hintsVersion || old.withHints !== withHints
+      || old.steps.length !== record.steps.length;
+    if (!whole && old.record === record && sameMap(old.prompts, promptKeys)) return old;
+    const changed = new Set<number>();
+    if (!whole) {
+      if (old.record.steps !== record.steps) {
+        for (let i = 0; i < record.steps.length; i++) if (record.steps[i] !== old.record.steps[i]) changed.add(i);
+      }
+      for (const i of new Set([...old.prompts.keys(), ...promptKeys.keys()])) if (old.prompts.get(i) !== promptKeys.get(i)) changed.add(i);
+    }
+    let steps: StepView[];
+    let hints: (StepHint | undefined)[];
+    let hintsChanged = whole;
+    let childrenChanged = whole;
+    if (whole) {
+      hints = record.steps.map((s) => hintOf(record, s));
+      steps = record.steps.map((s, i) => stepView(s, hints[i], editable, prompts?.get(s.index)));
+    } else {
+      steps = changed.size ? old.steps.slice() : old.steps;
+      hints = old.hints;
+      for (const i of changed) {
+        const step = record.steps[i]!;
+        const hint = hintOf(record, step);
+        if (!sameHint(hint, old.hints[i])) {
+          if (!hintsChanged) hints = hints.slice();
+          hints[i] = hint;
+          hintsChanged = true;
+        }
+        steps[i] = stepView(step, hint, editable, prompts?.get(i));
+        if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
+      }
+    }
+    const summary = hintsChanged || !old
+      ? { text: withHints ? summarizeHints(record.steps.map((s, i) => (s.call.tool === 'ask_user' ? null : hints[i]!))) : '', destructive: hints.some((h) => h?.effect === 'destructive') }
+      : { text: old.hintSummary, destructive: old.destructive };
+    const entry: PlanCache = {
+      record, editable, hintsVersion: this.hintsVersion, withHints, steps, hints, prompts: promptKeys,
+      hintSummary: summary.text, destructive: summary.destructive,
+      children: childrenChanged || !old ? steps.flatMap((s) => (s.childPlanId ? [s.childPlanId] : [])) : old.children,
+    };
+    this.cache.set(record.id, entry);
+    return entry;
   }
+}
+
+function sameHint(a: StepHint | undefined, b: StepHint | undefined): boolean {
+  return a === b || (!!a && !!b && a.effect === b.effect && a.openWorld === b.openWorld && a.idempotent === b.idempotent);
+}
+
+function sameMap(a: Map<number, string>, b: Map<number, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
 }
 
 /** One step's view model. */
@@ -142,7 +222,7 @@ const issue = (i: { code?: unknown; message?: unknown; field?: unknown; hint?: u
 export function planHead(
   state: WorkflowState,
   record: PlanRecord,
-  options: PlanItemExtras & { hints?: (StepHint | null)[]; shownHash?: string; top: boolean },
+  options: PlanItemExtras & { hintSummary?: { text: string; destructive: boolean }; shownHash?: string; top: boolean },
 ): PlanHeadView {
   const plan = record.plan;
   const readOnly = options.readOnly ?? false;
@@ -169,11 +249,10 @@ export function planHead(
   if (record.reapproval && awaiting) head.reapproval = `Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: ${record.reapproval.change}`;
   if (record.approvalNote) head.approvalNote = record.approvalNote;
   if (top && (plan.status === 'ok' || plan.safety)) {
-    const hints = options.hints;
     head.safety = {
       globs: plan.safety?.touches_files ?? [],
-      hintSummary: hints ? summarizeHints(hints) : '',
-      destructive: hints?.some((h) => h?.effect === 'destructive') ?? false,
+      hintSummary: options.hintSummary?.text ?? '',
+      destructive: options.hintSummary?.destructive ?? false,
     };
     if (plan.safety?.writes_code !== undefined) head.safety.writesCode = plan.safety.writes_code;
     if (options.touched) head.safety.touched = options.touched;
