@@ -59,6 +59,8 @@ export function renderPlan(item: PlanItemView): HTMLElement {
  */
 export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps: ReadonlySet<string>): boolean {
   if (!current || current.item.rootId !== item.rootId) return false;
+  // Many rows at once (every step resolved to its server): one render of the whole item is faster than row by row.
+  if (steps.size > 100) return false;
   current.item = item;
   const r = current;
   for (const key of steps) {
@@ -79,10 +81,43 @@ export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps
       if (planId === item.rootId) return false;
       continue;
     }
-    // The step rows stay: only the head around them is built again.
-    replaceKeepingFocus(article, renderPlanBody(plan, r.stepSections.get(planId)));
+    const steps = r.stepSections.get(planId);
+    if (steps && steps.parentElement === article) replaceHead(article, steps, plan);
+    else replaceKeepingFocus(article, renderPlanBody(plan));
   }
   return true;
+}
+
+/**
+ * Builds a plan's head again around its steps section, which stays where it is: the article and its step rows are
+ * not touched, so a head that changes at every step of a long run ("Running step k of n") costs no relayout of the
+ * rows beyond what moved.
+ */
+function replaceHead(article: HTMLElement, steps: HTMLElement, plan: PlanView): void {
+  const marker = h('span', null);
+  const fresh = renderPlanBody(plan, marker);
+  current?.articles.set(plan.id, article);
+  current?.stepSections.set(plan.id, steps);
+  const active = document.activeElement as HTMLElement | null;
+  const focusable = () => Array.from(article.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]')).filter((el) => !steps.contains(el));
+  const inHead = !!active && active !== document.body && article.contains(active) && !steps.contains(active);
+  const id = inHead ? active.id : '';
+  const index = inHead ? focusable().indexOf(active) : -1;
+  const selection = inHead && (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) ? [active.selectionStart, active.selectionEnd] : undefined;
+  for (const child of Array.from(article.children)) if (child !== steps) child.remove();
+  let before = true;
+  for (const child of Array.from(fresh.children)) {
+    if (child === marker) { before = false; continue; }
+    if (before) article.insertBefore(child, steps);
+    else article.append(child);
+  }
+  if (!inHead) return;
+  const el = (id && document.getElementById(id)) || (index >= 0 ? focusable()[index] : undefined);
+  if (!el) return;
+  el.focus({ preventScroll: true });
+  if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+    try { el.setSelectionRange(selection[0], selection[1]); } catch { /* not a text input */ }
+  }
 }
 
 /** Replaces `old` with `fresh`, keeping the focus (and the text selection) inside it where the user had it. */
