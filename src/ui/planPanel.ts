@@ -287,7 +287,14 @@ export class PlanPanel extends DisposableBase {
       this.sent = undefined;
       this.post();
     }, 5_000);
-    void panel.webview.postMessage(message);
+    void panel.webview.postMessage(message).then((delivered) => {
+      // Not delivered (the webview is hidden and unloaded): it will say `ready` when it loads again, and get a snapshot.
+      if (delivered || this.panel !== panel || this.seq !== message.seq) return;
+      if (this.inFlight) clearTimeout(this.inFlight);
+      this.inFlight = undefined;
+      this.sent = undefined;
+      this.dirty = true;
+    });
   }
 
   /** The webview applied update `seq`: the next one may go. */
