@@ -34,6 +34,7 @@ function record(figure) {
   figures.push({ ...figure, meets: figure.value <= figure.target });
   fs.writeFileSync(path.join(runDir(), 'long-plan-figure.json'), JSON.stringify(figures, null, 2));
   console.log(`[e2e long-plan] ${figure.name}: ${figure.value}${figure.unit} (target ≤ ${figure.target}${figure.unit}) ${figure.detail ?? ''}`);
+  if (figure.samples) console.log(`[e2e long-plan] samples (ms since the click: shown / server): ${figure.samples.map((x) => `${x.ms}: ${x.shown}/${x.server}`).join(', ')}`);
 }
 
 /** Asks the fixture for a plan of `steps` steps through Call Tool; returns when the panel shows it and the time it took. */
@@ -112,6 +113,9 @@ test('a 1,000-step plan is ready in the panel within 2× the time of a 3-step pl
   await waitForServerRunning(vs, 'fixture');
   const small = [];
   const big = [];
+  // One round first, not counted: the first plans of a session also pay for loading the webview and warming up.
+  await timeToReady(3);
+  await timeToReady(STEPS);
   for (let i = 0; i < 3; i++) {
     small.push(await timeToReady(3));
     big.push(await timeToReady(STEPS));
@@ -165,7 +169,10 @@ test('a 1,000-step run from the panel: ≤ 2× the CLI, the panel ≤ 1 s behind
 
   const ratio = Number((runMs / median(cli)).toFixed(2));
   record({ name: 'run from the panel / plangate run (whole process)', value: ratio, unit: '×', target: 2, detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)` });
-  record({ name: 'panel behind the call log (most)', value: maxLag, unit: ' ms', target: 1000, detail: `(${samples.length} samples)` });
+  record({
+    name: 'panel behind the call log (most)', value: maxLag, unit: ' ms', target: 1000, detail: `(${samples.length} samples)`,
+    samples: samples.map(({ t, shown }, i) => ({ ms: t - t0, shown, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
+  });
   record({ name: 'extension host memory after the run - before', value: Number((memAfter - memBefore).toFixed(1)), unit: ' MB', target: 50, detail: `(${memBefore} → ${memAfter} MB resident)` });
   assert.ok(samples.length >= 5, `the progress was sampled ${samples.length} times`);
   assert.ok(ratio <= 2, `the run from the panel took ${runMs} ms, ${ratio}× the CLI's ${cli.join('/')} ms`);

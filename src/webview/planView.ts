@@ -59,8 +59,6 @@ export function renderPlan(item: PlanItemView): HTMLElement {
  */
 export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps: ReadonlySet<string>): boolean {
   if (!current || current.item.rootId !== item.rootId) return false;
-  // Many rows at once (every step resolved to its server): one render of the whole item is faster than row by row.
-  if (steps.size > 100) return false;
   current.item = item;
   const r = current;
   for (const key of steps) {
