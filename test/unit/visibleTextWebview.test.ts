@@ -15,6 +15,7 @@ class FakeNode {
   readonly attributes = new Map<string, string>();
   classList = { add() {}, remove() {}, toggle() {} };
   dataset: Record<string, string> = {};
+  style = { setProperty() {} };
   constructor(readonly tagName: string, public data = '') {}
   appendChild(child: FakeNode): FakeNode { this.childNodes.push(child); return child; }
   append(...children: (FakeNode | string)[]): void {
