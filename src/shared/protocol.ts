@@ -340,8 +340,9 @@ export type FromWebview =
   /** The webview has loaded and listens; sent once per load. The extension answers with a snapshot. */
   | { type: 'ready' }
   /**
-   * The webview applied update `seq` (and will render it in the next frame). The extension sends at most one update
-   * it has no `applied` for, so a burst of changes never queues more than one update behind the one being applied.
+   * The webview applied update `seq` (and will render it in the next frame). Until it does, the extension holds the
+   * next update (for at most a quarter of a second) and lets changes coalesce into it, so a burst of changes never
+   * queues more than one update in the extension.
    */
   | { type: 'applied'; seq: number }
   /** The webview holds no state a patch applies to (a patch out of order): the extension sends a snapshot. */

@@ -49,6 +49,8 @@ export interface PanelServices {
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
 const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
+/** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
+const MAX_WAIT_MS = 250;
 
 /**
  * The plan panel: one editor webview showing plans, results and Call Tool forms, one at a time with a
@@ -66,8 +68,11 @@ export class PlanPanel extends DisposableBase {
   /** Updates of this webview load: `seq` of the last one posted, and the state the webview holds after applying it. */
   private seq = 0;
   private sent: PanelState | undefined;
-  /** An update was posted and the webview has not said `applied` yet: changes wait (coalesced) until it does. */
-  private inFlight: ReturnType<typeof setTimeout> | undefined;
+  /** The last update the webview said it applied, and when the last update was posted. */
+  private acked = 0;
+  private postedAt = 0;
+  /** A post waiting for the webview's `applied` (or for MAX_WAIT_MS) while changes coalesce. */
+  private waitTimer: ReturnType<typeof setTimeout> | undefined;
   private dirty = false;
 
   constructor(
@@ -252,13 +257,14 @@ export class PlanPanel extends DisposableBase {
   }
 
   /**
-   * Posts what changed, once the current microtask's burst of events is over. At most one update is in flight: while
-   * the webview has not said `applied`, further changes only mark the state dirty, and the next update carries them
-   * all. So however fast a run goes, the webview is never more than one update behind.
+   * Posts what changed, once the current microtask's burst of events is over. While the webview has not said `applied`
+   * for the last update, changes only mark the state dirty and the next update carries them all; it goes when the
+   * webview answers, or after MAX_WAIT_MS (a webview answering slowly still sees progress). So however fast a run goes,
+   * at most one update waits in the extension, and few are ever on their way.
    */
   private schedulePost(): void {
     this.dirty = true;
-    if (this.postScheduled || this.inFlight) return;
+    if (this.postScheduled || this.waitTimer) return;
     this.postScheduled = true;
     queueMicrotask(() => {
       this.postScheduled = false;
@@ -267,10 +273,18 @@ export class PlanPanel extends DisposableBase {
   }
 
   private post(): void {
-    if (!this.panel || !this.ready || this.inFlight || !this.dirty) return;
+    if (!this.panel || !this.ready || !this.dirty || this.waitTimer) return;
+    const wait = this.seq > this.acked ? MAX_WAIT_MS - (Date.now() - this.postedAt) : 0;
+    if (wait > 0) {
+      this.waitTimer = setTimeout(() => {
+        this.waitTimer = undefined;
+        this.post();
+      }, wait);
+      return;
+    }
     this.dirty = false;
     const state = this.snapshot();
-    let message: ToWebview;
+    let message: Extract<ToWebview, { seq: number }>;
     if (!this.sent) message = { type: 'state', seq: ++this.seq, state };
     else {
       const patch = diffPanel(this.sent, state);
@@ -278,38 +292,34 @@ export class PlanPanel extends DisposableBase {
       message = { type: 'patch', seq: ++this.seq, patch };
     }
     this.sent = state;
+    this.postedAt = Date.now();
     const panel = this.panel;
-    // A webview that never answers (it is being disposed) must not stop updates for good: after a while the next
-    // update is a snapshot, which applies whatever the webview holds.
-    this.inFlight = setTimeout(() => {
-      if (this.panel !== panel) return;
-      this.inFlight = undefined;
-      this.sent = undefined;
-      this.post();
-    }, 5_000);
     void panel.webview.postMessage(message).then((delivered) => {
-      // Not delivered (the webview is hidden and unloaded): it will say `ready` when it loads again, and get a snapshot.
+      // Not delivered (the webview is hidden and unloaded): it says `ready` when it loads again, and gets a snapshot.
       if (delivered || this.panel !== panel || this.seq !== message.seq) return;
-      if (this.inFlight) clearTimeout(this.inFlight);
-      this.inFlight = undefined;
       this.sent = undefined;
+      this.acked = this.seq;
       this.dirty = true;
     });
   }
 
-  /** The webview applied update `seq`: the next one may go. */
+  /** The webview applied update `seq`: the next one may go at once. */
   private applied(seq: number): void {
-    if (seq !== this.seq || !this.inFlight) return;
-    clearTimeout(this.inFlight);
-    this.inFlight = undefined;
+    if (seq <= this.acked || seq > this.seq) return;
+    this.acked = seq;
+    if (this.waitTimer) {
+      clearTimeout(this.waitTimer);
+      this.waitTimer = undefined;
+    }
     if (this.dirty) this.schedulePost();
   }
 
-  /** The next update is a snapshot (a new webview load, or one that lost track). */
+  /** The next update is a snapshot (a new webview load, or one that lost track), sent without waiting. */
   private resetUpdates(): void {
-    if (this.inFlight) clearTimeout(this.inFlight);
-    this.inFlight = undefined;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
     this.sent = undefined;
+    this.acked = this.seq;
     this.schedulePost();
   }
 
@@ -375,7 +385,6 @@ export class PlanPanel extends DisposableBase {
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        this.seq = 0;
         this.resetUpdates();
         return;
       case 'applied':

@@ -19,6 +19,8 @@ let seq = 0;
 /** What changed since the last render; `undefined`: nothing to render. */
 let pending: PanelChanges | undefined;
 let scheduled = false;
+/** A snapshot was asked for: patches until it comes are dropped. */
+let resyncing = false;
 
 function assertNever(value: never, what: string): never {
   throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
@@ -109,6 +111,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'state':
+      resyncing = false;
       latest = message.state;
       seq = message.seq;
       post({ type: 'applied', seq });
@@ -117,8 +120,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'patch': {
       const applied = latest && message.seq === seq + 1 ? applyPatch(latest, message.patch) : undefined;
       if (!applied) {
-        // Out of order, or for an item that is not the one held: only a snapshot can put this right.
-        post({ type: 'resync' });
+        // Out of order, or for an item that is not the one held: only a snapshot can put this right (asked once).
+        if (!resyncing) post({ type: 'resync' });
+        resyncing = true;
         break;
       }
       latest = applied.state;
