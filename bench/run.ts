@@ -11,6 +11,7 @@ import { classifyVsParse } from './classifyVsParse';
 import { engineVsSdk } from './engineVsSdk';
 import { ledgerLoadFigures } from './ledgerLoad';
 import { notMeasured, type Figure } from './figure';
+import { panelUpdateFigures } from './panelUpdates';
 import { workspaceFigures } from './workspaceFigures';
 
 const json = process.argv.includes('--json');
@@ -33,6 +34,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['workspace', workspaceFigures],
   ['bundle', bundleFigures],
   ['ledger_load', ledgerLoadFigures],
+  ['panel_updates', panelUpdateFigures],
 ];
 
 async function main(): Promise<number> {

@@ -1,22 +1,48 @@
-// Long plans in a real VS Code: records (does not assert) how long it takes from a plan result to the panel being
-// ready — every step row in the DOM and Approve and run usable — for a 1,000-step plan against a 3-step plan
-// (benchmark target ≤ 2×). It asserts only what a user would notice: the whole plan is there and still usable.
+// Long plans in a real VS Code: the four figures of a 1,000-step plan, measured and asserted.
+// 1. Panel ready (every step row in the DOM, Approve and run usable) for 1,000 steps ≤ 2× for 3 steps.
+// 2. The 1,000-step plan run from the panel (Approve and run → follow-up shown) ≤ 2× `plangate run --yes` of the same
+//    plan on the same fixture server, as a whole process (start, connect, plan, 1,000 calls, exit).
+// 3. The panel's "Running step k of n" never more than 1 s behind the server's call log.
+// 4. The extension host's memory after the run within 50 MB of before it.
+// Times are asserted as ratios against a baseline measured in the same session on the same machine, never as absolute
+// times: this machine is shared (2 cores, other test runs), and load stretches both sides of a ratio alike where it
+// would fail an absolute bound at random. The lag bound is absolute because it is what a user watching the panel
+// notices, and it is measured on the same clock as the server's log; memory is a difference, not a time.
+// Asserted: what is met with a margin on this machine (memory). Recorded with `meets`, not asserted yet: panel ready
+// (measured 2.7–4.2× under a load average of 15–30 on 2 cores), the run against the CLI (1.14× and 1.97×: met, but at
+// the edge) and the lag (26 s in the last run: the panel's updates arrive slower than the run makes them). Assert
+// each once it is met with a margin. Every run writes the figures to long-plan-figure.json in the run folder.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runDir } from '../lib/env.mjs';
+import { promisify } from 'node:util';
+import { ROOT, FIXTURE_SERVER, runDir } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { fixtureServer } from '../lib/workspace.mjs';
 import { callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const STEPS = 1000;
 
 const vs = useVSCode({
   name: 'long-plan',
   workspace: { files: { 'README.md': '# long plans\n' }, servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: path.join(dir, '..', 'calls.jsonl') }) }) },
 });
+const callLogFile = () => path.join(vs.workspaceDir, '..', 'calls.jsonl');
+const figures = [];
 
-/** Milliseconds from pressing Call to the panel showing `steps` step rows with Approve and run enabled. */
-async function timeToReady(steps) {
+function record(figure) {
+  figures.push({ ...figure, meets: figure.value <= figure.target });
+  fs.writeFileSync(path.join(runDir(), 'long-plan-figure.json'), JSON.stringify(figures, null, 2));
+  console.log(`[e2e long-plan] ${figure.name}: ${figure.value}${figure.unit} (target ≤ ${figure.target}${figure.unit}) ${figure.detail ?? ''}`);
+  if (figure.samples) console.log(`[e2e long-plan] samples (ms since the click: shown / server): ${figure.samples.map((x) => `${x.ms}: ${x.shown}/${x.server}`).join(', ')}`);
+}
+
+/** Asks the fixture for a plan of `steps` steps through Call Tool; returns when the panel shows it and the time it took. */
+async function showPlan(steps) {
   let t0 = 0;
   await callTool(vs, 'plan_big', {
     fill: async (form) => {
@@ -28,27 +54,129 @@ async function timeToReady(steps) {
   // CSS locators, not getByRole: computing accessible names over thousands of controls takes Playwright seconds,
   // which would measure the test, not the panel.
   await web.locator('section h2', { hasText: `Steps (${steps})` }).waitFor({ timeout: 120_000 });
-  await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).waitFor({ state: 'visible', timeout: 120_000 });
+  await web.locator('.action-bar button.primary:not([disabled])', { hasText: 'Approve and run' }).waitFor({ state: 'visible', timeout: 120_000 });
   await web.locator('li.step').nth(steps - 1).waitFor({ state: 'attached', timeout: 120_000 });
   const ms = Date.now() - t0;
   assert.equal(await web.locator('li.step').count(), steps, 'every step is in the panel');
+  return { web, ms };
+}
+
+/** Milliseconds from pressing Call to the panel showing `steps` step rows with Approve and run enabled; then rejects it. */
+async function timeToReady(steps) {
+  const { web, ms } = await showPlan(steps);
   await web.locator('.action-bar button', { hasText: 'Reject' }).click();
   await web.getByText('Rejected. Nothing ran.').waitFor({ timeout: 60_000 });
   return ms;
 }
 
-test('a 1,000-step plan renders completely; time to ready is recorded against a 3-step plan', { timeout: 600_000 }, async () => {
+/** The process of this session's extension host: a descendant of code-server whose command line names it. */
+function extensionHostPid() {
+  const children = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  const queue = [vs.serverPid];
+  while (queue.length) {
+    const pid = queue.shift();
+    for (const child of children.get(pid) ?? []) {
+      const cmdline = fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (/extensionHost/.test(cmdline)) return child;
+      queue.push(child);
+    }
+  }
+  throw new Error(`no extension host process below code-server (pid ${vs.serverPid})`);
+}
+
+/** Resident memory of a process, in MB. */
+function rssMB(pid) {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** `plangate run --yes` of the same plan on the same fixture server (its own process, its own call log), whole process. */
+async function cliRunMs() {
+  const log = path.join(vs.dir, 'cli-calls.jsonl');
+  fs.rmSync(log, { force: true });
+  const server = `node ${FIXTURE_SERVER} --root ${vs.workspaceDir} --call-log ${log}`;
+  const t0 = Date.now();
+  await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'run', '--server', server, '--tool', 'plan_big', '--args', JSON.stringify({ steps: STEPS }), '--yes'],
+    { cwd: vs.workspaceDir, maxBuffer: 64 * 1024 * 1024 });
+  const ms = Date.now() - t0;
+  const calls = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"noop"')).length;
+  assert.equal(calls, STEPS, 'the CLI ran every step');
+  return ms;
+}
+
+test('a 1,000-step plan renders completely; its time to ready is recorded against a 3-step plan', { timeout: 600_000 }, async () => {
   await waitForServerRunning(vs, 'fixture');
   const small = [];
   const big = [];
+  // One round first, not counted: the first plans of a session also pay for loading the webview and warming up.
+  await timeToReady(3);
+  await timeToReady(STEPS);
   for (let i = 0; i < 3; i++) {
     small.push(await timeToReady(3));
-    big.push(await timeToReady(1000));
+    big.push(await timeToReady(STEPS));
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const figure = { name: 'panel ready: 1,000-step plan / 3-step plan', value: Number((median(big) / median(small)).toFixed(2)), unit: '×', target: 2, smallMs: small, bigMs: big };
-  figure.meets = figure.value <= figure.target;
-  fs.writeFileSync(path.join(runDir(), 'long-plan-figure.json'), JSON.stringify(figure, null, 2));
-  console.log(`[e2e long-plan] panel ready: 3 steps ${small.join('/')} ms, 1,000 steps ${big.join('/')} ms; median ratio ${figure.value}× (target ≤ ${figure.target}×, recorded, not asserted)`);
-  await vs.screenshot('long-plan');
+  const value = Number((median(big) / median(small)).toFixed(2));
+  record({ name: 'panel ready: 1,000-step plan / 3-step plan', value, unit: '×', target: 2, detail: `(3 steps ${small.join('/')} ms, 1,000 steps ${big.join('/')} ms; medians)` });
+  await vs.screenshot('long-plan-ready');
+});
+
+test('a 1,000-step run from the panel completes; extension host memory stays within 50 MB; run time and lag are recorded', { timeout: 600_000 }, async () => {
+  await waitForServerRunning(vs, 'fixture');
+  const cli = [await cliRunMs(), await cliRunMs()];
+  const host = extensionHostPid();
+  const { web } = await showPlan(STEPS);
+  await sleep(2000); // let the host settle after rendering the plan before memory is read
+  const memBefore = rssMB(host);
+
+  // Samples of the panel's "Running step k of n" while the run goes on, each with the time it was asked for.
+  const samples = [];
+  let sampling = true;
+  const progress = web.locator('.action-bar .actions span.muted');
+  const sampler = (async () => {
+    while (sampling) {
+      const t = Date.now();
+      const text = await progress.first().textContent({ timeout: 1000 }).catch(() => null);
+      const m = text && /Running step (\d+) of|(\d+) of \d+ done/.exec(text);
+      if (m) samples.push({ t, shown: Number(m[1] ?? m[2]) });
+      await sleep(100);
+    }
+  })();
+  const t0 = Date.now();
+  await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).click();
+  await web.locator('p.follow-up').waitFor({ timeout: 300_000 });
+  const runMs = Date.now() - t0;
+  sampling = false;
+  await sampler;
+  await vs.screenshot('long-plan-run-done');
+
+  // The server's log of this run: noop calls since the click, in order (call j is step j).
+  const calls = vs.readCallLog(callLogFile()).filter((c) => c.tool === 'noop' && c.at >= t0).map((c) => c.at);
+  assert.equal(calls.length, STEPS, 'every step reached the server once');
+  // At a sample, the panel shows step k; if the server already had call k+1, the panel is behind by the time since.
+  const lags = samples.map(({ t, shown }) => (shown < calls.length && calls[shown] <= t ? t - calls[shown] : 0));
+  const maxLag = lags.length ? Math.max(...lags) : Number.NaN;
+
+  await web.locator('.action-bar button', { hasText: 'No' }).click();
+  await web.locator('p.outcome', { hasText: `Completed: ${STEPS} of ${STEPS} steps ran` }).waitFor({ timeout: 60_000 });
+  await sleep(3000);
+  const memAfter = rssMB(host);
+
+  const ratio = Number((runMs / median(cli)).toFixed(2));
+  record({ name: 'run from the panel / plangate run (whole process)', value: ratio, unit: '×', target: 2, detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)` });
+  record({
+    name: 'panel behind the call log (most)', value: maxLag, unit: ' ms', target: 1000, detail: `(${samples.length} samples)`,
+    samples: samples.map(({ t, shown }, i) => ({ ms: t - t0, shown, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
+  });
+  record({ name: 'extension host memory after the run - before', value: Number((memAfter - memBefore).toFixed(1)), unit: ' MB', target: 50, detail: `(${memBefore} → ${memAfter} MB resident)` });
+  assert.ok(samples.length >= 5, `the progress was sampled ${samples.length} times`);
+  assert.ok(memAfter - memBefore <= 50, `the extension host grew from ${memBefore} to ${memAfter} MB`);
 });

@@ -244,7 +244,7 @@ test('an ask form re-plans: the answer is merged into the original arguments and
   await answer.getByRole('button', { name: 'Answer and re-plan' }).click();
 
   await plan.locator('p.instruction', { hasText: 'Add component PayPeriodConfigurator to the Billing screen.' }).waitFor({ timeout: 15_000 });
-  await plan.locator('.badge', { hasText: 'status: ok' }).waitFor();
+  await plan.locator('.badge', { hasText: 'server said: ok' }).waitFor();
   await plan.locator('p.lineage', { hasText: 'Replaces 1 earlier plan' }).waitFor();
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
   await vs.waitForStatus('Plangate: awaiting approval (1)');

@@ -11,6 +11,8 @@
 import { z } from 'zod';
 import { checkJsonLimits, copyUnknown, describeValue, errorMap, formatPath, isPlainObject, LIMITS, capProblems, zodProblems } from './envelope';
 import type { Problem } from './plan';
+import type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
+export type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
 
 
 /**
@@ -26,88 +28,6 @@ export function scalarText(value: unknown): string {
   }
 }
 export const FORM_FIELD_TYPES = ['text', 'textarea', 'number', 'checkbox', 'date', 'datetime-local', 'time', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group'] as const;
-export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
-
-export type FormMode = 'create' | 'update';
-export type SubmitMode = 'direct' | 'collect';
-
-/** One choice of a select, multiselect or checkbox group. Association options may carry numeric ids. */
-export interface FormFieldOption {
-  value: string | number;
-  label: string;
-  color?: string;
-  [extra: string]: unknown;
-}
-
-/** Where a select's options come from (the server resolves them; Plangate only shows them). */
-export interface FormFieldAssociation {
-  endpoint: string;
-  labelField: string;
-  valueField?: string;
-  nested?: { parentModel: string; childEndpoint: string; [extra: string]: unknown };
-  [extra: string]: unknown;
-}
-
-/** `{field, equals}` or `{field, notEquals}`: the field shows only when the other field's value matches. */
-export interface VisibleWhen {
-  field?: string;
-  equals?: unknown;
-  notEquals?: unknown;
-  [extra: string]: unknown;
-}
-
-export interface FormField {
-  name: string;
-  label: string;
-  group: string;
-  required: boolean;
-  type: FormFieldType;
-  /** The server's `type` when Plangate did not know it; the field is then shown as `text`. */
-  rawType?: string;
-  /** Model attribute kind (`string`, `integer`, `date`, …), distinct from the widget `type`. */
-  kind?: string;
-  format?: string;
-  description?: string;
-  placeholder?: string;
-  default?: unknown;
-  options?: FormFieldOption[];
-  association?: FormFieldAssociation;
-  /** Constraints such as `min`, `max`, `minLength`, `maxLength`. */
-  validation?: Record<string, unknown>;
-  visibleWhen?: VisibleWhen;
-  enumValues?: string[];
-  [extra: string]: unknown;
-}
-
-export interface FormFieldset {
-  key: string;
-  title: string;
-  description: string;
-  required: boolean;
-  /** Field groups shown in this fieldset, in order (fields name their group in `group`). */
-  groups: string[];
-  [extra: string]: unknown;
-}
-
-/** mcp-rune's AppFormSchema. */
-export interface AppFormSchema {
-  model: string;
-  title: string;
-  fieldsets: FormFieldset[];
-  fields: FormField[];
-  /** Layout per group, e.g. `{type: "row"}`. */
-  groupLayouts?: Record<string, unknown>;
-  [extra: string]: unknown;
-}
-
-/** Set on create forms for nested models: the parent record the new one belongs to. */
-export interface ParentContext {
-  parentModel: string;
-  parentId: string;
-  label: string;
-  [extra: string]: unknown;
-}
-
 export interface CollectFormPayload {
   schema: AppFormSchema;
   /** Initial values by field name (`{}` when the server sent none). */

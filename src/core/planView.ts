@@ -1,10 +1,7 @@
 /**
- * What the plan panel shows for one plan, computed from the workflow state: the record, its nested plans,
- * its lineage and the prompts waiting on the user. Pure, so it is unit-tested without a webview.
+ * A plan's place among the others: its top-level plan, its nested plans and its lineage of re-plans. Pure; the
+ * panel's view models are built from these in present/planItem.ts.
  */
-import type { ChangeView, PendingPrompt, PlanView, PredictedView, TouchedGlobView } from '../shared/protocol';
-import { approvalHash } from './approval';
-import { stepHint } from './toolHints';
 import { planTitle } from './present';
 import type { PlanRecord, WorkflowState } from './workflow';
 
@@ -47,32 +44,4 @@ export function lineage(state: WorkflowState, planId: string): { id: string; tit
     id = state.plans[id].replacesId;
   }
   return out;
-}
-
-export function toPlanView(
-  state: WorkflowState,
-  planId: string,
-  extras: {
-    touched?: TouchedGlobView[]; pending?: readonly PendingPrompt[]; readOnly?: boolean; predicted?: PredictedView[]; changes?: ChangeView[];
-    /** The annotations of `tool` as the server a step would run on offers it (undefined: no hints, or not offered). */
-    annotations?: (tool: string, preferredServer: string) => unknown;
-  } = {},
-): PlanView | undefined {
-  const record = state.plans[planId];
-  if (!record) return undefined;
-  const children = nestedPlans(state, planId);
-  const ids = new Set([planId, ...Object.keys(children)]);
-  return {
-    record,
-    children,
-    touched: extras.touched,
-    predicted: extras.predicted,
-    changes: extras.changes,
-    lineage: lineage(state, planId),
-    hints: extras.annotations && Object.fromEntries([record, ...Object.values(children)].map((p) => [p.id, p.steps.map((step) =>
-      step.call.tool === 'ask_user' ? null : stepHint(extras.annotations!(step.call.tool, step.server ?? p.origin.server)))])),
-    pending: (extras.pending ?? []).filter((p) => ids.has(p.planId)),
-    readOnly: extras.readOnly ?? false,
-    approvalHashes: Object.fromEntries([record, ...Object.values(children)].filter((p) => p.phase === 'awaiting_approval').map((p) => [p.id, approvalHash(p)])),
-  };
 }

@@ -8,7 +8,9 @@
  * workflow.ts delegates its submission events here ({@link canApplySubmission}, {@link reduceSubmissions}); this
  * module never touches plans. Everything server-supplied is untrusted data: nothing here throws on bad input.
  */
+import type { ControlValue, FieldChange } from '../shared/forms';
 import { visibleText } from '../shared/visibleText';
+export type { ControlValue, FieldChange } from '../shared/forms';
 import { sameJson } from './json';
 import type { CollectError } from './classify';
 import { formSubmission, isFieldVisible, scalarText, toFieldValue, validateFormValues, type CollectFormPayload, type FormField } from './collectForm';
@@ -274,8 +276,6 @@ export function submissionEventProblem(e: Record<string, unknown>): string | und
 // ---------------------------------------------------------------------------------------------------------------
 // Reading the form
 
-/** What a form control holds: text for inputs and selects, a boolean for a checkbox, the chosen values of a group. */
-export type ControlValue = string | boolean | string[];
 
 /** The value a field starts with: the staged value, else the form's default (the current record when editing), else the field's. */
 export function initialValue(form: CollectFormPayload, field: FormField, staged?: Record<string, unknown>): unknown {
@@ -381,19 +381,6 @@ export function parseStagedEntry(result: ToolResult | undefined): { kind: 'entry
   return { kind: 'missing', message: typeof value.message === 'string' ? value.message : 'no staged entry' };
 }
 
-/** One row of the staged review. */
-export interface FieldChange {
-  name: string;
-  label: string;
-  /** The current value (update forms: the record as the form showed it); undefined for a create. */
-  before?: unknown;
-  /** The staged value; `null` when the field is cleared, undefined when it is not in the entry. */
-  after?: unknown;
-  /** Update: the value differs from the current one. Create: the field has a value. */
-  changed: boolean;
-  /** Not one of the form's fields (the server's entry holds it anyway). */
-  extra?: boolean;
-}
 
 /**
  * The staged values field by field, in the form's order, against the current values: for an update each field's

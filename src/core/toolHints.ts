@@ -5,16 +5,8 @@
  * which may destroy data. Pure functions.
  */
 
-/** The step's effect as its tool declares it; `unknown` when the tool gives no hint (or is not found). */
-export type StepEffect = 'read' | 'write' | 'destructive' | 'unknown';
-
-export interface StepHint {
-  effect: StepEffect;
-  /** The tool says it reaches outside systems (`openWorldHint: true`). */
-  openWorld: boolean;
-  /** The tool says calling it twice does no more than once (`idempotentHint: true`); only for tools that change things. */
-  idempotent: boolean;
-}
+import type { StepEffect, StepHint } from '../shared/protocol';
+export type { StepEffect, StepHint } from '../shared/protocol';
 
 const NO_HINT: StepHint = { effect: 'unknown', openWorld: false, idempotent: false };
 const HINT_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;

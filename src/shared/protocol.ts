@@ -1,14 +1,13 @@
 /**
  * The one message protocol between the extension and the Plangate panel webview.
  *
- * The extension owns all state and posts snapshots (`state`); the webview renders them and posts intents.
- * Intents that can fail carry an `id` that the extension's `reply` echoes. The webview posts `ready` first;
- * the extension posts nothing before it. Both sides switch exhaustively over these unions.
+ * A leaf: it imports nothing from the rest of `src/` but its sibling `forms.ts`. The extension owns all state and
+ * sends view models that core builds (core/present): the webview renders what it is sent, never a reducer record.
+ * The webview posts `ready` first; the extension answers with one snapshot (`state`), then patches (`patch`) that the
+ * webview applies to its copy (shared/panelPatch.ts). Intents that can fail carry an `id` that the extension's `reply`
+ * echoes. Both sides switch exhaustively over these unions.
  */
-import type { PlanRecord } from '../core/workflow';
-import type { StepHint } from '../core/toolHints';
-import type { ToolResult } from '../core/toolResult';
-import type { ControlValue, FieldChange, SubmissionRecord } from '../core/submissions';
+import type { CollectFormSchemaView, ControlValue, FieldChange } from './forms';
 
 /** A glob of `safety.touches_files` resolved in the workspace. */
 export interface TouchedGlobView {
@@ -63,30 +62,152 @@ export interface AskFieldView {
   options?: string[];
 }
 
-/** A plan as the panel shows it: the record, its nested plans, and what the extension resolved around it. */
-export interface PlanView {
-  record: PlanRecord;
-  /** Nested plans of this plan (any depth), by id. */
-  children: Record<string, PlanRecord>;
-  /** `safety.touches_files`, resolved; undefined while resolving. */
-  touched?: TouchedGlobView[];
-  /** Predicted file changes (before approval); undefined while predicting. */
-  predicted?: PredictedView[];
-  /** Actual file changes (after a run); undefined before the run or while computing. */
-  changes?: ChangeView[];
-  /** Plans this one replaced, oldest first (lineage of re-plans). */
+/** The step's effect as its tool declares it (MCP annotations); `unknown` when the tool gives no hint. */
+export type StepEffect = 'read' | 'write' | 'destructive' | 'unknown';
+
+/** What a step's tool says about itself through its MCP annotations: the server's hints, not guarantees. */
+export interface StepHint {
+  effect: StepEffect;
+  /** The tool says it reaches outside systems (`openWorldHint: true`). */
+  openWorld: boolean;
+  /** The tool says calling it twice does no more than once (`idempotentHint: true`); only for tools that change things. */
+  idempotent: boolean;
+}
+
+/** A plan's phase (the MCPFlow state machine; `finished`: the plan is history, see its outcome). */
+export type PlanPhaseView = 'awaiting_approval' | 'executing' | 'follow_up' | 'blocked' | 'finished';
+/** How a finished plan ended. */
+export type PlanOutcomeView = 'completed' | 'rejected' | 'stopped' | 'cancelled' | 'not_ok' | 'replaced';
+/** A step's state. */
+export type StepStateView = 'pending' | 'awaiting_confirm' | 'running' | 'ok' | 'failed' | 'skipped' | 'not_run' | 'unknown';
+
+/** One step as the panel shows it. Built by core (core/present/planItem.ts); the webview adds no wording of its own. */
+export interface StepView {
+  /** 0-based position in the plan. */
+  index: number;
+  /** The step's label, else its tool. */
+  label: string;
+  tool: string;
+  /** The label is not the tool's name: show the tool beside it. */
+  hasLabel: boolean;
+  state: StepStateView;
+  /** The state in the panel's words ("pending", "awaiting confirmation", …). */
+  stateText: string;
+  /** Resolved server (undefined: not yet, or a step that is no server tool). */
+  server?: string;
+  /** The tool is not on the issuing server and runs on `server`. */
+  crossServer: boolean;
+  /** Why no server offers the tool. */
+  unresolved?: string;
+  /** The tool's hints; undefined without hints, or for a step that is no server tool. */
+  hint?: StepHint;
+  /** The step asks the user to confirm before it runs. */
+  confirm: boolean;
+  /** An `ask_user` step: answered in the panel, never sent to a server. */
+  asksUser: boolean;
+  /** The user changed the arguments. */
+  edited: boolean;
+  /** The user asked to skip it before approval. */
+  skipRequested: boolean;
+  /** Before approval: the step can be marked Skip, and its arguments edited. */
+  editable: boolean;
+  progress?: { progress: number; total?: number; message?: string };
+  error?: string;
+  /** The result's text, when the step is ok. */
+  summary?: string;
+  /** The arguments it runs (or ran) with: sent once. */
+  args: Record<string, unknown>;
+  /** What the server proposed: only when the user edited the arguments (for the diff and Restore proposed). */
+  proposedArgs?: Record<string, unknown>;
+  /** What the runner waits for the user to answer at this step. */
+  prompt?: PendingPrompt;
+  /** The nested plan this step's result produced (in the item's `plans`). */
+  childPlanId?: string;
+}
+
+/** An issue of the envelope (`errors`, `warnings`) as the server wrote it. */
+export interface IssueView {
+  code?: string;
+  message: string;
+  field?: string;
+  hint?: string;
+  recoverable?: boolean;
+}
+
+/** The decision area under a plan: what the user can do now. */
+export type PlanActionsView =
+  /** `resolving`: each step's server is not known yet (Approve waits). `shownHash`: the approval hash of what is shown. */
+  | { kind: 'approve'; resolving: boolean; shownHash?: string }
+  /** `progress`: "Running step k of n" or "k of n done". */
+  | { kind: 'running'; progress: string }
+  | { kind: 'blocked'; reason: string }
+  | { kind: 'followUp'; question: string }
+  /** `outcome`: the sentence saying how it ended ("" when there is none); `exportable`: a top-level plan. */
+  | { kind: 'finished'; outcome: string; exportable: boolean };
+
+/** A plan as the panel shows it, without its steps: everything but the steps changes rarely and is sent whole. */
+export interface PlanHeadView {
+  id: string;
+  /** 0: the top-level plan; nested plans are shown inside the step that produced them. */
+  depth: number;
+  phase: PlanPhaseView;
+  outcome?: PlanOutcomeView;
+  /** The phase (or the outcome, when finished) in words: "Awaiting approval", "Rejected", … */
+  phaseLabel: string;
+  /** The envelope's `status` as the server sent it, and in words ("server said: ok"). */
+  serverStatus: string;
+  serverStatusLabel: string;
+  origin: { server: string; tool: string };
+  instruction: string;
+  /** Plans this one replaced, oldest first (re-plans); top-level plan only. */
   lineage: { id: string; title: string }[];
-  /** Per plan id (this one and its nested plans), each step's tool hints; null for steps that are no server tool. */
-  hints?: Record<string, (StepHint | null)[]>;
-  /** Prompts the runner waits on (confirm steps, ask_user steps). */
-  pending: PendingPrompt[];
-  /** The plan is history (finished) or restored from the ledger: no actions but export. */
+  /** Step k was not sent and the plan waits for a new approval, in words. */
+  reapproval?: string;
+  approvalNote?: string;
+  /** The Safety card (top-level plans with status ok or a safety section). */
+  safety?: {
+    writesCode?: boolean;
+    globs: string[];
+    /** The steps' tool hints summed up ("1 destructive · 2 read-only"); "" when there is nothing to say. */
+    hintSummary: string;
+    destructive: boolean;
+    /** `touches_files`, resolved; undefined while resolving. */
+    touched?: TouchedGlobView[];
+  };
+  /** Predicted file changes, shown while awaiting approval (top-level); undefined while predicting. */
+  predicting: boolean;
+  predicted?: PredictedView[];
+  /** Actual file changes after a run (top-level); undefined before the run or while computing. */
+  changes?: ChangeView[];
+  /** Some files were put back (a revert happened). */
+  reverted: boolean;
+  warnings: IssueView[];
+  /** A plan whose status is not ok: what the server said instead. */
+  notOk?: {
+    errors: IssueView[];
+    missing: string[];
+    partialResults: { step: string; outcome: string; detail?: string }[];
+    /** The `ask` form; `answerable`: answering re-plans now. */
+    ask?: { prompt: string; fields: AskFieldView[]; answerable: boolean };
+    recovery: { label: string; tool: string; argsText: string; confirm: boolean }[];
+    recoveryDisabled: boolean;
+  };
+  actions: PlanActionsView;
+  /** History or restored: nothing to decide, export only. */
   readOnly: boolean;
-  /**
-   * Per plan id (this one and its nested plans) awaiting approval: the approval hash of exactly what the view shows
-   * (servers, tool definitions, arguments). Approve sends it back as `shownHash`.
-   */
-  approvalHashes?: Record<string, string>;
+  correlationId?: string;
+  stepCount: number;
+}
+
+/** A plan with its steps. */
+export interface PlanView extends PlanHeadView {
+  steps: StepView[];
+}
+
+/** A plan item: the top-level plan and its nested plans (any depth), each by id. */
+export interface PlanItemView {
+  rootId: string;
+  plans: Record<string, PlanView>;
 }
 
 /** A tool's plain result, shown as a result card. */
@@ -94,7 +215,8 @@ export interface ResultView {
   server: string;
   tool: string;
   args: Record<string, unknown>;
-  result?: ToolResult;
+  /** The MCP `CallToolResult` as the server sent it (untrusted). */
+  result?: { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
   /** The call failed before a result came back (timeout, connection, cancelled). */
   error?: string;
   durationMs?: number;
@@ -126,8 +248,8 @@ export interface ElicitView {
 
 /** A collect-mode form (mcp-rune) and its submission: the form, the staged review, approval and outcome. */
 export interface CollectFormView {
-  /** The submission as the ledger holds it (its form, phase, staged entry, approval, outcome). */
-  record: SubmissionRecord;
+  /** The submission: its form, phase, staged entry, approval and outcome (built by core/present/collectView.ts). */
+  record: CollectFormSchemaView;
   /** Each field's starting value as its control shows it (staged values, else the form's defaults). */
   initial: Record<string, ControlValue>;
   /** Staged: the entry as the server holds it, field by field (updates: against the current values). */
@@ -154,7 +276,7 @@ export interface CollectFormView {
 
 /** One thing the panel can show. Exactly one is selected at a time. */
 export type PanelItem =
-  | { kind: 'plan'; id: string; title: string; view: PlanView }
+  | { kind: 'plan'; id: string; title: string; view: PlanItemView }
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView }
@@ -162,22 +284,69 @@ export type PanelItem =
 
 export interface PanelState {
   /** Every open item, newest last; the webview shows a switcher when there is more than one. */
-  items: { id: string; kind: PanelItem['kind']; title: string; badge?: string }[];
+  items: PanelItemSummary[];
   /** The item shown. */
   selected?: PanelItem;
 }
 
+/** An open item in the switcher. */
+export interface PanelItemSummary {
+  id: string;
+  kind: PanelItem['kind'];
+  title: string;
+  /** Its state in a word or two ("awaiting approval", "rejected", …). */
+  badge?: string;
+}
+
+/**
+ * What changed since the previous update: only what is present changed. Built by core/present/panelDiff.ts,
+ * applied by shared/panelPatch.ts.
+ */
+export interface PanelPatch {
+  /** The switcher's list, whole. */
+  items?: PanelItemSummary[];
+  /** The item shown, whole (another item is selected, or an item that is no plan changed); `null`: none. */
+  selected?: PanelItem | null;
+  /** The selected plan item changed in parts (never together with `selected`). */
+  plan?: {
+    /** The item it applies to: a patch for another item is not applied (the webview asks for a snapshot). */
+    itemId: string;
+    title?: string;
+    /** Plans whose head changed (their steps did not, unless listed in `steps`). */
+    heads?: PlanHeadView[];
+    /** Nested plans that appeared, whole. */
+    added?: PlanView[];
+    /** Nested plans no longer shown. */
+    removed?: string[];
+    /** Steps that changed, whole. */
+    steps?: { planId: string; index: number; view: StepView }[];
+  };
+}
+
 /** Extension → webview. */
 export type ToWebview =
-  /** A full snapshot; sent after `ready` and after every change. */
-  | { type: 'state'; state: PanelState }
+  /**
+   * A full snapshot: sent after `ready` and after `resync`. `seq` numbers the updates of this webview load: each
+   * update is one more than the last.
+   */
+  | { type: 'state'; seq: number; state: PanelState }
+  /** Changes to the state of update `seq - 1`; a webview that holds another `seq` asks for a snapshot (`resync`). */
+  | { type: 'patch'; seq: number; patch: PanelPatch }
   /** The answer to an intent that carried an `id`. */
   | { type: 'reply'; id: number; ok: boolean; error?: string };
 
 /** Webview → extension. */
 export type FromWebview =
-  /** The webview has loaded and listens; sent once per load. */
+  /** The webview has loaded and listens; sent once per load. The extension answers with a snapshot. */
   | { type: 'ready' }
+  /**
+   * The webview applied update `seq` (and will render it in the next frame). Until it does, the extension holds the
+   * next update (for at most a quarter of a second) and lets changes coalesce into it, so a burst of changes never
+   * queues more than one update in the extension.
+   */
+  | { type: 'applied'; seq: number }
+  /** The webview holds no state a patch applies to (a patch out of order): the extension sends a snapshot. */
+  | { type: 'resync' }
   | { type: 'select'; itemId: string }
   | { type: 'close'; itemId: string }
   /** `note`: what the user wrote with the approval (the same box as a rejection's reason). */

@@ -5,16 +5,17 @@ import type { Workflow } from '../core/ledger';
 import { CancellationTokenSource, DisposableBase, Emitter } from '../core/lifecycle';
 import type { Problem } from '../core/plan';
 import {
-  approvalToolsOf, checkApprovalArgs, describeSubmissionState, describeSubmitResult, displayValue, formatAge, getSubmission, initialValue,
-  parseApprovalCheck, parseApprovalRequest, parseStagedEntry, pollApproval, readFormControls, requestApprovalArgs, stagedChanges,
+  approvalToolsOf, checkApprovalArgs, describeSubmissionState, describeSubmitResult, displayValue, formatAge, getSubmission,
+  parseApprovalCheck, parseApprovalRequest, parseStagedEntry, pollApproval, readFormControls, requestApprovalArgs,
   stagedConflict, stagedSubmissions, stagedValues, submissionCall, submissionList, submissionModel, submissionTitle, submitBlocker,
-  toControlValue, type ControlValue, type PollSchedule, type StagedEntry, type SubmissionRecord,
+  type ControlValue, type PollSchedule, type StagedEntry, type SubmissionRecord,
 } from '../core/submissions';
 import { sameJson } from '../core/approval';
 import type { ToolResult } from '../core/toolResult';
 import type { PlanOrigin } from '../core/workflow';
 import type { ServerRegistry } from '../mcp/registry';
 import type { CollectFormView, FromWebview } from '../shared/protocol';
+import { toCollectFormView } from '../core/present/collectView';
 import { Commands } from './constants';
 import type { PlanPanel } from './planPanel';
 
@@ -128,37 +129,12 @@ export class CollectForms extends DisposableBase {
   view(id: string): CollectFormView | undefined {
     const record = getSubmission(this.workflow.state.submissions, id);
     if (!record) return undefined;
-    const initial: Record<string, ControlValue> = {};
-    for (const field of record.form.schema.fields) {
-      // Field names are server data: `__proto__` must stay a plain key.
-      Object.defineProperty(initial, field.name, { value: toControlValue(field, initialValue(record.form, field, record.fields)), enumerable: true, writable: true, configurable: true });
-    }
     const conn = this.registry.get(record.origin.server);
-    const staged = record.phase === 'staged' || (record.phase === 'finished' && record.fields !== undefined);
-    const values = record.form.submitMode === 'collect' ? stagedValues(record) : undefined;
-    const call = values && record.phase === 'staged' ? submissionCall(record, values) : undefined;
-    const view: CollectFormView = {
-      record,
-      initial,
+    return toCollectFormView(record, {
       approvalTools: !!conn && approvalToolsOf(conn.tools) !== undefined,
-      submitBlocker: record.phase === 'finished' ? undefined : submitBlocker(record) ?? (record.phase === 'staged' && !call ? 'Nothing changed: the staged values are the record\'s current values.' : undefined),
-    };
-    if (staged && values) view.changes = stagedChanges(record.form, values);
-    if (call) view.submitCall = call;
-    const busy = this.busy.get(id);
-    if (busy) view.busy = busy;
-    const error = this.errors.get(id);
-    if (error) view.error = error;
-    const problems = this.problems.get(id);
-    if (problems?.length) view.problems = problems;
-    const poll = this.polls.get(id);
-    if (poll?.nextCheckAt !== undefined) view.nextCheckAt = poll.nextCheckAt;
-    const draft = this.drafts.get(id);
-    if (draft && record.phase !== 'finished') view.draft = draft;
-    if (record.phase !== 'finished' && conn?.state !== 'running') {
-      view.serverDown = conn ? `Server "${record.origin.server}" is ${conn.state}: start it in the Servers view to stage or submit.` : `Server "${record.origin.server}" is no longer configured.`;
-    }
-    return view;
+      busy: this.busy.get(id), error: this.errors.get(id), problems: this.problems.get(id),
+      nextCheckAt: this.polls.get(id)?.nextCheckAt, draft: this.drafts.get(id), serverState: conn?.state,
+    });
   }
 
   /** The panel's collect-form intents. Returns an error text for the webview, or undefined. */

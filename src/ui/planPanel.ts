@@ -2,10 +2,12 @@ import * as vscode from 'vscode';
 import { assertNever, DisposableBase } from '../core/lifecycle';
 import type { Gate, Received } from '../core/gate';
 import { planTitle } from '../core/present';
-import { rootPlanId, toPlanView } from '../core/planView';
+import { diffPanel } from '../core/present/panelDiff';
+import { PlanPresenter } from '../core/present/planItem';
+import { planBadge } from '../core/present/planWords';
+import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
-import type { PlanRecord } from '../core/workflow';
-import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, TouchedGlobView } from '../shared/protocol';
+import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, ToWebview, TouchedGlobView } from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
 import { PanelViewType } from './constants';
 import { panelHtml, panelOptions } from './webviewHtml';
@@ -47,6 +49,8 @@ export interface PanelServices {
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
 const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
+/** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
+const MAX_WAIT_MS = 250;
 
 /**
  * The plan panel: one editor webview showing plans, results and Call Tool forms, one at a time with a
@@ -60,6 +64,16 @@ export class PlanPanel extends DisposableBase {
   private selectedId: string | undefined;
   private postScheduled = false;
   private readonly touchedViews = new Map<string, TouchedGlobView[]>();
+  private readonly presenter = new PlanPresenter();
+  /** Updates of this webview load: `seq` of the last one posted, and the state the webview holds after applying it. */
+  private seq = 0;
+  private sent: PanelState | undefined;
+  /** The last update the webview said it applied, and when the last update was posted. */
+  private acked = 0;
+  private postedAt = 0;
+  /** A post waiting for the webview's `applied` (or for MAX_WAIT_MS) while changes coalesce. */
+  private waitTimer: ReturnType<typeof setTimeout> | undefined;
+  private dirty = false;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -76,7 +90,11 @@ export class PlanPanel extends DisposableBase {
     this._register(gate.onDidChange(() => this.schedulePost()));
     this._register(services.files.onDidChange(() => this.schedulePost()));
     this._register(services.collect.onDidChange(() => this.schedulePost()));
-    this._register(services.onDidChangeServers(() => { if (this.items.some((i) => i.kind === 'plan')) this.schedulePost(); }));
+    this._register(services.onDidChangeServers(() => {
+      // A server's tools changed: the steps' hints may have too.
+      this.presenter.invalidateHints();
+      if (this.items.some((i) => i.kind === 'plan')) this.schedulePost();
+    }));
     this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
       deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
     }));
@@ -171,6 +189,7 @@ export class PlanPanel extends DisposableBase {
     this.panel?.dispose();
     this.panel = panel;
     this.ready = false;
+    this.resetUpdates();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'plangate.svg');
     panel.webview.options = panelOptions(this.extensionUri);
     panel.webview.html = panelHtml(panel.webview, this.extensionUri);
@@ -182,6 +201,7 @@ export class PlanPanel extends DisposableBase {
         if (this.panel === panel) {
           this.panel = undefined;
           this.ready = false;
+          this.resetUpdates();
           // A closed panel cannot answer: pending elicitation requests are cancelled, not left hanging.
           for (const item of this.items.filter((i) => i.kind === 'elicit')) (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
           this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit'));
@@ -236,13 +256,71 @@ export class PlanPanel extends DisposableBase {
     });
   }
 
+  /**
+   * Posts what changed, once the current microtask's burst of events is over. While the webview has not said `applied`
+   * for the last update, changes only mark the state dirty and the next update carries them all; it goes when the
+   * webview answers, or after MAX_WAIT_MS (a webview answering slowly still sees progress). So however fast a run goes,
+   * at most one update waits in the extension, and few are ever on their way.
+   */
   private schedulePost(): void {
-    if (this.postScheduled) return;
+    this.dirty = true;
+    if (this.postScheduled || this.waitTimer) return;
     this.postScheduled = true;
     queueMicrotask(() => {
       this.postScheduled = false;
-      if (this.panel && this.ready) void this.panel.webview.postMessage({ type: 'state', state: this.snapshot() });
+      this.post();
     });
+  }
+
+  private post(): void {
+    if (!this.panel || !this.ready || !this.dirty || this.waitTimer) return;
+    const wait = this.seq > this.acked ? MAX_WAIT_MS - (Date.now() - this.postedAt) : 0;
+    if (wait > 0) {
+      this.waitTimer = setTimeout(() => {
+        this.waitTimer = undefined;
+        this.post();
+      }, wait);
+      return;
+    }
+    this.dirty = false;
+    const state = this.snapshot();
+    let message: Extract<ToWebview, { seq: number }>;
+    if (!this.sent) message = { type: 'state', seq: ++this.seq, state };
+    else {
+      const patch = diffPanel(this.sent, state);
+      if (!patch) return;
+      message = { type: 'patch', seq: ++this.seq, patch };
+    }
+    this.sent = state;
+    this.postedAt = Date.now();
+    const panel = this.panel;
+    void panel.webview.postMessage(message).then((delivered) => {
+      // Not delivered (the webview is hidden and unloaded): it says `ready` when it loads again, and gets a snapshot.
+      if (delivered || this.panel !== panel || this.seq !== message.seq) return;
+      this.sent = undefined;
+      this.acked = this.seq;
+      this.dirty = true;
+    });
+  }
+
+  /** The webview applied update `seq`: the next one may go at once. */
+  private applied(seq: number): void {
+    if (seq <= this.acked || seq > this.seq) return;
+    this.acked = seq;
+    if (this.waitTimer) {
+      clearTimeout(this.waitTimer);
+      this.waitTimer = undefined;
+    }
+    if (this.dirty) this.schedulePost();
+  }
+
+  /** The next update is a snapshot (a new webview load, or one that lost track), sent without waiting. */
+  private resetUpdates(): void {
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+    this.sent = undefined;
+    this.acked = this.seq;
+    this.schedulePost();
   }
 
   /** The snapshot the webview renders. */
@@ -255,7 +333,7 @@ export class PlanPanel extends DisposableBase {
       switch (model.kind) {
         case 'plan': {
           const record = state.plans[model.planId];
-          const view = toPlanView(state, model.planId, {
+          const view = this.presenter.present(state, model.planId, {
             touched: this.touchedViews.get(model.planId),
             pending: gate.pending,
             readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
@@ -307,7 +385,13 @@ export class PlanPanel extends DisposableBase {
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        this.schedulePost();
+        this.resetUpdates();
+        return;
+      case 'applied':
+        this.applied(message.seq);
+        return;
+      case 'resync':
+        this.resetUpdates();
         return;
       case 'select':
         this.selectedId = message.itemId;
@@ -317,7 +401,11 @@ export class PlanPanel extends DisposableBase {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];
         if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
-        if (item?.kind === 'plan') { this.services.touched.forget(item.planId); this.touchedViews.delete(item.planId); }
+        if (item?.kind === 'plan') {
+          this.services.touched.forget(item.planId);
+          this.touchedViews.delete(item.planId);
+          this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
+        }
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();
@@ -451,10 +539,4 @@ async function openLink(target: string): Promise<void> {
   }
   const go = await vscode.window.showWarningMessage('Open a link that a server supplied?', { modal: true, detail: uri.toString(true) }, 'Open');
   if (go === 'Open') await vscode.env.openExternal(uri);
-}
-
-/** A plan's state in the switcher, in the words the panel uses. */
-function planBadge(record: PlanRecord): string {
-  if (record.phase !== 'finished') return { awaiting_approval: 'awaiting approval', executing: 'running', follow_up: 'follow-up', blocked: 'blocked' }[record.phase];
-  return { completed: 'completed', rejected: 'rejected', stopped: 'stopped', cancelled: 'cancelled', not_ok: record.plan.status, replaced: 'replaced' }[record.outcome ?? 'completed'];
 }

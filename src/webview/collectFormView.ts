@@ -6,8 +6,7 @@
  * answers with per-field problems. What the user types is kept as drafts (messaging.ts `ui.drafts`), so a failed
  * stage or submit, a re-render, or a hidden or reloaded webview loses nothing.
  */
-import type { ControlValue, FieldChange, SubmissionRecord } from '../core/submissions';
-import type { FormField, FormFieldset } from '../core/collectForm';
+import type { CollectFormSchemaView, ControlValue, FieldChange, FormField, FormFieldset } from '../shared/forms';
 import type { CollectFormView } from '../shared/protocol';
 import { clip, h, icon, invisibleNote, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
@@ -75,7 +74,7 @@ function clearDrafts(submissionId: string): void {
 
 // ───────────────────────────── fields ─────────────────────────────
 
-function renderControl(record: SubmissionRecord, field: FormField, initial: ControlValue, problem: string | undefined, onChange: () => void): Control {
+function renderControl(record: CollectFormSchemaView, field: FormField, initial: ControlValue, problem: string | undefined, onChange: () => void): Control {
   const id = domId(record.id, field.name);
   const start = draftOf(record.id, field.name) ?? initial;
   const keep = (v: ControlValue) => {
@@ -219,7 +218,7 @@ function renderReview(view: CollectFormView): HTMLElement {
       th('row', visible(r.label), r.extra ? h('span', { class: 'muted' }, ' (not a form field)') : null),
       update ? h('td', null, visible(clip(valueText(r.before), 500))) : null,
       h('td', null, visible(clip(valueText(r.after), 500)), update && r.changed ? [' ', h('span', { class: 'flag edited' }, 'changed')] : null)))));
-  const where = record.entry
+  const where = record.entryShown
     ? `As ${record.origin.server} holds it (get_form_data)`
     : `As Plangate staged it (${record.origin.server} did not show its entry)`;
   return h('section', { class: 'card review-card', aria: { label: 'Staged for review' } },
@@ -228,7 +227,7 @@ function renderReview(view: CollectFormView): HTMLElement {
     rows.length ? table : h('p', { class: 'muted' }, 'The staged entry holds no fields.'));
 }
 
-function renderHidden(record: SubmissionRecord): HTMLElement | null {
+function renderHidden(record: CollectFormSchemaView): HTMLElement | null {
   const hidden = record.form.hiddenValues;
   const parent = record.form.parentContext;
   const entries = hidden ? Object.entries(hidden) : [];
@@ -264,7 +263,7 @@ function renderApproval(view: CollectFormView, act: (a: Action) => void, busy: b
   return h('section', { class: 'card', aria: { label: 'Approval' } }, h('h2', null, 'Approval'), ...body);
 }
 
-function renderOutcome(record: SubmissionRecord): HTMLElement {
+function renderOutcome(record: CollectFormSchemaView): HTMLElement {
   const attrs = record.submitted?.args.attributes;
   switch (record.outcome) {
     case 'submitted':

@@ -1,19 +1,30 @@
 /**
- * The Plangate panel: renders the extension's snapshots and posts the user's intents. It keeps no state of
- * its own beyond open sections and drafts (messaging.ts `ui`), so a reload loses no decision and no input.
+ * The Plangate panel: renders the extension's snapshot, then applies its patches and renders again only what they
+ * changed (a plan's head, single step rows, the switcher). It keeps no state of its own beyond open sections and
+ * drafts (messaging.ts `ui`), so a reload loses no decision and no input.
  */
 import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
-import { assertNever } from '../core/lifecycle';
+import { applyPatch, mergeChanges, noChanges, type PanelChanges } from '../shared/panelPatch';
 import { h, icon, visible } from './dom';
 import { onReply, onRerender, post } from './messaging';
-import { renderPlan } from './planView';
+import { renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
+/** The update `latest` is at (protocol.ts `seq`). */
+let seq = 0;
+/** What changed since the last render; `undefined`: nothing to render. */
+let pending: PanelChanges | undefined;
 let scheduled = false;
+/** A snapshot was asked for: patches until it comes are dropped. */
+let resyncing = false;
+
+function assertNever(value: never, what: string): never {
+  throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
+}
 
 function renderItem(item: PanelItem): HTMLElement {
   switch (item.kind) {
@@ -40,11 +51,8 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
   return nav;
 }
 
-/** Re-renders the whole view, keeping focus and scroll where the user had them. */
-function render(): void {
-  scheduled = false;
-  const state = latest;
-  if (!state) return;
+/** Renders the whole view, keeping focus and scroll where the user had them. */
+function renderAll(state: PanelState): void {
   const focusable = () => Array.from(document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'));
   const active = document.activeElement as HTMLElement | null;
   const focusedId = active?.id;
@@ -67,22 +75,62 @@ function render(): void {
     }
   }
   window.scrollTo(0, scroll);
+}
+
+/** Renders what changed since the last frame: the switcher, the item shown whole, or parts of the plan shown. */
+function render(): void {
+  scheduled = false;
+  const state = latest;
+  const changes = pending;
+  pending = undefined;
+  if (!state || !changes) return;
+  const main = document.getElementById('main');
+  let whole = changes.selected || !main;
+  if (!whole && (changes.heads.size || changes.steps.size)) {
+    whole = state.selected?.kind !== 'plan' || !updatePlan(state.selected.view, changes.heads, changes.steps);
+  }
+  if (whole) renderAll(state);
+  else if (changes.items) {
+    const nav = renderSwitcher(state);
+    const old = root.querySelector(':scope > nav.switcher');
+    if (old && nav) old.replaceWith(nav);
+    else if (old) old.remove();
+    else if (nav) root.prepend(nav);
+  }
   document.body.dataset.ready = 'true';
 }
 
-function scheduleRender(): void {
+function scheduleRender(changes: PanelChanges): void {
+  pending = pending ? mergeChanges(pending, changes) : changes;
+  // Updates can arrive faster than frames (progress of long plans): render at most once a frame.
   if (!scheduled) { scheduled = true; requestAnimationFrame(render); }
 }
-onRerender(scheduleRender);
+onRerender(() => scheduleRender({ ...noChanges(), selected: true }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'state':
+      resyncing = false;
       latest = message.state;
-      // Snapshots can arrive faster than frames (progress of long plans): render at most once a frame.
-      scheduleRender();
+      seq = message.seq;
+      post({ type: 'applied', seq });
+      scheduleRender({ ...noChanges(), selected: true });
       break;
+    case 'patch': {
+      const applied = latest && message.seq === seq + 1 ? applyPatch(latest, message.patch) : undefined;
+      if (!applied) {
+        // Out of order, or for an item that is not the one held: only a snapshot can put this right (asked once).
+        if (!resyncing) post({ type: 'resync' });
+        resyncing = true;
+        break;
+      }
+      latest = applied.state;
+      seq = message.seq;
+      post({ type: 'applied', seq });
+      scheduleRender(applied.changes);
+      break;
+    }
     case 'reply':
       onReply(message);
       break;

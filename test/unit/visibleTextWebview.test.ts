@@ -4,9 +4,10 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasInvisible } from '../../src/shared/visibleText';
-import type { PlanView, ResultView } from '../../src/shared/protocol';
+import type { PlanItemView, ResultView } from '../../src/shared/protocol';
+import { PlanPresenter } from '../../src/core/present/planItem';
 import type { OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW, getPlan } from '../../src/core/workflow';
+import { EMPTY_WORKFLOW } from '../../src/core/workflow';
 import { apply } from './helpers/applyEvents';
 
 class FakeNode {
@@ -14,6 +15,7 @@ class FakeNode {
   readonly attributes = new Map<string, string>();
   classList = { add() {}, remove() {}, toggle() {} };
   dataset: Record<string, string> = {};
+  style = { setProperty() {} };
   constructor(readonly tagName: string, public data = '') {}
   appendChild(child: FakeNode): FakeNode { this.childNodes.push(child); return child; }
   append(...children: (FakeNode | string)[]): void {
@@ -37,7 +39,7 @@ function shown(node: FakeNode, out: string[] = []): string[] {
   return out;
 }
 
-let renderPlan: (view: PlanView) => unknown;
+let renderPlan: (view: PlanItemView) => unknown;
 let renderResult: (view: ResultView) => unknown;
 before(async () => {
   const g = globalThis as Record<string, unknown>;
@@ -73,10 +75,9 @@ const PLAN: OrchestratedPlan = {
 describe('the panel shows invisible characters visibly', () => {
   it('in the plan: instruction, labels, tool names, arguments, globs and matched file names', () => {
     const s = apply(EMPTY_WORKFLOW, { type: 'planReceived', at: 1, planId: 'p1', origin: { server: `demo${RLO}`, tool: 'plan', args: {}, entrance: 'manual' }, plan: PLAN });
-    const view: PlanView = {
-      record: getPlan(s, 'p1')!, children: {}, lineage: [], pending: [], readOnly: false,
+    const view = new PlanPresenter().present(s, 'p1', {
       touched: [{ glob: `report${RLO}fdp.exe`, count: 1, files: [`report${RLO}fdp.exe`], outside: false }],
-    } as unknown as PlanView;
+    })!;
     const texts = shown(renderPlan(view) as FakeNode);
     const all = texts.join('\n');
     for (const t of texts) assert.equal(hasInvisible(t), false, `shown with an invisible character: ${JSON.stringify(t)}`);

@@ -1,0 +1,296 @@
+/**
+ * What the plan panel shows for a plan and its nested plans: view models built from the workflow state, with every
+ * word of a plan's state written here (planWords.ts, outcome.ts, toolHints.ts), never in the webview.
+ *
+ * Long plans stay cheap: a run changes one step per event, so a step's view is cached by its record (the reducer
+ * replaces exactly the records it changes) and rebuilt only when the record or what the view reads beside it (the
+ * plan's phase, the tool's hints, the prompt waiting at the step) changed; the approval hash is computed once per
+ * plan version. An unchanged step keeps its view object, which lets panelDiff.ts skip it by identity.
+ */
+import type {
+  ChangeView, IssueView, PendingPrompt, PlanActionsView, PlanHeadView, PlanItemView, PlanView, PredictedView, StepHint, StepView, TouchedGlobView,
+} from '../../shared/protocol';
+import { approvalHash } from '../approval';
+import { outcomeSentence } from '../outcome';
+import { lineage } from '../planView';
+import { stepHint, summarizeHints } from '../toolHints';
+import type { PlanRecord, StepRecord, WorkflowState } from '../workflow';
+import { phaseLabel, progressText, serverStatusLabel, stepStateText } from './planWords';
+
+/** What the extension resolved around a plan item, besides the workflow state. */
+export interface PlanItemExtras {
+  /** `safety.touches_files`, resolved; undefined while resolving. */
+  touched?: TouchedGlobView[];
+  /** Prompts the runner waits on (any plan: those of this item are picked). */
+  pending?: readonly PendingPrompt[];
+  /** History (finished) or restored: nothing to decide, export only. */
+  readOnly?: boolean;
+  /** Predicted file changes (awaiting approval); undefined while predicting. */
+  predicted?: PredictedView[];
+  /** Actual file changes after a run; undefined before it or while computing. */
+  changes?: ChangeView[];
+  /** The MCP annotations of `tool` as the server a step would run on offers it (undefined: no hints, or not offered). */
+  annotations?: (tool: string, preferredServer: string) => unknown;
+}
+
+/** What the presenter built for a plan last time, to rebuild only what changed. */
+interface PlanCache {
+  record: PlanRecord;
+  editable: boolean;
+  hintsVersion: number;
+  withHints: boolean;
+  steps: StepView[];
+  hints: (StepHint | undefined)[];
+  /** The prompt at each step that has one, as JSON. */
+  prompts: Map<number, string>;
+  hintSummary: string;
+  destructive: boolean;
+  /** Nested plans of this plan's steps. */
+  children: string[];
+}
+
+/**
+ * Builds plan items' view models, reusing what did not change since the last build. One per panel: it remembers the
+ * last build of each plan, so a run that changes one step per event costs a pass of identity checks over the steps,
+ * not a rebuild of every step's view.
+ */
+export class PlanPresenter {
+  private readonly cache = new Map<string, PlanCache>();
+  private readonly hashes = new WeakMap<PlanRecord, string>();
+  private hintsVersion = 0;
+
+  /** The servers' tools changed: every step's hints are looked up again at the next build. */
+  invalidateHints(): void {
+    this.hintsVersion++;
+  }
+
+  /** Forgets a plan item's plans (the item was closed). */
+  forget(planIds: Iterable<string>): void {
+    for (const id of planIds) this.cache.delete(id);
+  }
+
+  /** The plan item of top-level plan `rootId` (its nested plans included); undefined when the plan is unknown. */
+  present(state: WorkflowState, rootId: string, extras: PlanItemExtras = {}): PlanItemView | undefined {
+    const root = state.plans[rootId];
+    if (!root) return undefined;
+    const readOnly = extras.readOnly ?? false;
+    const prompts = new Map<string, Map<number, PendingPrompt>>();
+    for (const p of extras.pending ?? []) {
+      if (!prompts.has(p.planId)) prompts.set(p.planId, new Map());
+      prompts.get(p.planId)!.set(p.step, p);
+    }
+    // One annotation lookup per tool and server per build, not one per step.
+    const hintsSeen = new Map<string, StepHint>();
+    const hintOf = (record: PlanRecord, step: StepRecord): StepHint | undefined => {
+      if (!extras.annotations || step.call.tool === 'ask_user') return undefined;
+      const server = step.server ?? record.origin.server;
+      const key = `${step.call.tool}\u0000${server}`;
+      let hint = hintsSeen.get(key);
+      if (!hint) hintsSeen.set(key, hint = stepHint(extras.annotations(step.call.tool, server)));
+      return hint;
+    };
+    const plans: Record<string, PlanView> = {};
+    const queue = [root];
+    for (let record = queue.shift(); record; record = queue.shift()) {
+      if (Object.hasOwn(plans, record.id)) continue;
+      const c = this.steps(record, readOnly, prompts.get(record.id), extras.annotations !== undefined, hintOf);
+      const head = planHead(state, record, {
+        ...extras, readOnly,
+        hintSummary: c.withHints ? { text: c.hintSummary, destructive: c.destructive } : undefined,
+        shownHash: record.phase === 'awaiting_approval' ? this.hash(record) : undefined,
+        top: record.id === rootId,
+      });
+      plans[record.id] = { ...head, steps: c.steps };
+      for (const id of c.children) if (state.plans[id]) queue.push(state.plans[id]);
+    }
+    return { rootId, plans };
+  }
+
+  private hash(record: PlanRecord): string {
+    let hash = this.hashes.get(record);
+    if (hash === undefined) {
+      hash = approvalHash(record);
+      this.hashes.set(record, hash);
+    }
+    return hash;
+  }
+
+  /** The plan's step views: those of the last build where the step's record and what the view reads beside it are the same. */
+  private steps(
+    record: PlanRecord, readOnly: boolean, prompts: Map<number, PendingPrompt> | undefined, withHints: boolean,
+    hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
+  ): PlanCache {
+    const editable = record.phase === 'awaiting_approval' && !readOnly;
+    const promptKeys = new Map<number, string>();
+    for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
+    const old = this.cache.get(record.id);
+    const whole = !old || old.editable !== editable || old.hintsVersion !== this.hintsVersion || old.withHints !== withHints
+      || old.steps.length !== record.steps.length;
+    if (!whole && old.record === record && sameMap(old.prompts, promptKeys)) return old;
+    const changed = new Set<number>();
+    if (!whole) {
+      if (old.record.steps !== record.steps) {
+        for (let i = 0; i < record.steps.length; i++) if (record.steps[i] !== old.record.steps[i]) changed.add(i);
+      }
+      for (const i of new Set([...old.prompts.keys(), ...promptKeys.keys()])) if (old.prompts.get(i) !== promptKeys.get(i)) changed.add(i);
+    }
+    let steps: StepView[];
+    let hints: (StepHint | undefined)[];
+    let hintsChanged = whole;
+    let childrenChanged = whole;
+    if (whole) {
+      hints = record.steps.map((s) => hintOf(record, s));
+      steps = record.steps.map((s, i) => stepView(s, hints[i], editable, prompts?.get(s.index)));
+    } else {
+      steps = changed.size ? old.steps.slice() : old.steps;
+      hints = old.hints;
+      for (const i of changed) {
+        const step = record.steps[i]!;
+        const hint = hintOf(record, step);
+        if (!sameHint(hint, old.hints[i])) {
+          if (!hintsChanged) hints = hints.slice();
+          hints[i] = hint;
+          hintsChanged = true;
+        }
+        steps[i] = stepView(step, hint, editable, prompts?.get(i));
+        if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
+      }
+    }
+    const summary = hintsChanged || !old
+      ? { text: withHints ? summarizeHints(record.steps.map((s, i) => (s.call.tool === 'ask_user' ? null : hints[i]!))) : '', destructive: hints.some((h) => h?.effect === 'destructive') }
+      : { text: old.hintSummary, destructive: old.destructive };
+    const entry: PlanCache = {
+      record, editable, hintsVersion: this.hintsVersion, withHints, steps, hints, prompts: promptKeys,
+      hintSummary: summary.text, destructive: summary.destructive,
+      children: childrenChanged || !old ? steps.flatMap((s) => (s.childPlanId ? [s.childPlanId] : [])) : old.children,
+    };
+    this.cache.set(record.id, entry);
+    return entry;
+  }
+}
+
+function sameHint(a: StepHint | undefined, b: StepHint | undefined): boolean {
+  return a === b || (!!a && !!b && a.effect === b.effect && a.openWorld === b.openWorld && a.idempotent === b.idempotent);
+}
+
+function sameMap(a: Map<number, string>, b: Map<number, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+/** One step's view model. */
+export function stepView(step: StepRecord, hint: StepHint | undefined, editable: boolean, prompt?: PendingPrompt): StepView {
+  const label = typeof step.call.label === 'string' && step.call.label ? step.call.label : '';
+  const view: StepView = {
+    index: step.index,
+    label: label || step.call.tool,
+    tool: step.call.tool,
+    hasLabel: label !== '',
+    state: step.state,
+    stateText: stepStateText(step.state),
+    crossServer: step.crossServer === true,
+    confirm: step.call.confirm === true,
+    asksUser: step.call.tool === 'ask_user',
+    edited: step.edited,
+    skipRequested: step.skipRequested,
+    editable,
+    args: step.call.args,
+  };
+  if (step.server !== undefined) view.server = step.server;
+  if (step.unresolved !== undefined) view.unresolved = step.unresolved;
+  if (hint) view.hint = hint;
+  if (step.state === 'running' && step.progress) view.progress = { ...step.progress };
+  if (step.error) view.error = step.error;
+  if (step.summary && step.state === 'ok') view.summary = step.summary;
+  if (step.edited) view.proposedArgs = step.proposed.args;
+  if (prompt) view.prompt = prompt;
+  if (step.childPlanId) view.childPlanId = step.childPlanId;
+  return view;
+}
+
+const issue = (i: { code?: unknown; message?: unknown; field?: unknown; hint?: unknown; recoverable?: unknown }): IssueView => {
+  const view: IssueView = { message: String(i.message ?? '') };
+  if (i.code !== undefined && i.code !== '') view.code = String(i.code);
+  if (i.field) view.field = String(i.field);
+  if (i.hint) view.hint = String(i.hint);
+  if (i.recoverable === false) view.recoverable = false;
+  return view;
+};
+
+/** A plan's head: everything the panel shows of it but its steps. */
+export function planHead(
+  state: WorkflowState,
+  record: PlanRecord,
+  options: PlanItemExtras & { hintSummary?: { text: string; destructive: boolean }; shownHash?: string; top: boolean },
+): PlanHeadView {
+  const plan = record.plan;
+  const readOnly = options.readOnly ?? false;
+  const top = options.top;
+  const awaiting = record.phase === 'awaiting_approval';
+  const head: PlanHeadView = {
+    id: record.id,
+    depth: record.depth,
+    phase: record.phase,
+    phaseLabel: phaseLabel(record),
+    serverStatus: String(plan.status),
+    serverStatusLabel: serverStatusLabel(String(plan.status)),
+    origin: { server: record.origin.server, tool: record.origin.tool },
+    instruction: typeof plan.instruction === 'string' ? plan.instruction : '',
+    lineage: top ? lineage(state, record.id) : [],
+    predicting: top && awaiting && options.predicted === undefined,
+    reverted: (record.reverts?.length ?? 0) > 0,
+    warnings: (plan.warnings ?? []).map(issue),
+    actions: actionsOf(record, readOnly, options.shownHash),
+    readOnly,
+    stepCount: record.steps.length,
+  };
+  if (record.outcome) head.outcome = record.outcome;
+  if (record.reapproval && awaiting) head.reapproval = `Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: ${record.reapproval.change}`;
+  if (record.approvalNote) head.approvalNote = record.approvalNote;
+  if (top && (plan.status === 'ok' || plan.safety)) {
+    head.safety = {
+      globs: plan.safety?.touches_files ?? [],
+      hintSummary: options.hintSummary?.text ?? '',
+      destructive: options.hintSummary?.destructive ?? false,
+    };
+    if (plan.safety?.writes_code !== undefined) head.safety.writesCode = plan.safety.writes_code;
+    if (options.touched) head.safety.touched = options.touched;
+  }
+  if (top && awaiting && options.predicted) head.predicted = options.predicted;
+  if (top && options.changes) head.changes = options.changes;
+  if (plan.status !== 'ok') {
+    head.notOk = {
+      errors: (plan.errors ?? []).map(issue),
+      missing: (plan.missing ?? []).map(String),
+      partialResults: (plan.partial_results ?? []).map((r) => ({ step: String(r.step), outcome: String(r.outcome), ...(r.detail ? { detail: String(r.detail) } : {}) })),
+      recovery: (plan.recovery_actions ?? []).map((a) => ({ label: a.label || a.tool, tool: a.tool, argsText: `Calls ${a.tool} ${JSON.stringify(a.args)}`, confirm: a.confirm === true })),
+      recoveryDisabled: readOnly && record.outcome !== 'not_ok',
+    };
+    if (plan.ask) {
+      head.notOk.ask = {
+        prompt: plan.ask.prompt,
+        fields: (plan.ask.fields ?? []).map((f) => ({ name: f.name, type: f.type, required: Boolean(f.required), ...(f.options ? { options: f.options } : {}) })),
+        answerable: !readOnly && record.phase === 'finished' && record.outcome === 'not_ok',
+      };
+    }
+  }
+  if (plan.correlation_id) head.correlationId = plan.correlation_id;
+  return head;
+}
+
+/** What the user can do with the plan now. */
+function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | undefined): PlanActionsView {
+  const finished = (): PlanActionsView => ({ kind: 'finished', outcome: record.outcome ? outcomeSentence(record) : '', exportable: record.depth === 0 });
+  if (readOnly) return finished();
+  switch (record.phase) {
+    case 'awaiting_approval': return { kind: 'approve', resolving: record.resolvedAt === undefined, ...(shownHash ? { shownHash } : {}) };
+    case 'executing': return { kind: 'running', progress: progressText(record) };
+    case 'blocked': {
+      const step = record.blockedStep !== undefined ? record.steps[record.blockedStep] : undefined;
+      return { kind: 'blocked', reason: record.blockedReason ?? (step ? `Step ${step.index + 1} (${step.call.label || step.call.tool}) failed.` : 'The plan stopped at a failed step.') };
+    }
+    case 'follow_up': return { kind: 'followUp', question: record.plan.follow_up ?? '' };
+    case 'finished': return finished();
+  }
+}
