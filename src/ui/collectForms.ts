@@ -11,7 +11,6 @@ import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { ServerRegistry } from '../mcp/registry';
 import type { FromWebview } from '../shared/protocol';
 import { Commands } from './constants';
-import type { PlanPanel } from './planPanel';
 
 /** Submission commands (hidden from the palette): the Staged view's inline buttons and rows, the Plans view and the approval status item use them. */
 export const SubmissionCommands = {
@@ -36,6 +35,11 @@ export interface CollectFormsOptions {
 
 const DRAFTS_KEY = 'plangate.collect.drafts';
 
+/** Where a submission is shown (the plan panel). */
+export interface CollectFormPanel {
+  showCollectForm(submissionId: string, options: { focus?: boolean }): void;
+}
+
 /**
  * Collect mode in VS Code, over the core engine (core/collect/engine.ts, which stages, submits, discards and polls
  * for approval through the door): the submission commands, the modal confirmations, the "waiting for approval"
@@ -54,7 +58,7 @@ export class CollectForms extends DisposableBase {
   constructor(
     private readonly workflow: Workflow,
     registry: ServerRegistry,
-    private readonly panel: () => PlanPanel,
+    private readonly panel: () => CollectFormPanel,
     log: vscode.LogOutputChannel,
     private readonly options: CollectFormsOptions,
   ) {
