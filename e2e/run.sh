@@ -13,6 +13,11 @@ t_all=$(date +%s)
 
 timeout --kill-after=30 900 bash "$E2E_DIR/setup.sh"
 
+# The harness and specs are plain .mjs run by Node 24; tsc checks them (checkJs) once playwright-core's types are installed.
+e2e_step "type check of the harness and specs"
+npm run -s check:e2e > "$E2E_HOME/logs/check-e2e.log" 2>&1 || { cat "$E2E_HOME/logs/check-e2e.log"; echo "[e2e] tsc -p e2e failed" >&2; exit 1; }
+e2e_step_done
+
 if [ "${E2E_SKIP_BUILD:-}" != 1 ]; then
   e2e_step "npm run build"
   npm run build > "$E2E_HOME/logs/build.log" 2>&1 || { cat "$E2E_HOME/logs/build.log"; echo "[e2e] npm run build failed" >&2; exit 1; }

@@ -17,7 +17,13 @@ import { launchVSCode } from './vscode.mjs';
  *   its value is returned.
  * - `failureDetail(vs)`: text appended to each failing test's message (e.g. VS Code's own logs).
  */
-export async function runInHostSuites(t, { name, grep, settings, waitMs = 120_000, whilePassing, failureDetail = () => '' }) {
+/**
+ * @param {import('node:test').TestContext} t
+ * @param {{ name: string, grep?: string, settings?: Record<string, unknown>, waitMs?: number,
+ *   whilePassing?: (vs: import('./vscode.mjs').VSCodeSession) => Promise<any>,
+ *   failureDetail?: (vs: import('./vscode.mjs').VSCodeSession) => string }} options
+ */
+export async function runInHostSuites(t, { name, grep, settings, waitMs = 120_000, whilePassing, failureDetail = (_vs) => '' }) {
   const suite = path.join(runDir(), `${name}-suite.js`);
   const { files } = await bundleInHostSuite(suite);
   const resultFile = path.join(runDir(), `${name}-result.json`);

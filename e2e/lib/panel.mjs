@@ -54,6 +54,11 @@ async function paletteWith(vs, text) {
  * The harness's runCommand() waits for the palette to close, which a command that opens a quick pick never
  * does, hence the palette is driven here by hand.
  */
+/**
+ * @param {import('./vscode.mjs').VSCodeSession} vs
+ * @param {string} tool
+ * @param {{ fill?: (form: import('playwright-core').FrameLocator) => Promise<unknown> }} [options]
+ */
 export async function callTool(vs, tool, { fill } = {}) {
   const page = vs.page;
   const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -107,9 +112,9 @@ export async function recordStatus(vs) {
     observer.observe(document.body, { subtree: true, childList: true, characterData: true });
     const timer = setInterval(read, 50);
     read();
-    window[key] = { seen, stop: () => { observer.disconnect(); clearInterval(timer); read(); } };
+    /** @type {any} */ (window)[key] = { seen, stop: () => { observer.disconnect(); clearInterval(timer); read(); } };
   }, { id, key });
-  const texts = () => vs.page.evaluate((key) => [...window[key].seen], key);
+  const texts = () => vs.page.evaluate((key) => [.../** @type {any} */ (window)[key].seen], key);
   return {
     texts,
     async stop() {
@@ -182,8 +187,8 @@ export async function a11yScan(web) {
   const body = await web.locator('body').elementHandle();
   const frame = await body.ownerFrame();
   await body.dispose();
-  if (!(await frame.evaluate(() => typeof window.axe === 'object'))) await frame.evaluate(axeSource);
-  const result = await frame.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  if (!(await frame.evaluate(() => typeof /** @type {any} */ (window).axe === 'object'))) await frame.evaluate(axeSource);
+  const result = await frame.evaluate(() => /** @type {any} */ (window).axe.run(document, { resultTypes: ['violations'] }));
   return result.violations;
 }
 

@@ -106,7 +106,7 @@ process.stdout.on?.('error', () => {});
 process.stderr.on?.('error', () => {});
 
 let interrupted = false;
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+for (const [signal, code] of /** @type {[NodeJS.Signals, number][]} */ ([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]])) {
   process.on(signal, () => {
     if (interrupted) return;
     interrupted = true;

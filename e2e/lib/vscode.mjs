@@ -52,7 +52,7 @@ async function freePort() {
     const srv = net.createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -103,6 +103,7 @@ function findBrowserPid(profileDir) {
  * - `waitForExtension`: wait for the Plangate status bar item (default true).
  * On failure the session is screenshotted, closed, and the error names the session folder.
  */
+/** @param {SessionOptions} [options] @returns {Promise<VSCodeSession>} */
 export async function launchVSCode(options = {}) {
   const session = new VSCodeSession(options);
   try {
@@ -121,6 +122,7 @@ export async function launchVSCode(options = {}) {
  * stopping any server: `url` is the full workbench address, `dir` receives shots/ and browser-console.log.
  * Waits for the Plangate status bar item unless `waitForExtension` is false. close() closes only the browser.
  */
+/** @param {string} url @param {{ dir?: string, name?: string, waitForExtension?: boolean }} [options] */
 export async function attachVSCode(url, { dir, name = 'attached', waitForExtension = true } = {}) {
   const session = new VSCodeSession({ name, dir, waitForExtension });
   session.attachedUrl = url;
@@ -135,11 +137,36 @@ export async function attachVSCode(url, { dir, name = 'attached', waitForExtensi
   return session;
 }
 
+/**
+ * @typedef {object} SessionOptions
+ * @property {string} [name] the session's name (its folder under the run directory, its log tag)
+ * @property {string} [dir] the session folder (default: a new folder named after the session)
+ * @property {import('./workspace.mjs').WorkspaceSpec} [workspace] files, servers and settings of the workspace
+ * @property {string} [theme] 'dark', 'light' or a theme's name
+ * @property {'trusted' | 'untrusted'} [trust]
+ * @property {Record<string, string>} [env] extra environment of code-server (and so of the extension host)
+ * @property {Record<string, unknown>} [settings] extra user settings
+ * @property {string} [vsix] the package to install
+ * @property {boolean} [dev] link the repository folder instead of installing the package
+ * @property {boolean} [waitForExtension] wait for the Plangate status bar item
+ */
+
 export class VSCodeSession {
+  /** @param {SessionOptions} [options] */
   constructor({ name = 'vscode', dir, workspace = {}, theme = 'dark', trust = 'trusted', env = {}, settings = {}, vsix = VSIX,
     dev = process.env.PLANGATE_E2E_DEV === '1', waitForExtension = true } = {}) {
     if (!['trusted', 'untrusted'].includes(trust)) throw new Error(`trust must be 'trusted' or 'untrusted', not ${trust}`);
-    Object.assign(this, { name, workspaceSpec: workspace, theme, trust, extraEnv: env, extraSettings: settings, vsix, dev, waitForExtension });
+    this.name = name;
+    this.workspaceSpec = workspace;
+    this.theme = theme;
+    this.trust = trust;
+    this.extraEnv = env;
+    this.extraSettings = settings;
+    this.vsix = vsix;
+    this.dev = dev;
+    this.waitForExtension = waitForExtension;
+    /** @type {string | undefined} the workbench address when attached to a running code-server */
+    this.attachedUrl = undefined;
     this.dir = dir ?? sessionDir(name);
     fs.mkdirSync(this.dir, { recursive: true });
     this.workspaceDir = path.join(this.dir, 'workspace');
@@ -386,6 +413,13 @@ export class VSCodeSession {
     return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
   }
 
+  /** Clicks the inline action `action` (its aria-label or title) of the row `label` in `view`, as a mouse user does. */
+  async clickViewItemAction(view, label, action) {
+    const row = this.viewPane(view).locator('.monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    await row.hover();
+    await row.locator(`.actions .action-label[aria-label="${action}"], .actions .action-label[title="${action}"]`).first().click();
+  }
+
   /** Titles of the views shown in the side bar right now, top to bottom. */
   async viewTitles() {
     return (await this.page.locator('.part.sidebar .split-view-view .pane-header .title').allInnerTexts()).map((t) => t.trim());
@@ -398,6 +432,7 @@ export class VSCodeSession {
    * `extensionId` restricts to webviews of that extension (default Plangate's). A panel in a background tab has
    * no webview in the DOM, so when no webview matches `title` the editor tab of that title is clicked once.
    */
+  /** @param {{ title?: string | RegExp, extensionId?: string, timeout?: number }} [options] */
   async webview({ title, extensionId = EXTENSION_ID, timeout = 30_000 } = {}) {
     const want = title === undefined ? undefined : exactly(title);
     const deadline = Date.now() + timeout;
@@ -509,6 +544,8 @@ export class VSCodeSession {
  * Wires a session into a node:test file: `const vs = useVSCode(options)` starts it in `before`, closes it in
  * `after`, and after a failed test saves a `failed-<test name>` screenshot and prints where the session's files are.
  * Returns a proxy that forwards to the session once it is started.
+ * @param {SessionOptions} options
+ * @returns {VSCodeSession}
  */
 export function useVSCode(options) {
   let session;
@@ -516,19 +553,19 @@ export function useVSCode(options) {
     session = await launchVSCode(options);
   }, { timeout: 180_000 });
   afterEach(async (t) => {
-    if (!session || !t || t.passed !== false) return;
+    if (!session || !t || /** @type {any} */ (t).passed !== false) return;  // TestContext.passed: Node ≥ 21 (the specs run on 24)
     const shot = await session.screenshot(`failed-${t.name}`).catch(() => undefined);
     console.log(`[e2e ${session.name}] FAILED "${t.name}": screenshot ${shot ?? '(none)'}; session files ${session.dir}`);
   });
   after(async () => {
     await session?.close();
   }, { timeout: 60_000 });
-  return new Proxy({}, {
+  return /** @type {VSCodeSession} */ (new Proxy({}, {
     get(_, prop) {
       if (!session) throw new Error('the VS Code session has not started (see the failure of `before`)');
       const value = session[prop];
       return typeof value === 'function' ? value.bind(session) : value;
     },
-  });
+  }));
 }
 

@@ -16,12 +16,21 @@ export function fixtureServer(workspaceDir, { callLog = path.join(workspaceDir, 
 }
 
 /**
+ * @typedef {object} WorkspaceSpec
+ * @property {Record<string, unknown>} [files] relative path → content (strings as they are, anything else as JSON)
+ * @property {Record<string, unknown> | ((dir: string) => Record<string, unknown>)} [servers] mcp.json `servers`
+ * @property {Record<string, unknown>} [settings] .vscode/settings.json
+ */
+
+/**
  * Writes a workspace into `dir` (emptied first).
  * `files`: relative path → string content (objects are written as JSON).
  * `servers`: mcp.json `servers` map, or a function `(dir) => servers` for entries that need the absolute path
  *   (e.g. `(dir) => ({ fixture: fixtureServer(dir) })`); omitted → no .vscode/mcp.json.
  * `settings`: workspace settings (.vscode/settings.json).
  * Returns `dir`.
+ * @param {string} dir
+ * @param {WorkspaceSpec} [spec]
  */
 export function createWorkspace(dir, { files = {}, servers, settings } = {}) {
   fs.rmSync(dir, { recursive: true, force: true });

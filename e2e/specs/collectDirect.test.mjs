@@ -17,7 +17,7 @@ const vs = useVSCode({
   },
 });
 
-const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 test('direct mode: no staging; Submit asks first, Cancel sends nothing, Submit calls create_model once', async () => {
   await waitForServerRunning(vs);

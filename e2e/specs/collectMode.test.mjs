@@ -21,7 +21,7 @@ const vs = useVSCode({
   },
 });
 
-const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 /** Calls a form tool through "Plangate: Call Tool…" with `args` (objects go into their JSON box); returns the panel. */
 async function openForm(tool, args) {
@@ -121,7 +121,13 @@ test('create: every field type rendered from the schema, checked before staging,
   assert.deepEqual(await vs.viewItemActions('Staged', 'Create Contact'), ['Submit', 'Open in the Panel', 'Discard'], 'the row offers its actions inline');
   await vs.screenshot('staged-view');
 
-  await form.getByRole('button', { name: 'Submit', exact: true }).click();
+  // Submitted from the Staged view's own inline button (the panel's Submit is clicked in the tests below).
+  await vs.clickViewItemAction('Staged', 'Create Contact', 'Submit');
+  // Away from the review, the view's Submit asks first (a modal naming what will be called).
+  const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'Submit "Create Contact" to "fixture"?' });
+  await dialog.waitFor({ timeout: 10_000 });
+  await vs.screenshot('staged-view-submit-confirm');
+  await dialog.getByRole('button', { name: 'Submit', exact: true }).click();
   await form.getByRole('heading', { name: 'Submitted' }).waitFor({ timeout: 15_000 });
   await form.getByText(/Plangate called create_model on fixture: created c-\d+\./).waitFor();
   assert.deepEqual(callsAfter(since).slice(3), [['create_model', { model: 'Contact', attributes: fields }]], 'exactly the typed fields, submitted directly');
@@ -279,7 +285,14 @@ test('one staged entry per model: staging a second one warns and replaces; stage
   web = await panel(vs);
   await shown(web).getByRole('table', { name: 'Staged entry' }).waitFor({ timeout: 15_000 });
   assert.match(await shown(web).getByRole('table', { name: 'Staged entry' }).innerText(), /Second Person/);
-  await shown(web).getByRole('button', { name: 'Discard' }).click();
-  await shown(web).getByRole('heading', { name: 'Discarded' }).waitFor();
+  // Discarded from the Staged view's inline button; the panel follows.
+  const before = lastSeq();
+  await vs.openView('Staged');
+  await vs.clickViewItemAction('Staged', 'Create Contact', 'Discard');
+  const discard = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'Discard "Create Contact"?' });
+  await discard.waitFor({ timeout: 10_000 });
+  await discard.getByRole('button', { name: 'Discard', exact: true }).click();
+  await shown(web).getByRole('heading', { name: 'Discarded' }).waitFor({ timeout: 15_000 });
+  assert.deepEqual(callsAfter(before), [], 'Discard sends nothing to the server');
   await until(async () => (await vs.viewItems('Staged')).length === 0, 'the Staged view to empty');
 });

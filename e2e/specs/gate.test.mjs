@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
-import { callTool, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
+import { callTool, panel, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const log = callLogBeside('fixture-calls.jsonl');
 
@@ -21,12 +21,20 @@ const vs = useVSCode({
 });
 
 afterEach(async (t) => {
-  if (t?.passed === false) await settlePanel(vs);
+  if (/** @type {any} */ (t)?.passed === false) await settlePanel(vs);
 });
 
 const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 const planOf = (web) => web.locator('main article.top-plan');
 const toolsAfter = (since) => callsAfter(since).map(([tool]) => tool);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The tools called after `since`, once there are `count` of them (the fixture flushes its log a little late). */
+async function toolsOnceThere(since, count, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  while (toolsAfter(since).length < count && Date.now() < deadline) await sleep(100);
+  return toolsAfter(since);
+}
 
 test('each step shows the server it runs on before you approve', async () => {
   await waitForServerRunning(vs);
@@ -141,4 +149,237 @@ test('invisible and bidi characters from the server are shown as marks in the in
   await vs.screenshot('invisible-characters');
   await plan.getByRole('button', { name: 'Reject' }).click();
   await vs.waitForStatus('Plangate: idle');
+});
+
+test('a step marked Skip before approval is never called; the others run in order', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_scaffold');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
+  const skip = plan.getByRole('button', { name: 'Skip step 3' });
+  await skip.click();
+  await plan.locator('li.step[data-step="3"]', { hasText: 'will be skipped' }).waitFor({ timeout: 10_000 });
+  assert.equal(await skip.getAttribute('aria-pressed'), 'true');
+  await vs.screenshot('skip-before-approval');
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await plan.getByRole('button', { name: 'No', exact: true }).click({ timeout: 30_000 });
+  await vs.waitForStatus('Plangate: idle');
+  const calls = callsAfter(since);
+  assert.deepEqual(calls.map(([tool, args]) => [tool, args.name]),
+    [['plan_scaffold', undefined], ['create_screen', undefined], ['create_component', 'OvertimeStartDaySelector'], ['create_component', 'PTCHoursOverride']],
+    'step 3 (PayPeriodConfigurator) was not called');
+  assert.deepEqual((await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim()), ['ok', 'ok', 'skipped', 'ok']);
+});
+
+test('ask_user and confirm steps are answered in the panel: the answers are recorded, never sent; Stop at a confirm runs nothing more', async () => {
+  await waitForServerRunning(vs);
+  const run = async (atConfirm) => {
+    const since = lastSeq();
+    const web = await callTool(vs, 'plan_confirm');
+    const plan = planOf(web);
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    const form = plan.locator('form.ask-form');
+    await form.waitFor({ timeout: 20_000 });
+    assert.match(await form.innerText(), /Name the release and pick a channel\./);
+    await form.getByLabel(/^release/).fill('2.4.0');
+    await form.getByLabel(/^channel/).selectOption('beta');
+    await form.getByRole('button', { name: 'Answer' }).click();
+    const confirm = plan.getByRole('group', { name: 'Confirm step 3' });
+    await confirm.waitFor({ timeout: 20_000 });
+    assert.deepEqual(await toolsOnceThere(since, 2), ['plan_confirm', 'succeed'], 'nothing runs while the confirm waits; ask_user never reaches the server');
+    await vs.screenshot(`confirm-waits-${atConfirm}`);
+    await confirm.getByRole('button', { name: atConfirm }).click();
+    return { since, plan };
+  };
+
+  const granted = await run('Run step');
+  await granted.plan.getByRole('button', { name: 'No', exact: true }).click({ timeout: 30_000 });
+  await vs.waitForStatus('Plangate: idle');
+  assert.deepEqual(toolsAfter(granted.since), ['plan_confirm', 'succeed', 'echo', 'succeed']);
+  const answered = await granted.plan.locator('li.step[data-step="2"] .step-summary').innerText();
+  assert.match(answered, /Answered: \{"channel":"beta","release":"2\.4\.0"\}/, 'the answers are recorded with the step');
+
+  const refused = await run('Stop');
+  await refused.plan.locator('p.outcome').waitFor({ timeout: 20_000 });
+  assert.match(await refused.plan.locator('p.outcome').innerText(), /^Stopped/);
+  await vs.waitForStatus('Plangate: idle');
+  assert.deepEqual(toolsAfter(refused.since), ['plan_confirm', 'succeed'], 'the refused step and the one after it were not called');
+});
+
+test('a nested plan opens in place with its own approval, and runs there', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_nested');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).first().click();
+  const nested = plan.locator('article.nested-plan');
+  await nested.waitFor({ timeout: 20_000 });
+  assert.match(await nested.locator('p.instruction').innerText(), /nested/i);
+  assert.deepEqual(await toolsOnceThere(since, 2), ['plan_nested', 'nested_plan_step'], 'the nested plan\'s step waits for its own approval');
+  await vs.screenshot('nested-plan-in-place');
+  await nested.getByRole('button', { name: 'Approve and run' }).click();
+  await vs.waitForStatus('Plangate: idle', 30_000);
+  const calls = callsAfter(since);
+  assert.deepEqual(calls.map(([tool, args]) => [tool, args.depth]), [['plan_nested', undefined], ['nested_plan_step', 1], ['nested_plan_step', 0]]);
+  await plan.locator('p.outcome', { hasText: 'Completed' }).first().waitFor({ timeout: 10_000 });
+});
+
+test('not-ok plans: invalid lists its errors with an ask form, error names what is missing, partial shows a checklist and a recovery that asks first', async () => {
+  await waitForServerRunning(vs);
+  const open = async (status) => {
+    const web = await callTool(vs, 'plan_status', { fill: async (form) => form.getByLabel(/^status/).selectOption(status) });
+    const plan = planOf(web);
+    await plan.locator('p.notice', { hasText: `status "${status}"` }).waitFor({ timeout: 20_000 });
+    assert.equal(await plan.getByRole('button', { name: 'Approve and run' }).count(), 0, `a ${status} plan has nothing to approve`);
+    return { web, plan };
+  };
+
+  const { plan: invalid } = await open('invalid');
+  const errors = await invalid.getByRole('region', { name: 'Errors' }).innerText();
+  assert.match(errors, /REQUIRED\s+screen: Missing 'screen'/);
+  assert.match(errors, /TYPE\s+components: Expected array of strings/);
+  await invalid.locator('form.ask-form').getByRole('button', { name: 'Answer and re-plan' }).waitFor();
+  await vs.screenshot('not-ok-invalid');
+
+  const { plan: error } = await open('error');
+  assert.match(await error.getByRole('region', { name: 'Missing' }).innerText(), /The server needs: componentId/);
+
+  const since = lastSeq();
+  const { web: partialWeb, plan: partial } = await open('partial');
+  const checklist = partial.getByRole('region', { name: 'Partial results' }).locator('ul.checklist > li');
+  assert.deepEqual((await checklist.allInnerTexts()).map((t) => t.trim()), [
+    'create_screen — ok: Base page created',
+    'create_component:PayPeriodConfigurator — skipped: Already exists',
+    'create_component:PTCHoursOverride — failed: Template missing',
+  ]);
+  assert.deepEqual(await checklist.evaluateAll((lis) => lis.map((li) => li.className)), ['outcome-ok', 'outcome-skipped', 'outcome-failed']);
+  await vs.screenshot('not-ok-partial');
+  await partial.getByRole('button', { name: 'Create placeholder (safe) (asks first)' }).click();
+  const recovery = planOf(partialWeb);
+  await recovery.locator('p.instruction', { hasText: 'Recovery action "Create placeholder (safe)"' }).waitFor({ timeout: 10_000 });
+  await recovery.getByRole('button', { name: 'Approve and run' }).click();
+  const confirm = recovery.getByRole('group', { name: 'Confirm step 1' });
+  await confirm.waitFor({ timeout: 20_000 });
+  assert.deepEqual(toolsAfter(since), ['plan_status'], 'the recovery action asks before it is sent, even after the approval');
+  await confirm.getByRole('button', { name: 'Run step' }).click();
+  assert.deepEqual(await toolsOnceThere(since, 2), ['plan_status', 'create_placeholder_component']);
+  await vs.waitForStatus('Plangate: idle', 20_000);
+});
+
+test('clicking the status bar item brings the panel back', async () => {
+  await vs.runCommand('View: Close All Editors');
+  await vs.page.locator('.tabs-container .tab', { hasText: 'Plangate' }).waitFor({ state: 'detached', timeout: 10_000 });
+  await vs.statusBarItem().click();
+  const web = await panel(vs);
+  await web.locator('main').waitFor({ timeout: 20_000 });
+  await vs.page.locator('.tabs-container .tab.active', { hasText: 'Plangate' }).waitFor({ timeout: 10_000 });
+});
+
+test('follow-up Yes without a chat model offers to ask the server again; accepting calls the planning tool again with the same arguments', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_confirm');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  const form = plan.locator('form.ask-form');
+  await form.waitFor({ timeout: 20_000 });
+  await form.getByLabel(/^release/).fill('1.0');
+  await form.getByLabel(/^channel/).selectOption('stable');
+  await form.getByRole('button', { name: 'Answer' }).click();
+  await plan.getByRole('group', { name: 'Confirm step 3' }).getByRole('button', { name: 'Run step' }).click({ timeout: 20_000 });
+  await plan.getByRole('button', { name: 'Yes', exact: true }).click({ timeout: 30_000 });
+  const toast = vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'Announce the release?' });
+  await toast.waitFor({ timeout: 15_000 });
+  await vs.screenshot('follow-up-yes-offer');
+  const before = toolsAfter(since).length;
+  await toast.getByRole('button').filter({ hasNotText: /^$/ }).first().click();
+  const tools = await toolsOnceThere(since, before + 1);
+  assert.equal(tools[before], 'plan_confirm', `Yes called the planning tool again: ${JSON.stringify(tools)}`);
+  const again = planOf(await panel(vs));
+  await again.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 20_000 });
+  await again.getByRole('button', { name: 'Reject' }).click();
+  await vs.waitForStatus('Plangate: idle');
+});
+
+/** Writes workspace settings (merged into what is there), runs `fn`, then puts the file back as it was. */
+async function withSettings(settings, fn) {
+  const file = path.join(vs.workspaceDir, '.vscode', 'settings.json');
+  const saved = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), ...settings }, null, 2));
+  try {
+    await sleep(1500); // VS Code reads the changed settings file
+    return await fn();
+  } finally {
+    if (saved === undefined) fs.rmSync(file); else fs.writeFileSync(file, saved);
+    await sleep(1000);
+  }
+}
+
+test('plangate.stepTimeoutSeconds: a step that runs past it fails with a timeout and blocks the plan', async () => {
+  await waitForServerRunning(vs);
+  await withSettings({ 'plangate.stepTimeoutSeconds': 2 }, async () => {
+    const since = lastSeq();
+    const web = await callTool(vs, 'plan_hang');
+    const plan = planOf(web);
+    const started = Date.now();
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 20_000 });
+    const waited = Date.now() - started;
+    assert.match(await plan.locator('li.step[data-step="2"] .step-error').innerText(), /tim(ed|es) out|timeout/i);
+    assert.ok(waited < 15_000, `the hanging step failed after ${waited} ms, not after about 2 s`);
+    await vs.screenshot('step-timeout');
+    await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+    await vs.waitForStatus('Plangate: idle', 20_000);
+    assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang'], 'the step after the timed-out one never ran');
+  });
+});
+
+test('Export as JSON writes the plan with its steps and outcome to the file chosen in the save dialog', async () => {
+  await waitForServerRunning(vs);
+  const web = await callTool(vs, 'plan_failing');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await plan.getByRole('button', { name: 'Stop', exact: true }).click({ timeout: 20_000 });
+  await plan.getByRole('button', { name: 'Export as JSON' }).click({ timeout: 20_000 });
+  // code-server's save dialog is a quick input holding the proposed path (plan-<id>.json in the workspace).
+  const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  const proposed = await input.inputValue();
+  assert.match(proposed, /plan-[0-9a-f-]+\.json$/);
+  await vs.page.keyboard.press('Enter');
+  await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'plan exported to' }).waitFor({ timeout: 15_000 });
+  const file = path.join(vs.workspaceDir, path.basename(proposed));
+  const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.rmSync(file);
+  assert.equal(data.exportedBy, 'Plangate');
+  assert.equal(data.plan.plan.instruction, 'Run three steps; the second one fails.');
+  assert.equal(data.plan.outcome, 'stopped');
+  assert.deepEqual(data.plan.steps.map((st) => [st.call.tool, st.state]), [['succeed', 'ok'], ['fail', 'failed'], ['succeed', 'not_run']]);
+  assert.equal(data.plan.origin.server, 'fixture');
+  assert.deepEqual(data.nested, {});
+});
+
+test('a window reload in the middle of a step comes back blocked on that step, its outcome unknown, and runs nothing again', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  let web = await callTool(vs, 'plan_hang');
+  await planOf(web).getByRole('button', { name: 'Approve and run' }).click();
+  await planOf(web).locator('li.step[data-step="2"].state-running').waitFor({ timeout: 20_000 });
+  assert.deepEqual(await toolsOnceThere(since, 3), ['plan_hang', 'succeed', 'hang']);
+
+  await vs.page.reload({ waitUntil: 'domcontentloaded' });
+  await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await vs.waitForStatus(/blocked/, 60_000);
+  web = await panel(vs, 60_000);
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 30_000 });
+  assert.deepEqual((await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim()), ['ok', 'outcome unknown', 'pending']);
+  assert.match(await plan.locator('li.step[data-step="2"] .step-error').innerText(), /outcome unknown/);
+  await vs.screenshot('reload-mid-step-blocked');
+  await sleep(1500);
+  assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang'], 'nothing ran again after the reload');
+  await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+  await vs.waitForStatus('Plangate: idle', 20_000);
 });

@@ -1,12 +1,14 @@
 // mcp.json inputs in a real VS Code: a password `promptString` and a `pickString` are asked once when the server
-// starts, the server receives the values, the password never reaches the log, and Plangate: Reset Server Inputs
-// makes the next start ask again.
+// starts, the server receives the values, the password never reaches the log, a window reload reuses the stored
+// values, plangate.readMcpJson drops and restores the file's servers, and Plangate: Reset Server Inputs makes the
+// next start ask again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { FIXTURE_SERVER } from '../lib/env.mjs';
 import { callTool } from '../lib/panel.mjs';
-import { readResultCard, waitForRow } from '../lib/servers.mjs';
+import { readResultCard, treeRow, waitForRow } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 
 const SECRET = 's3cret-token-value';
@@ -75,6 +77,27 @@ test('a password prompt and a pick list are asked at start; the server gets both
   const logs = vs.extensionHostLogs().filter((f) => f.includes('plangate'));
   assert.ok(logs.length > 0, 'no Plangate log file');
   for (const file of logs) assert.ok(!fs.readFileSync(file, 'utf8').includes(SECRET), `${file} contains the password input`);
+});
+
+test('after a window reload the stored values are used: the server starts without asking again', async () => {
+  await vs.page.reload({ waitUntil: 'domcontentloaded' });
+  await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await vs.waitForStatus('Plangate: idle', 60_000);
+  await waitForRunning('fx');
+  assert.equal(await quickInput().title.filter({ hasText: 'Plangate: input' }).count(), 0, 'no input was asked for');
+  assert.equal(await envOf('GREETING'), SECRET);
+  assert.equal(await envOf('MODE'), 'two');
+});
+
+test('plangate.readMcpJson off drops the servers of .vscode/mcp.json; on again brings them back', async () => {
+  const settingsFile = path.join(vs.workspaceDir, '.vscode', 'settings.json');
+  fs.writeFileSync(settingsFile, JSON.stringify({ 'plangate.readMcpJson': false }));
+  await vs.openView('Servers');
+  await treeRow(vs, 'fx').waitFor({ state: 'detached', timeout: 30_000 });
+  await vs.screenshot('read-mcp-json-off');
+  fs.writeFileSync(settingsFile, JSON.stringify({ 'plangate.readMcpJson': true }));
+  await waitForRunning('fx');
+  assert.equal(await quickInput().title.filter({ hasText: 'Plangate: input' }).count(), 0, 'the stored inputs were used again');
 });
 
 test('Reset Server Inputs forgets the values: the server asks again and runs with the new ones', async () => {

@@ -29,11 +29,11 @@ const vs = useVSCode({
 
 // A failed test leaves no plan waiting for the next one (after the harness's failure screenshot).
 afterEach(async (t) => {
-  if (t?.passed === false) await settlePanel(vs);
+  if (/** @type {any} */ (t)?.passed === false) await settlePanel(vs);
 });
 
 /** The fixture's call log; the calls logged after `since` as [tool, args] pairs; the last seq number. */
-const { entries: callLog, lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
 /** The plan shown now: its article (the top-level plan in the selected item). */
 const planOf = (web) => web.locator('main article.top-plan');
@@ -267,8 +267,9 @@ test('hostile text from a server renders as text: no element, no script, no dial
     // The webview's sandbox has no allow-modals, so an alert there would not even reach page.on('dialog'):
     // record calls of the dialog functions inside the panel's document as well.
     await before.locator('body').evaluate(() => {
-      window.__e2eDialogs = [];
-      for (const fn of ['alert', 'confirm', 'prompt']) window[fn] = (...a) => { window.__e2eDialogs.push([fn, ...a.map(String)]); };
+      const w = /** @type {any} */ (window);
+      w.__e2eDialogs = [];
+      for (const fn of ['alert', 'confirm', 'prompt']) w[fn] = (...a) => { w.__e2eDialogs.push([fn, ...a.map(String)]); };
     });
     const since = lastSeq();
     const web = await callTool(vs, 'plan_xss');
@@ -291,7 +292,7 @@ test('hostile text from a server renders as text: no element, no script, no dial
         styles: [...doc.querySelectorAll('style')].map((s) => `${s.id || '(no id)'}: ${s.textContent.slice(0, 60)}`),
         links: doc.querySelectorAll('a[href]').length,
         handlers: [...doc.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
-        dialogs: window.__e2eDialogs,
+        dialogs: /** @type {any} */ (window).__e2eDialogs,
         polluted: ({}).polluted,
         stillVisible: getComputedStyle(doc.body).display !== 'none' && getComputedStyle(doc.getElementById('root')).display !== 'none',
       };
@@ -351,6 +352,7 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   await plan.locator('p.outcome', { hasText: 'Completed: 2 of 2 steps ran' }).waitFor();
 
   // Only these stay in the panel's switcher (earlier tests' finished plans are closed).
+  /** @type {[string, RegExp][]} */
   const states = [
     ['awaiting', /Scaffold Payroll screen and components\. · awaiting approval$/],
     ['blocked', /Run three steps; the second one fails\. · blocked$/],

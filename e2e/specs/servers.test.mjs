@@ -1,6 +1,7 @@
-// MCP connections through the UI of a real VS Code: the Servers view lists the workspace's .vscode/mcp.json servers
-// with their state and tools, Plangate: Call Tool… calls a tool and shows its result card, a server that fails to
-// start shows its stderr, editing mcp.json restarts only the server that changed, and Restricted Mode starts nothing.
+// MCP connections through the UI of a real VS Code, installed from the packaged extension: its status bar item and
+// its three views; the Servers view lists the workspace's .vscode/mcp.json servers with their state and tools,
+// Plangate: Call Tool… calls a tool and shows its result card, a server that fails to start shows its stderr, editing
+// mcp.json restarts only the server that changed, and the walkthrough adds the demo server. (Restricted Mode: trust.)
 // Which process runs for which server is read from /proc (each server has its own call log path in its command line).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -42,6 +43,19 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
   const vs = useVSCode({
     name: 'servers',
     workspace: { files: { 'README.md': '# Three MCP servers, one of them broken\n' }, servers: (dir) => servers(dir) },
+  });
+
+  test('the packaged extension installs and activates: the status bar reads "Plangate: idle"', async () => {
+    assert.equal(await vs.waitForStatus('Plangate: idle'), 'Plangate: idle');
+    assert.equal(await vs.statusBarItem().locator('.codicon').count(), 1, 'the status bar item has no codicon before its text');
+    await vs.screenshot('status-bar-idle');
+  });
+
+  test('the Plangate activity bar container shows the Servers, Plans and Staged views', async () => {
+    await vs.openView('Servers');
+    assert.deepEqual(await vs.viewTitles(), ['Servers', 'Plans', 'Staged']);
+    for (const view of ['Servers', 'Plans', 'Staged']) assert.ok(await vs.viewPane(view).isVisible(), `the ${view} view is not visible`);
+    await vs.screenshot('plangate-views');
   });
 
   test('the Servers view shows the fixture servers running, with their tools under them', { timeout: 90_000 }, async () => {
@@ -174,25 +188,43 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     assert.doesNotMatch(since, /\[(beta|broken)\] (stopped|starting|running|error)/, `only alpha changed state after the edit:\n${since}`);
     await vs.screenshot('servers-after-edit');
   });
-});
 
-describe('an untrusted workspace (Restricted Mode)', () => {
-  const vs = useVSCode({
-    name: 'servers-untrusted',
-    trust: 'untrusted',
-    workspace: { servers: (dir) => ({ fixture: fixtureServer(dir) }) },
+  test('Stop, Start and Restart from the server row\'s inline actions: the process ends, starts, and is replaced', { timeout: 90_000 }, async () => {
+    await vs.openView('Servers');
+    await collapseAll(vs);
+    const marker = logOf(vs.workspaceDir, 'beta');
+    const [before] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process');
+    const action = async (label) => {
+      const row = treeRow(vs, 'beta');
+      await row.hover();
+      await row.locator(`.actions .action-label[aria-label="${label}"]`).click();
+    };
+    await action('Stop Server');
+    assert.equal(await waitForRow(vs, 'beta', /^stopped/), 'stopped');
+    await waitForProcesses(marker, (l) => l.length === 0, 'beta\'s process to end');
+    await vs.screenshot('server-stopped');
+    await action('Start Server');
+    await waitForRow(vs, 'beta', RUNNING, 60_000);
+    const [started] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process after Start');
+    assert.notEqual(started, before);
+    await action('Restart Server');
+    await waitForProcesses(marker, (l) => l.length === 1 && l[0] !== started, 'a new beta process after Restart');
+    await waitForRow(vs, 'beta', RUNNING, 60_000);
+    assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'alpha kept running throughout');
   });
 
-  test('starts no server: the view says "waits for workspace trust" and no fixture process runs', { timeout: 60_000 }, async () => {
+  // Last: it adds a server to the workspace's settings.
+  test('the walkthrough\'s "Add the Demo Server" configures plangate-demo, which starts on VS Code\'s own runtime', { timeout: 90_000 }, async () => {
+    await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
+    await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'the demo server "plangate-demo" is configured' }).waitFor({ timeout: 15_000 });
     await vs.openView('Servers');
-    assert.equal(await waitForRow(vs, 'fixture', /\S/), 'waits for workspace trust');
-    const hover = await hoverText(vs, treeRow(vs, 'fixture'));
-    assert.match(hover, /Restricted Mode/);
-    await vs.screenshot('servers-restricted-mode');
-    // the row appears once the configuration was read, which is when a trusted workspace starts its servers;
-    // give a start a few seconds to show up before concluding that none happened
-    await new Promise((r) => setTimeout(r, 3000));
-    // (every fixture process of this workspace has the workspace folder in its command line: --root, --call-log)
-    assert.deepEqual(fixtureProcesses(vs.workspaceDir), [], 'no fixture process was started for this workspace');
+    await waitForRow(vs, 'plangate-demo', RUNNING, 60_000);
+    // What it wrote: the workspace setting, with the bundled server run by VS Code's own executable as Node.
+    const settings = JSON.parse(fs.readFileSync(path.join(vs.workspaceDir, '.vscode', 'settings.json'), 'utf8'));
+    const demo = settings['plangate.servers']?.['plangate-demo'];
+    assert.equal(demo?.type, 'stdio');
+    assert.deepEqual(demo.env, { ELECTRON_RUN_AS_NODE: '1' });
+    assert.match(demo.args[0], /dist[\\/]fixtureServer\.js$/);
+    await vs.screenshot('demo-server-added');
   });
 });

@@ -64,6 +64,9 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   const steps = web.locator('main article.top-plan ol.steps > li.step');
   assert.deepEqual((await steps.locator('.flag.hint-destructive').allInnerTexts()).map((t) => t.trim()), ['destructive', 'destructive', 'destructive']);
   assert.equal((await web.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 3 destructive.');
+  // The plan came from server demo, its steps run on server files: each step carries the cross-server mark.
+  assert.deepEqual((await steps.locator('.flag', { hasText: 'other server' }).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),
+    ['other server: files', 'other server: files', 'other server: files']);
   await vs.screenshot('predicted');
 
   // The predicted diff opens beside the panel, on virtual documents.

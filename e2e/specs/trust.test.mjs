@@ -36,6 +36,7 @@ const vs = useVSCode({
 });
 
 /** The working directory of the one live fixture process whose command line holds `name`. */
+/** @param {string} name @param {(proc: string) => boolean} [accept] */
 async function cwdOf(name, accept = () => true) {
   const [proc] = await waitForProcesses(name, (l) => l.length === 1 && accept(l[0]), `one process of ${name}`);
   return { proc, cwd: fs.realpathSync(`/proc/${proc.split(':')[0]}/cwd`) };

@@ -5,7 +5,7 @@
  * the stage/submit/discard/approval flows in engine.ts. New code imports from there.
  */
 export type {
-  ApprovalRecord, ApprovalStatus, ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionEventType, SubmissionOrigin,
+  ApprovalRecord, ApprovalStatus, ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionEventType,
   SubmissionOutcome, SubmissionPhase, SubmissionRecord, Submissions, SubmitCall,
 } from './collect/types';
 export { SUBMISSION_EVENT_TYPES } from './collect/types';

@@ -8,114 +8,14 @@
  * FOLLOW_UP_PENDING (`follow_up`), BLOCKED, and `finished` (the plan is history; with no active plan the
  * workflow is IDLE).
  */
-import { approvalHash, sameJson } from './approval';
+import { approvalHash } from './approval';
+import { sameJson } from './json';
 import { assertNever } from './lifecycle';
-import type { ActionCall, OrchestratedPlan } from './plan';
+import type { ActionCall, OrchestratedPlan, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from './plan';
 import { canApplySubmission, isSubmissionEvent, reduceSubmissions, SUBMISSION_EVENT_TYPES, type SubmissionEvent, type Submissions } from './submissions';
 
-/** Per-step state. `unknown`: the step was running when the process died; its outcome is unknown. */
-export type StepState = 'pending' | 'awaiting_confirm' | 'running' | 'ok' | 'failed' | 'skipped' | 'not_run' | 'unknown';
-
-export type PlanPhase = 'awaiting_approval' | 'executing' | 'follow_up' | 'blocked' | 'finished';
-
-/**
- * How a finished plan ended. `completed`: every step ok or skipped; `rejected`: not approved; `stopped`: the
- * user stopped after a failure; `cancelled`: cancelled while running; `not_ok`: the plan's status was not ok
- * (error/invalid/blocked/partial), so it had nothing to approve; `replaced`: a re-plan (ask form) replaced it.
- */
-export type PlanOutcome = 'completed' | 'rejected' | 'stopped' | 'cancelled' | 'not_ok' | 'replaced';
-
-/** Where the planning call came from. */
-export type Entrance = 'manual' | 'agent' | 'cli' | 'recovery' | 'follow_up' | 'replan' | 'step';
-
-/** The tool call whose result was the plan. */
-export interface PlanOrigin {
-  server: string;
-  tool: string;
-  args: Record<string, unknown>;
-  entrance: Entrance;
-}
-
-export interface StepProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-export interface StepRecord {
-  /** 0-based position in `next_actions`. */
-  index: number;
-  /** The call as the server proposed it. */
-  proposed: ActionCall;
-  /** The call as it will run (or ran): `proposed` with the user's argument edits. */
-  call: ActionCall;
-  /** True when the user changed `call.args` from `proposed.args`. */
-  edited: boolean;
-  state: StepState;
-  /** The user asked before approval to skip this step. */
-  skipRequested: boolean;
-  /**
-   * The server the step runs on: resolved when the plan is shown (before approval, so the approval covers it), and
-   * again when a re-check before the step finds it elsewhere (then the plan waits for a new approval).
-   */
-  server?: string;
-  /** The step's tool was not on the issuing server and resolved on another one. */
-  crossServer?: boolean;
-  /** SHA-256 of the tool's definition as `server` listed it at resolution (name, description, schemas, annotations, _meta). */
-  toolHash?: string;
-  /** Why the step's tool resolves on no server (set by resolution; such a plan runs nothing). */
-  unresolved?: string;
-  progress?: StepProgress;
-  /** A short text of the step's result (first text block, truncated). */
-  summary?: string;
-  error?: string;
-  /** The id of the nested plan this step's result produced. */
-  childPlanId?: string;
-  startedAt?: number;
-  endedAt?: number;
-  /** When the user granted this step's own confirmation (`confirm: true` steps start only after it). */
-  confirmedAt?: number;
-  /** How many times the step was started (retries count). */
-  attempts: number;
-}
-
-export interface PlanRecord {
-  id: string;
-  origin: PlanOrigin;
-  plan: OrchestratedPlan;
-  receivedAt: number;
-  phase: PlanPhase;
-  outcome?: PlanOutcome;
-  steps: StepRecord[];
-  /** Nested plan: the plan and step whose result this plan was. Depth 0 is a top-level plan. */
-  parentId?: string;
-  parentStep?: number;
-  depth: number;
-  /** Lineage: the plan this one replaced (a re-plan after an `ask` form). */
-  replacesId?: string;
-  replacedById?: string;
-  /**
-   * Hash of exactly what was approved: the issuing server and tool, the instruction, the globs, and per non-skipped
-   * step its server, its tool's definition hash and its arguments (see approval.ts).
-   */
-  approvalHash?: string;
-  /** When each step's server was last resolved (undefined: not yet; approval waits for it). */
-  resolvedAt?: number;
-  /** Set while a plan that was running waits for a new approval because a step's server or tool definition changed. */
-  reapproval?: { step: number; change: string };
-  approvedAt?: number;
-  /** What the user wrote with the approval, if anything. */
-  approvalNote?: string;
-  rejectReason?: string;
-  /** Index of the step the plan is blocked on (failed, unknown, or interrupted). */
-  blockedStep?: number;
-  /** Why the plan is blocked, in words. */
-  blockedReason?: string;
-  followUpAnswer?: 'yes' | 'no';
-  finishedAt?: number;
-  /** Files put back to the plan's checkpoint (workspace-relative), one record per revert, in order. */
-  reverts?: { at: number; files: string[] }[];
-}
+// The records' types live in plan.ts (approval.ts and submissions.ts need them without importing the reducer).
+export type { Entrance, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from './plan';
 
 /** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
 export type StepResolutionRecord =

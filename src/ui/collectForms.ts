@@ -3,9 +3,10 @@ import type { CollectFormPayload } from '../core/collectForm';
 import { CollectEngine, type CollectHost, type SubmissionSnapshot } from '../core/collect/engine';
 import { getSubmission, stagedSubmissions, submissionList, submissionModel } from '../core/collect/reducer';
 import type { PollSchedule } from '../core/collect/remoteApproval';
-import type { ControlValue, SubmissionOrigin, SubmissionRecord } from '../core/collect/types';
+import type { ControlValue, SubmissionRecord } from '../core/collect/types';
 import { describeSubmissionState, displayValue, formatAge, submissionTitle } from '../core/collect/words';
 import type { Door } from '../core/door';
+import type { PlanOrigin } from '../core/plan';
 import type { Workflow } from '../core/ledger';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { ServerRegistry } from '../mcp/registry';
@@ -103,7 +104,7 @@ export class CollectForms extends DisposableBase {
   }
 
   /** A form tool answered with a form: records it and opens it in the panel. Returns the submission id. */
-  open(origin: SubmissionOrigin, form: CollectFormPayload, options: { focus?: boolean } = {}): string {
+  open(origin: PlanOrigin, form: CollectFormPayload, options: { focus?: boolean } = {}): string {
     const id = this.engine.receive(origin, form);
     this.show(id, options.focus ?? true);
     return id;

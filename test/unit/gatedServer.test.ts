@@ -243,8 +243,9 @@ describe('gated server', { concurrency: 2 }, () => {
       cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...channel.envFor('demo') },
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await waitFor(() => channel.connectedCount === 1, 'the gated server to connect to the channel', 12_000);
+    // Generous bounds: the program starts through tsx, which compiles it first (slow on a loaded machine).
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    await waitFor(() => channel.connectedCount === 1, 'the gated server to connect to the channel', 45_000);
     child.stdin.end();
     const ended = Date.now();
     assert.equal(await exited, 0);

@@ -10,12 +10,12 @@
  * extension knows them, the confirmations) and {@link CollectClock} (time and waits, so polling is testable
  * without waiting).
  */
-import { sameJson } from '../approval';
+import { sameJson } from '../json';
 import type { Door } from '../door';
 import type { Workflow } from '../ledger';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken, type Event } from '../lifecycle';
 import type { CollectFormPayload } from '../collectForm';
-import type { Problem } from '../plan';
+import type { PlanOrigin, Problem } from '../plan';
 import type { ToolResult } from '../toolResult';
 import { describeSubmitResult, parseStagedEntry } from './answers';
 import { getSubmission, stagedConflict, stagedSubmissions, submissionModel, submitBlocker } from './reducer';
@@ -23,7 +23,7 @@ import {
   approvalToolsOf, checkApprovalArgs, parseApprovalCheck, parseApprovalRequest, pollApproval, requestApprovalArgs, sleepUnlessCancelled,
   type PollSchedule,
 } from './remoteApproval';
-import type { ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionOrigin, SubmissionRecord, SubmitCall } from './types';
+import type { ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionRecord, SubmitCall } from './types';
 import { initialControls, readFormControls, stagedChanges, stagedValues, submissionCall } from './values';
 
 /** An action in flight on a submission. */
@@ -150,7 +150,7 @@ export class CollectEngine extends DisposableBase {
   }
 
   /** A form tool answered with a form: records it as a new submission and returns its id. */
-  receive(origin: SubmissionOrigin, form: CollectFormPayload): string {
+  receive(origin: PlanOrigin, form: CollectFormPayload): string {
     const id = this.options.newId();
     if (!this.workflow.dispatch({ type: 'formReceived', at: this.clock.now(), submissionId: id, origin, form })) {
       throw new Error(`The form from ${origin.server}/${origin.tool} could not be recorded.`);

@@ -1,10 +1,11 @@
 /**
  * The data of collect mode (mcp-rune Center-of-Control, reference/protocols.md §2): a submission as the ledger holds
  * it, the events that change it, and the two value shapes the panel exchanges with core (a control's value, a row of
- * the staged review). A leaf: it imports only the form's own types, so the workflow reducer, the ledger, the
- * protocol and the collect engine can all use it without importing each other.
+ * the staged review). A leaf: it imports only types of the form and of plan.ts, so the workflow reducer, the
+ * ledger, the protocol and the collect engine can all use it without importing each other.
  */
 import type { CollectFormPayload } from '../collectForm';
+import type { PlanOrigin } from '../plan';
 
 /** `open`: the form is being filled; `staged`: collect_form_data holds it for review; `finished`: see the outcome. */
 export type SubmissionPhase = 'open' | 'staged' | 'finished';
@@ -38,22 +39,10 @@ export interface ApprovalRecord {
   checkedAt?: number;
 }
 
-/**
- * The form tool call whose result was the form (new_model_app / edit_model_app). The same shape as a plan's origin
- * (workflow.ts `PlanOrigin`), declared here so that submissions do not import the plan workflow.
- */
-export interface SubmissionOrigin {
-  server: string;
-  tool: string;
-  args: Record<string, unknown>;
-  /** Which path the form call came by (`manual`: Call Tool). */
-  entrance: string;
-}
-
 export interface SubmissionRecord {
   id: string;
   /** The form tool call whose result was the form (new_model_app / edit_model_app). */
-  origin: SubmissionOrigin;
+  origin: PlanOrigin;
   form: CollectFormPayload;
   receivedAt: number;
   phase: SubmissionPhase;
@@ -86,7 +75,7 @@ export interface SubmissionRecord {
 
 export type SubmissionEvent =
   /** A form tool answered with a collect-mode form. */
-  | { type: 'formReceived'; at: number; submissionId: string; origin: SubmissionOrigin; form: CollectFormPayload }
+  | { type: 'formReceived'; at: number; submissionId: string; origin: PlanOrigin; form: CollectFormPayload }
   /** collect_form_data accepted `fields`; `entry` is what get_form_data then answered (absent when it did not). */
   | { type: 'formStaged'; at: number; submissionId: string; fields: Record<string, unknown>; entry?: StagedEntry }
   /** create_model / update_model was called with `args`; `ok` false with the error when it failed. */

@@ -5,7 +5,7 @@
  * ({@link stagedChanges}), and the create/update call that submits them ({@link submissionCall}). Pure and total:
  * field names and values are server data (`__proto__` is a plain key), and nothing here throws on them.
  */
-import { sameJson } from '../approval';
+import { sameJson } from '../json';
 import { describeValue, formatPath } from '../envelope';
 import { scalarText, type AppFormSchema, type CollectFormPayload, type FormField } from '../collectForm';
 import type { Problem } from '../plan';
