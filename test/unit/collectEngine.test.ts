@@ -82,7 +82,7 @@ interface Harness {
   /** What the host tells the engine about the fixture; tests change `state` to say it stopped. */
   server: { state: string; tools: CollectServer['tools'] };
   /** Answers the host gives to the engine's confirmations, and the questions it was asked. */
-  answers: { submit: boolean; replace: boolean };
+  answers: { submit: boolean; replace: boolean; /** Runs while the submit question is open (the user acts elsewhere meanwhile). */ meanwhile?: () => void };
   asked: { submit: { record: SubmissionRecord; call: SubmitCall }[]; replace: { record: SubmissionRecord; conflict: SubmissionRecord }[] };
   /** Opens a form through the door (as Call Tool does) and hands it to the engine; returns the submission id. */
   openForm(tool: string, args: Obj): Promise<string>;
@@ -108,11 +108,11 @@ async function harness(options: { args?: string[]; invoker?: (inner: ToolInvoker
   const clock = new FakeClock();
   const door = new Door(invoker, workflow, { allowCrossServer: () => false, newId: () => `call-${++n}`, now: clock.now });
   const server = { state: 'running', tools: (await fx.client.listTools()).tools };
-  const answers = { submit: true, replace: true };
+  const answers: Harness['answers'] = { submit: true, replace: true };
   const asked: Harness['asked'] = { submit: [], replace: [] };
   const host: CollectHost = {
     server: (name) => (name === 'fx' ? server : undefined),
-    confirmSubmit: async (record, call) => { asked.submit.push({ record, call }); return answers.submit; },
+    confirmSubmit: async (record, call) => { asked.submit.push({ record, call }); answers.meanwhile?.(); return answers.submit; },
     confirmReplace: async (record, conflict) => { asked.replace.push({ record, conflict }); return answers.replace; },
   };
   let s = 0;
@@ -276,6 +276,17 @@ describe('collect engine against the fixture server', () => {
     assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app', 'create_model']);
     assert.equal(h.record(id).outcome, 'submitted');
     assert.deepEqual(h.submissionEvents(), ['formReceived', 'formSubmitted']);
+    h.assertEveryCallRecorded();
+  });
+
+  test('a form discarded while the submit question is open sends nothing when the answer comes', async () => {
+    const h = await harness({ args: ['--submit-mode', 'direct'] });
+    const id = await h.openForm('new_model_app', { model: 'Contact', mode: 'form' });
+    h.answers.meanwhile = () => { assert.equal(h.engine.discard(id), undefined); };
+    assert.equal(await h.engine.submit(id, ADA), 'This form is discarded.');
+    assert.equal(h.asked.submit.length, 1);
+    assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app'], 'nothing was submitted');
+    assert.deepEqual(h.submissionEvents(), ['formReceived', 'formDiscarded']);
     h.assertEveryCallRecorded();
   });
 

@@ -245,7 +245,7 @@ export class CollectEngine extends DisposableBase {
    * confirmation (direct mode, or `confirm`). A failure is recorded and shown; the form keeps its values.
    */
   async submit(id: string, controls?: Record<string, unknown>, options: { confirm?: boolean } = {}): Promise<string | undefined> {
-    let record = this.active(id);
+    const record = this.active(id);
     if (typeof record === 'string') return record;
     const blocker = submitBlocker(record);
     if (blocker) return blocker;
@@ -264,10 +264,9 @@ export class CollectEngine extends DisposableBase {
     }
     if (record.form.submitMode === 'direct' || options.confirm) {
       if (!(await this.host.confirmSubmit(record, call))) return undefined;
-      record = this.active(id);
-      if (typeof record === 'string') return record;
-      const again = submitBlocker(record);
-      if (again) return again;
+      const now = this.active(id);
+      if (typeof now === 'string') return now;
+      if (now !== record) return 'The form changed while Plangate asked: review it and press Submit again.';
     }
     const serverName = record.origin.server;
     let failure: string | undefined;
