@@ -1,8 +1,8 @@
 /**
  * mcp-rune collect-mode forms (reference/protocols.md §2): the JSON that `new_model_app` (mode "form") and
  * `edit_model_app` return in their first text block — `{schema, defaults, mode, submitMode, hiddenValues?,
- * parentContext?, recordId?}` — parsed into a typed {@link CollectFormPayload}, plus the value conversions and
- * checks a native form needs before it stages or submits.
+ * parentContext?, recordId?}` — parsed into a typed {@link CollectFormPayload}. The values a form's controls hold,
+ * their checks and the call that submits them are in collect/values.ts.
  *
  * Leniency: `mode` defaults to "create" and `submitMode` to "direct" (what mcp-rune's own iframe assumes);
  * labels, groups and fieldsets get sensible defaults; a field type Plangate does not know is shown as text
@@ -13,7 +13,6 @@ import { checkJsonLimits, copyUnknown, describeValue, errorMap, formatPath, isPl
 import type { Problem } from './plan';
 import type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
 export type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
-
 
 /**
  * An untrusted value as text without running anything of it: `String()` calls an object's own `toString`/`valueOf`,
@@ -248,173 +247,4 @@ function normaliseField(raw: Obj, index: number, warnings: Problem[]): FormField
   if (!absent(raw.enumValues)) field.enumValues = raw.enumValues as string[];
   copyUnknown(raw, field, FIELD_KEYS);
   return field;
-}
-
-// ───────────────────────────── values ─────────────────────────────
-
-const TRUE_WORDS = new Set(['true', 'on', 'yes', 'y', '1', 'checked']);
-const FALSE_WORDS = new Set(['false', 'off', 'no', 'n', '0', 'unchecked']);
-
-/**
- * Converts what a form control (or a CLI `--answer k=v`) produced into the value to submit for `field`:
- * number fields give numbers, checkboxes booleans, multiselect and checkbox groups `string[]` (a string is
- * split on commas unless it is itself a choice), select values keep the type of the matching option
- * (association ids stay numbers), dates and times stay strings. An empty value gives `undefined`, meaning
- * "leave it out". A value that cannot be converted is returned as it came, so that
- * {@link validateFormValues} reports it.
- */
-export function toFieldValue(field: FormField, raw: unknown): unknown {
-  if (raw === undefined || raw === null) return undefined;
-  switch (field.type) {
-    case 'checkbox': {
-      if (typeof raw === 'boolean') return raw;
-      if (typeof raw === 'number') return raw !== 0;
-      if (typeof raw !== 'string') return raw;
-      const word = raw.trim().toLowerCase();
-      if (word === '') return undefined;
-      return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : raw;
-    }
-    case 'number': {
-      if (typeof raw === 'number') return raw;
-      if (typeof raw !== 'string') return raw;
-      const text = raw.trim();
-      if (text === '') return undefined;
-      const n = Number(text);
-      return Number.isFinite(n) ? n : raw;
-    }
-    case 'multiselect':
-    case 'checkbox_group': {
-      let items: unknown[];
-      if (Array.isArray(raw)) items = raw;
-      else if (typeof raw === 'string') items = field.options?.some((o) => scalarText(o.value) === raw) ? [raw] : raw.split(',');
-      else items = [raw];
-      const out = items.filter((v) => v !== null && v !== undefined).map((v) => scalarText(v).trim()).filter((v) => v !== '');
-      return out.length > 0 ? out : undefined;
-    }
-    case 'select': {
-      if (typeof raw !== 'string') return raw;
-      const text = raw.trim();
-      if (text === '') return undefined;
-      const match = field.options?.find((o) => scalarText(o.value) === text);
-      return match ? match.value : text;
-    }
-    case 'textarea':
-      if (typeof raw !== 'string') return typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
-      return raw.trim() === '' ? undefined : raw;
-    default: // text, email, url, color, date, datetime-local, time
-      if (typeof raw !== 'string') return typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
-      return raw.trim() === '' ? undefined : raw.trim();
-  }
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
-}
-
-/** Whether `field` is shown given the current values (its `visibleWhen` rule, as mcp-rune's form evaluates it). */
-export function isFieldVisible(field: FormField, values: Record<string, unknown>): boolean {
-  const rule = field.visibleWhen;
-  if (!rule || typeof rule.field !== 'string') return true;
-  const current = Object.hasOwn(values, rule.field) ? values[rule.field] : undefined;
-  const text = current === undefined || current === null ? '' : scalarText(current);
-  if (rule.notEquals !== undefined) return text !== scalarText(rule.notEquals);
-  if (rule.equals !== undefined) return text === scalarText(rule.equals);
-  return true;
-}
-
-/**
- * Checks converted values (see {@link toFieldValue}) against the form: required fields (a required checkbox
- * must be checked), numbers and their `validation.min`/`max`, text `minLength`/`maxLength`, email and URL
- * formats, and choices of non-association selects and checkbox groups. Fields hidden by `visibleWhen` are
- * skipped. Each problem's path is the field name; its message names the field by its label. The server's own
- * validation stays authoritative (Plangate never runs server-supplied regular expressions).
- */
-export function validateFormValues(schema: AppFormSchema, values: Record<string, unknown>): Problem[] {
-  const problems: Problem[] = [];
-  for (const field of schema.fields) {
-    if (!isFieldVisible(field, values)) continue;
-    const path = formatPath([field.name]);
-    const add = (message: string) => problems.push({ path, message });
-    const value = Object.hasOwn(values, field.name) ? values[field.name] : undefined;
-    const label = field.label || field.name;
-    if (isEmpty(value) || (field.type === 'checkbox' && field.required && value === false)) {
-      if (field.required) add(field.type === 'checkbox' ? `${label} must be checked` : `${label} is required`);
-      continue;
-    }
-    const v = field.validation ?? {};
-    const num = (k: string): number | undefined => (typeof v[k] === 'number' ? (v[k] as number) : undefined);
-    switch (field.type) {
-      case 'number': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) { add(`${label} must be a number`); break; }
-        const min = num('min'); const max = num('max');
-        if (min !== undefined && value < min) add(`${label} must be at least ${min}`);
-        if (max !== undefined && value > max) add(`${label} must be at most ${max}`);
-        break;
-      }
-      case 'checkbox':
-        if (typeof value !== 'boolean') add(`${label} must be true or false`);
-        break;
-      case 'multiselect':
-      case 'checkbox_group': {
-        if (!Array.isArray(value)) { add(`${label} must be a list of choices`); break; }
-        if (field.type === 'checkbox_group' && field.options && !field.association) {
-          const allowed = new Set(field.options.map((o) => scalarText(o.value)));
-          const bad = value.filter((x) => !allowed.has(scalarText(x)));
-          if (bad.length > 0) add(`${label}: ${bad.map((x) => describeValue(x)).join(', ')} ${bad.length > 1 ? 'are not choices' : 'is not a choice'}; choose from ${choices(field)}`);
-        }
-        break;
-      }
-      case 'select':
-        if (field.options && field.options.length > 0 && !field.association && !field.options.some((o) => scalarText(o.value) === scalarText(value))) {
-          add(`${label} must be one of ${choices(field)}`);
-        }
-        break;
-      default: {
-        if (typeof value !== 'string') { add(`${label} must be text`); break; }
-        const minLength = num('minLength'); const maxLength = num('maxLength');
-        if (minLength !== undefined && value.length < minLength) add(`${label} must be at least ${minLength} characters`);
-        if (maxLength !== undefined && value.length > maxLength) add(`${label} must be at most ${maxLength} characters`);
-        if (field.type === 'email' && (value.length > 320 || !EMAIL.test(value))) add(`${label} must be an email address, like name@example.com`);
-        if (field.type === 'url' && !isWebUrl(value)) add(`${label} must be a URL starting with http:// or https://`);
-      }
-    }
-  }
-  return problems;
-}
-
-function choices(field: FormField): string {
-  const opts = field.options ?? [];
-  const shown = opts.slice(0, 10).map((o) => describeValue(o.value)).join(', ');
-  return opts.length > 10 ? `${shown}, …` : shown;
-}
-
-function isWebUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The tool call that writes a filled form directly (direct mode, or after a collect-mode review):
- * `create_model {model, attributes}` with `hiddenValues` merged under the form's values, or
- * `update_model {model, attributes, record_id}` (mcp-rune's update tool wants `record_id`, not `id`).
- */
-export function formSubmission(form: CollectFormPayload, values: Record<string, unknown>): { tool: 'create_model' | 'update_model'; args: Record<string, unknown> } {
-  const attributes: Record<string, unknown> = {};
-  for (const source of form.mode === 'create' && form.hiddenValues ? [form.hiddenValues, values] : [values]) {
-    for (const key of Object.keys(source)) {
-      if (source[key] !== undefined) Object.defineProperty(attributes, key, { value: source[key], enumerable: true, writable: true, configurable: true });
-    }
-  }
-  if (form.mode === 'update') {
-    const args: Record<string, unknown> = { model: form.schema.model, attributes };
-    if (form.recordId !== undefined) args.record_id = form.recordId;
-    return { tool: 'update_model', args };
-  }
-  return { tool: 'create_model', args: { model: form.schema.model, attributes } };
 }

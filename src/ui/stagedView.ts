@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
-import { approvalToolsOf, getSubmission, stagedSubmissions, submitBlocker } from '../core/submissions';
+import { getSubmission, stagedSubmissions, submitBlocker } from '../core/collect/reducer';
+import { approvalToolsOf } from '../core/collect/remoteApproval';
 import type { ServerRegistry } from '../mcp/registry';
 import { SubmissionCommands, submissionTreeItem } from './collectForms';
 

@@ -1,16 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  formSubmission,
-  isFieldVisible,
-  looksLikeCollectForm,
-  parseCollectForm,
-  toFieldValue,
-  validateFormValues,
-  type AppFormSchema,
-  type CollectFormPayload,
-  type FormField,
-} from '../../src/core/collectForm';
+import { looksLikeCollectForm, parseCollectForm, type AppFormSchema, type CollectFormPayload, type FormField } from '../../src/core/collectForm';
+import { formSubmission, isFieldVisible, toFieldValue, validateFormValues } from '../../src/core/collect/values';
 import { formatProblem } from '../../src/core/envelope';
 
 // Shaped like mcp-rune's new_model_app result for a nested model (create, with hiddenValues and parentContext).

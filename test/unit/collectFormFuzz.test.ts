@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { classifyResult } from '../../src/core/classify';
-import { FORM_FIELD_TYPES, parseCollectForm, toFieldValue, validateFormValues } from '../../src/core/collectForm';
+import { FORM_FIELD_TYPES, parseCollectForm } from '../../src/core/collectForm';
+import { toFieldValue, validateFormValues } from '../../src/core/collect/values';
 
 type Obj = Record<string, unknown>;
 const PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort().join(',');

@@ -5,11 +5,14 @@ import { classifyResult } from '../../src/core/classify';
 import type { CollectFormPayload } from '../../src/core/collectForm';
 import { CancellationTokenSource } from '../../src/core/lifecycle';
 import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/ledger';
+import { describeSubmitResult, parseStagedEntry } from '../../src/core/collect/answers';
+import { getSubmission, stagedConflict, submitBlocker } from '../../src/core/collect/reducer';
 import {
-  approvalPollDelay, approvalToolsOf, checkApprovalArgs, describeCollectError, describeSubmissionState, describeSubmitResult, formatAge,
-  getSubmission, parseApprovalCheck, parseApprovalRequest, parseStagedEntry, pollApproval, readFormControls, requestApprovalArgs,
-  sameFieldValue, stagedChanges, stagedConflict, submissionCall, submitBlocker, toControlValue, type ApprovalCheck, type SubmissionEvent,
-} from '../../src/core/submissions';
+  approvalPollDelay, approvalToolsOf, checkApprovalArgs, parseApprovalCheck, parseApprovalRequest, pollApproval, requestApprovalArgs, type ApprovalCheck,
+} from '../../src/core/collect/remoteApproval';
+import type { SubmissionEvent } from '../../src/core/collect/types';
+import { readFormControls, sameFieldValue, stagedChanges, submissionCall, toControlValue } from '../../src/core/collect/values';
+import { describeCollectError, describeSubmissionState, formatAge } from '../../src/core/collect/words';
 import type { ToolResult } from '../../src/core/toolResult';
 import { canApply, EMPTY_WORKFLOW, reduce, type PlanOrigin, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture.js';
