@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
+import { callToolFromPalette } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
 import { callTool, panel, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
@@ -15,7 +16,11 @@ const log = callLogBeside('fixture-calls.jsonl');
 const vs = useVSCode({
   name: 'gate',
   workspace: {
-    files: { 'README.md': '# gate workspace\n', 'notes.txt': 'hello world\n' },
+    files: {
+      'README.md': '# gate workspace\n', 'notes.txt': 'hello world\n',
+      // For the touched-files count: one file counts; one is hidden by files.exclude, one by search.exclude.
+      'src/modules/audit/screen.ts': 'export {};\n', 'src/modules/audit/gen/out.ts': 'export {};\n', 'src/modules/audit/screen.snap': 'snapshot\n',
+    },
     servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir) }) }),
   },
 });
@@ -302,6 +307,86 @@ test('follow-up Yes without a chat model offers to ask the server again; accepti
   await vs.waitForStatus('Plangate: idle');
 });
 
+test('the touched-files count honours files.exclude and search.exclude; a glob reaching outside the workspace is flagged', async () => {
+  await waitForServerRunning(vs);
+  await withSettings({ 'files.exclude': { '**/gen': true }, 'search.exclude': { '**/*.snap': true } }, async () => {
+    const web = await callTool(vs, 'plan_scaffold', { fill: async (form) => form.getByLabel(/^screen/).fill('Audit') });
+    const plan = planOf(web);
+    const glob = plan.locator('ul.globs > li', { hasText: 'src/modules/audit/**' });
+    await glob.filter({ hasText: /— \d+ files?/ }).waitFor({ timeout: 20_000 });
+    assert.match((await glob.innerText()).replace(/\s+/g, ' '), /src\/modules\/audit\/\*\* — 1 file/);
+    await glob.locator('summary').first().click();
+    assert.deepEqual((await glob.locator('ul.files > li').allInnerTexts()).map((t) => t.trim()), ['src/modules/audit/screen.ts']);
+    await vs.screenshot('touched-count-excludes');
+    await plan.getByRole('button', { name: 'Reject' }).click();
+    await vs.waitForStatus('Plangate: idle');
+  });
+  const web = await callTool(vs, 'plan_edit_dry_run', { fill: async (form) => form.getByLabel(/^path/).fill('../elsewhere/notes.txt') });
+  const plan = planOf(web);
+  const outside = plan.locator('ul.globs > li', { hasText: '../elsewhere/notes.txt' });
+  await outside.waitFor({ timeout: 20_000 });
+  assert.match(await outside.innerText(), /outside the workspace/);
+  await vs.screenshot('touched-outside-glob');
+  await plan.getByRole('button', { name: 'Reject' }).click();
+  await vs.waitForStatus('Plangate: idle');
+});
+
+test('a server\'s elicitation is a form in the panel: Accept sends the values, Decline and Cancel send their action and no content', async () => {
+  await waitForServerRunning(vs);
+  const answer = async (action, fill) => {
+    await callToolFromPalette(vs, 'elicit_name'); // no arguments: called at once, no Call Tool form
+    const web = await panel(vs);
+    const form = web.getByRole('form', { name: 'Request from fixture' });
+    await form.waitFor({ timeout: 20_000 });
+    assert.match(await web.locator('main').innerText(), /Who is asking\?/);
+    if (fill) await fill(form);
+    await form.getByRole('button', { name: action, exact: true }).click();
+    // The tool's answer comes back as its result card: "action: …" and "content: …".
+    const deadline = Date.now() + 20_000;
+    let text = '';
+    while (Date.now() < deadline) {
+      text = (await web.locator('main .result pre.text-block').allInnerTexts().catch(() => [])).join('\n');
+      if (text.startsWith(`action: ${action.toLowerCase()}`)) return text;
+      await sleep(200);
+    }
+    throw new Error(`no result card for ${action}; last: ${text}`);
+  };
+  const accepted = await answer('Accept', async (form) => {
+    await form.getByLabel(/^Name/).fill('Ada Lovelace');
+    await form.getByLabel(/^Age/).fill('36');
+    await vs.screenshot('elicitation-form');
+  });
+  assert.equal(accepted, 'action: accept\ncontent: {"name":"Ada Lovelace","age":36}');
+  assert.equal(await answer('Decline'), 'action: decline\ncontent: null');
+  assert.equal(await answer('Cancel'), 'action: cancel\ncontent: null');
+});
+
+test('a URL-mode elicitation asks in a dialog before anything opens: Decline answers decline, Open opens the page and answers accept', async () => {
+  await waitForServerRunning(vs);
+  const ask = async (button, want) => {
+    const web = await callTool(vs, 'elicit_url', { fill: async (form) => form.getByLabel(/^url/).fill('http://127.0.0.1:9/sign-in') });
+    const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'Server "fixture" asks you to open a page: Sign in to the example service to continue.' });
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.match(await dialog.innerText(), /http:\/\/127\.0\.0\.1:9\/sign-in/, 'the dialog shows the address before anything opens');
+    await vs.screenshot(`url-elicitation-${button}`);
+    const popup = button === 'Open' ? vs.page.context().waitForEvent('page', { timeout: 15_000 }) : undefined;
+    await dialog.getByRole('button', { name: button, exact: true }).click();
+    const opened = await popup;
+    const deadline = Date.now() + 20_000;
+    let text = '';
+    while (Date.now() < deadline && text !== want) {
+      text = (await web.locator('main .result pre.text-block').allInnerTexts().catch(() => [])).join('\n');
+      if (text !== want) await sleep(200);
+    }
+    return { text, opened };
+  };
+  assert.equal((await ask('Decline', 'action: decline')).text, 'action: decline');
+  const open = await ask('Open', 'action: accept');
+  assert.equal(open.text, 'action: accept');
+  assert.match(open.opened.url(), /^http:\/\/127\.0\.0\.1:9\/sign-in/);
+  await open.opened.close();
+});
+
 /** Writes workspace settings (merged into what is there), runs `fn`, then puts the file back as it was. */
 async function withSettings(settings, fn) {
   const file = path.join(vs.workspaceDir, '.vscode', 'settings.json');
@@ -346,7 +431,12 @@ test('Export as JSON writes the plan with its steps and outcome to the file chos
   // code-server's save dialog is a quick input holding the proposed path (plan-<id>.json in the workspace).
   const input = vs.page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
-  const proposed = await input.inputValue();
+  // The dialog shows the folder first and fills in the file name a moment later.
+  let proposed = '';
+  for (let i = 0; i < 50 && !/\.json$/.test(proposed); i++) {
+    proposed = await input.inputValue();
+    if (!/\.json$/.test(proposed)) await sleep(200);
+  }
   assert.match(proposed, /plan-[0-9a-f-]+\.json$/);
   await vs.page.keyboard.press('Enter');
   await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'plan exported to' }).waitFor({ timeout: 15_000 });
