@@ -7,6 +7,7 @@ import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../mcp/validateArgs';
 import { delayedProgress } from './delayedProgress';
 import type { PlanPanel } from './planPanel';
+import { followUpYes } from './followUp';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
 import { describeCollectError } from '../core/submissions';
@@ -18,16 +19,24 @@ const LAST_ARGS_KEY = 'plangate.lastArgs';
  * Plangate: Call Tool… — pick a server and tool, fill the form generated from its input schema, call it, and
  * route the result: a plan to the plan panel, anything else to a result card.
  */
+/** What the caller shows in the panel: Call Tool forms, result cards and plans. */
+export type CallerPanel = Pick<PlanPanel, 'showCallForm' | 'updateCallForm' | 'closeCallForm' | 'showResult' | 'showPlan'>;
+
 export class ToolCaller {
   constructor(
     private readonly registry: ServerRegistry,
     private readonly gate: Gate,
-    private readonly panel: () => PlanPanel,
+    private readonly panel: CallerPanel,
     private readonly memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
     /** Opens collect-mode forms (results of new_model_app / edit_model_app). */
-    private readonly collect?: () => CollectForms,
+    private readonly collect: Pick<CollectForms, 'open'>,
   ) {}
+
+  /** The user answered Yes to a plan's follow-up question (see followUp.ts). */
+  followUpYes(planId: string): Promise<void> {
+    return followUpYes(this.gate, this, planId);
+  }
 
   /** Calls in flight from Call Tool forms, by `server/tool`, for their Cancel button. */
   private readonly inFlight = new Map<string, AbortController>();
@@ -116,7 +125,7 @@ export class ToolCaller {
       await this.call(server, tool, {});
       return;
     }
-    this.panel().showCallForm({
+    this.panel.showCallForm({
       server, tool, title: def.title || tool, description: def.description, inputSchema: def.inputSchema,
       lastArgs: this.memento.get<Record<string, Record<string, unknown>>>(LAST_ARGS_KEY, {})[`${server}/${tool}`],
     });
@@ -129,7 +138,7 @@ export class ToolCaller {
     if (problem) throw new Error(problem);
     const all = this.memento.get<Record<string, Record<string, unknown>>>(LAST_ARGS_KEY, {});
     await this.memento.update(LAST_ARGS_KEY, { ...all, [`${server}/${tool}`]: args });
-    this.panel().updateCallForm(server, tool, { busy: true, error: undefined });
+    this.panel.updateCallForm(server, tool, { busy: true, error: undefined });
     const started = Date.now();
     try {
       const controller = new AbortController();
@@ -150,13 +159,13 @@ export class ToolCaller {
         progress.done();
         if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
       }
-      this.panel().closeCallForm(server, tool);
+      this.panel.closeCallForm(server, tool);
       this.route(server, tool, args, result, entrance, Date.now() - started);
     } catch (err) {
       const message = err instanceof CallError || err instanceof Error ? err.message : String(err);
-      this.panel().updateCallForm(server, tool, { busy: false, error: message });
+      this.panel.updateCallForm(server, tool, { busy: false, error: message });
       this.log.warn(`${server}/${tool} failed: ${message}`);
-      this.panel().showResult({ server, tool, args, error: message, durationMs: Date.now() - started });
+      this.panel.showResult({ server, tool, args, error: message, durationMs: Date.now() - started });
     }
   }
 
@@ -170,27 +179,27 @@ export class ToolCaller {
   show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number, focus = true): void {
     switch (received.kind) {
       case 'plan':
-        this.panel().showPlan(received.planId, { focus });
+        this.panel.showPlan(received.planId, { focus });
         return;
       case 'invalid_plan':
-        this.panel().showResult({ server, tool, args, result, durationMs, problems: received.problems }, { focus });
+        this.panel.showResult({ server, tool, args, result, durationMs, problems: received.problems }, { focus });
         return;
       case 'collect_form':
-        if (received.classification.kind === 'collect_form' && this.collect) {
-          this.collect().open({ server, tool, args, entrance: 'manual' }, received.classification.form, { focus });
+        if (received.classification.kind === 'collect_form') {
+          this.collect.open({ server, tool, args, entrance: 'manual' }, received.classification.form, { focus });
           return;
         }
-        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
+        this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
         return;
       case 'collect_error':
         if (received.classification.kind === 'collect_error') {
-          this.panel().showResult({ server, tool, args, result, durationMs, error: describeCollectError(received.classification.error, server, tool) }, { focus });
+          this.panel.showResult({ server, tool, args, result, durationMs, error: describeCollectError(received.classification.error, server, tool) }, { focus });
           return;
         }
-        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
+        this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
         return;
       default:
-        this.panel().showResult({ server, tool, args, result, durationMs }, { focus });
+        this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
     }
   }
 }

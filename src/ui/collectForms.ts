@@ -60,7 +60,7 @@ export class CollectForms extends DisposableBase {
   constructor(
     private readonly workflow: Workflow,
     registry: ServerRegistry,
-    private readonly panel: () => CollectFormPanel,
+    private readonly panel: CollectFormPanel,
     log: vscode.LogOutputChannel,
     private readonly options: CollectFormsOptions,
   ) {
@@ -113,7 +113,7 @@ export class CollectForms extends DisposableBase {
 
   /** Opens a submission in the panel. */
   show(id: string, focus = true): void {
-    if (getSubmission(this.workflow.state.submissions, id)) this.panel().showCollectForm(id, { focus });
+    if (getSubmission(this.workflow.state.submissions, id)) this.panel.showCollectForm(id, { focus });
   }
 
   /** The tab title of a submission's panel item. */

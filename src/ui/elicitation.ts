@@ -6,7 +6,7 @@ import type { PlanPanel } from './planPanel';
  * Answers servers' `elicitation/create` requests: a form request becomes a form in the panel (Accept / Decline /
  * Cancel); a URL request asks, in a modal, whether to open the server's URL.
  */
-export function elicitationHandler(panel: () => PlanPanel): (server: string, params: ElicitParams) => Promise<ElicitAnswer> {
+export function elicitationHandler(panel: Pick<PlanPanel, 'elicit'>): (server: string, params: ElicitParams) => Promise<ElicitAnswer> {
   return async (server, params) => {
     if ('mode' in params && params.mode === 'url') {
       const url = String((params as { url?: unknown }).url ?? '');
@@ -20,6 +20,6 @@ export function elicitationHandler(panel: () => PlanPanel): (server: string, par
       return { action: choice === 'Decline' ? 'decline' : 'cancel' };
     }
     const form = params as { message: string; requestedSchema?: unknown };
-    return panel().elicit({ server, message: form.message, requestedSchema: form.requestedSchema ?? { type: 'object', properties: {} } });
+    return panel.elicit({ server, message: form.message, requestedSchema: form.requestedSchema ?? { type: 'object', properties: {} } });
   };
 }

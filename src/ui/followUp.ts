@@ -2,14 +2,19 @@ import * as vscode from 'vscode';
 import { followUpYesAction } from '../core/agentSummary';
 import type { Gate } from '../core/gate';
 import { planTitle } from '../core/present';
-import type { ToolCaller } from './callTool';
+import type { Entrance } from '../core/plan';
+
+/** Calls a tool again the way Call Tool does (ToolCaller). */
+export interface FollowUpCaller {
+  call(server: string, tool: string, args: Record<string, unknown>, entrance?: Entrance): Promise<unknown>;
+}
 
 /**
  * The user answered Yes to a plan's follow-up question: when a chat model is available, open the chat with a prompt
  * that quotes the server's question, put in the input for the user to read and send (never submitted for them);
  * otherwise offer to call the planning tool again. The decision is {@link followUpYesAction}.
  */
-export async function followUpYes(gate: Gate, caller: ToolCaller, planId: string): Promise<void> {
+export async function followUpYes(gate: Gate, caller: FollowUpCaller, planId: string): Promise<void> {
   const record = gate.workflow.state.plans[planId];
   if (!record) return;
   const models = await Promise.resolve(vscode.lm?.selectChatModels?.()).catch(() => []);

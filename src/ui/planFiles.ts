@@ -54,7 +54,7 @@ export class PlanFiles extends DisposableBase {
     private readonly log: vscode.LogOutputChannel,
     private readonly stepTimeoutMs: () => number,
     /** The one door: dry-run previews go through it, to the step's resolved server only. */
-    private readonly door: () => Door,
+    private readonly door: Door,
   ) {
     super();
     this._register(vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
@@ -146,7 +146,7 @@ export class PlanFiles extends DisposableBase {
         }
         this.log.info(`Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`);
         try {
-          const result = await this.door().call(
+          const result = await this.door.call(
             { server, tool: step.call.tool, args: prediction.args, entrance: 'preview', decision: { by: 'preview', planId, step: step.index } },
             { timeoutMs: this.stepTimeoutMs() },
           );

@@ -9,6 +9,7 @@ import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
 import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, ToWebview, TouchedGlobView } from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
+import { validateArgs } from '../mcp/validateArgs';
 import { PanelViewType } from './constants';
 import { panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
@@ -22,29 +23,44 @@ type ItemModel =
   | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
   | { kind: 'collectForm'; id: string; title: string; submissionId: string };
 
-/** What the panel needs from the rest of the extension besides the gate. */
-export interface PanelServices {
-  gate: Gate;
-  touched: TouchedFiles;
-  /** The MCP annotations of `tool` as the running server a step would use offers it (`preferredServer` first). */
-  toolAnnotations(tool: string, preferredServer: string): unknown;
+/** The servers' tools as the panel checks them: hints (annotations) and argument edits (input schemas). */
+export interface ToolCatalog {
+  /** The tool `name` as the running server a step would use offers it (`preferredServer` first). */
+  findTool(name: string, preferredServer: string): { tool: { annotations?: unknown } } | undefined;
+  /** A configured server and the tools it lists now. */
+  get(server: string): { tools: readonly { name: string; inputSchema?: unknown }[] } | undefined;
   /** Fires when servers start, stop or change their tools (the steps' hints may change). */
-  onDidChangeServers(listener: () => void): { dispose(): void };
-  /** Validates arguments against the step tool's input schema; returns the problems, if any. */
-  validateArgs(server: string | undefined, tool: string, args: Record<string, unknown>): string | undefined;
-  /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
-  callFromForm(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
-  /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
-  cancelCall(server: string, tool: string): void;
-  /** Routes a result the gate classified (after a re-plan or recovery action). */
-  showReceived(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
-  exportPlan(planId: string): Promise<void>;
+  readonly onDidChange: (listener: () => void) => { dispose(): void };
+}
+
+/** What the panel shows plans from. */
+export interface PanelSources {
+  gate: Gate;
   /** Touched files: predictions before approval, changes after a run, diffs and revert. */
   files: PlanFiles;
-  followUpYes(planId: string): Promise<void>;
+  touched: TouchedFiles;
+  tools: ToolCatalog;
   log: vscode.LogOutputChannel;
+}
+
+/** Call Tool and results: where the panel's forms send their calls and where re-plans' results are shown. */
+export interface PanelCalls {
+  /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
+  call(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
+  cancel(server: string, tool: string): void;
+  /** Routes a result the gate classified (after a re-plan or recovery action). */
+  show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
+  /** The user answered Yes to a plan's follow-up question. */
+  followUpYes(planId: string): Promise<void>;
+}
+
+/** What the panel's intents reach besides the gate (connected once, right after the panel and its handlers exist). */
+export interface PanelHandlers {
+  calls: PanelCalls;
   /** Collect-mode forms: their views and their buttons (collectForms.ts). */
   collect: CollectFormHost;
+  exportPlan(planId: string): Promise<void>;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
@@ -78,19 +94,18 @@ export class PlanPanel extends DisposableBase {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly state: vscode.Memento,
-    private readonly services: PanelServices,
+    private readonly sources: PanelSources,
   ) {
     super();
-    const { gate } = services;
+    const { gate } = sources;
     this._register(gate.workflow.onDidChange(({ event }) => {
       // What the globs match changes when a plan's steps ran: count again once it is no longer running.
       if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped', 'reverted'].includes(event.type) && 'planId' in event) this.refreshTouched(event.planId);
       this.schedulePost();
     }));
     this._register(gate.onDidChange(() => this.schedulePost()));
-    this._register(services.files.onDidChange(() => this.schedulePost()));
-    this._register(services.collect.onDidChange(() => this.schedulePost()));
-    this._register(services.onDidChangeServers(() => {
+    this._register(sources.files.onDidChange(() => this.schedulePost()));
+    this._register(sources.tools.onDidChange(() => {
       // A server's tools changed: the steps' hints may have too.
       this.presenter.invalidateHints();
       if (this.items.some((i) => i.kind === 'plan')) this.schedulePost();
@@ -100,12 +115,30 @@ export class PlanPanel extends DisposableBase {
     }));
   }
 
+  /**
+   * Connects the panel's intents to their handlers. Called once in activation, right after the handlers exist (they
+   * show things in this panel, so they are made after it); a restored webview only loads after activation returns.
+   */
+  connect(handlers: PanelHandlers): void {
+    if (this.handlers) throw new Error('The Plangate panel is already connected.');
+    this.handlers = handlers;
+    this._register(handlers.collect.onDidChange(() => this.schedulePost()));
+  }
+
+  private handlers: PanelHandlers | undefined;
+
+  private get on(): PanelHandlers {
+    if (!this.handlers) throw new Error('The Plangate panel is not connected to its handlers yet.');
+    return this.handlers;
+  }
+
   /** Shows a plan (its top-level plan when nested). Reveals the panel without taking focus unless asked. */
   showPlan(planId: string, options: { focus?: boolean } = {}): void {
-    const top = rootPlanId(this.services.gate.workflow.state, planId);
+    const top = rootPlanId(this.sources.gate.workflow.state, planId);
     const id = `plan:${top}`;
     if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'plan', id, planId: top });
     this.selectedId = id;
+    this.trim();
     this.persist();
     this.resolveTouched(top);
     this.open(options.focus ?? false);
@@ -131,7 +164,7 @@ export class PlanPanel extends DisposableBase {
   /** Shows a collect-mode form (its submission), taking focus unless told not to. */
   showCollectForm(submissionId: string, options: { focus?: boolean } = {}): void {
     const id = `form:${submissionId}`;
-    if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'collectForm', id, title: this.services.collect.title(submissionId), submissionId });
+    if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'collectForm', id, title: this.on.collect.title(submissionId), submissionId });
     this.selectedId = id;
     this.persist();
     this.open(options.focus ?? true);
@@ -167,7 +200,7 @@ export class PlanPanel extends DisposableBase {
   }
 
   reveal(): void {
-    const state = this.services.gate.workflow.state;
+    const state = this.sources.gate.workflow.state;
     if (!this.selectedId) {
       const active = [...state.order].reverse().find((id) => state.plans[id]?.depth === 0 && state.plans[id].phase !== 'finished');
       if (active) return this.showPlan(active, { focus: true });
@@ -212,7 +245,7 @@ export class PlanPanel extends DisposableBase {
 
   /** After a reload: the plans that were open and are still active (awaiting approval, blocked, …) come back. */
   private restoreItems(): void {
-    const state = this.services.gate.workflow.state;
+    const state = this.sources.gate.workflow.state;
     const saved = this.state.get<string[]>(PERSIST_KEY, []);
     const ids = new Set([...saved, ...state.order.filter((id) => state.plans[id]?.depth === 0 && state.plans[id].phase !== 'finished')]);
     for (const planId of ids) {
@@ -221,8 +254,8 @@ export class PlanPanel extends DisposableBase {
       this.resolveTouched(planId);
     }
     for (const submissionId of this.state.get<string[]>(PERSIST_FORMS_KEY, [])) {
-      if (!this.services.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
-      this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.services.collect.title(submissionId), submissionId });
+      if (!this.on.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
+      this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.on.collect.title(submissionId), submissionId });
     }
     this.selectedId ??= this.items.at(-1)?.id;
   }
@@ -232,25 +265,33 @@ export class PlanPanel extends DisposableBase {
     void this.state.update(PERSIST_FORMS_KEY, this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])));
   }
 
+  /**
+   * Keeps the switcher short: the newest 10 result cards and the newest 10 finished plans stay open (never the one
+   * shown); older ones close. A finished plan is history: the Plans view opens it again.
+   */
   private trim(): void {
-    const results = this.items.filter((i) => i.kind === 'result');
-    for (const old of results.slice(0, Math.max(0, results.length - 10))) this.items.splice(this.items.indexOf(old), 1);
+    const state = this.sources.gate.workflow.state;
+    const keep = (list: ItemModel[]) => {
+      for (const old of list.slice(0, Math.max(0, list.length - 10))) if (old.id !== this.selectedId) this.items.splice(this.items.indexOf(old), 1);
+    };
+    keep(this.items.filter((i) => i.kind === 'result'));
+    keep(this.items.filter((i) => i.kind === 'plan' && state.plans[i.planId]?.phase === 'finished'));
   }
 
   private refreshTouched(planId: string): void {
-    const root = rootPlanId(this.services.gate.workflow.state, planId);
-    const plan = this.services.gate.workflow.state.plans[root];
+    const root = rootPlanId(this.sources.gate.workflow.state, planId);
+    const plan = this.sources.gate.workflow.state.plans[root];
     if (!plan || plan.phase === 'executing' || !this.touchedViews.has(root)) return;
     this.touchedViews.delete(root);
-    this.services.touched.forget(root);
+    this.sources.touched.forget(root);
     this.resolveTouched(root);
   }
 
   private resolveTouched(planId: string): void {
-    const record = this.services.gate.workflow.state.plans[planId];
+    const record = this.sources.gate.workflow.state.plans[planId];
     const globs = record?.plan.safety?.touches_files ?? [];
     if (!globs.length || this.touchedViews.has(planId)) return;
-    void this.services.touched.resolve(planId, globs).then((views) => {
+    void this.sources.touched.resolve(planId, globs).then((views) => {
       this.touchedViews.set(planId, views);
       this.schedulePost();
     });
@@ -325,7 +366,7 @@ export class PlanPanel extends DisposableBase {
 
   /** The snapshot the webview renders. */
   snapshot(): PanelState {
-    const { gate } = this.services;
+    const { gate } = this.sources;
     const state = gate.workflow.state;
     const visibleItems = this.items.filter((i) => (i.kind !== 'plan' || state.plans[i.planId]) && (i.kind !== 'collectForm' || state.submissions[i.submissionId]));
     const selected = visibleItems.find((i) => i.id === this.selectedId) ?? visibleItems.at(-1);
@@ -337,9 +378,9 @@ export class PlanPanel extends DisposableBase {
             touched: this.touchedViews.get(model.planId),
             pending: gate.pending,
             readOnly: record.phase === 'finished' && record.outcome !== 'not_ok',
-            predicted: record.phase === 'awaiting_approval' ? this.services.files.predicted(model.planId) : undefined,
-            changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.services.files.changed(model.planId) : undefined,
-            annotations: this.services.toolAnnotations,
+            predicted: record.phase === 'awaiting_approval' ? this.sources.files.predicted(model.planId) : undefined,
+            changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.sources.files.changed(model.planId) : undefined,
+            annotations: (tool: string, preferred: string) => this.sources.tools.findTool(tool, preferred)?.tool.annotations,
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
@@ -347,7 +388,7 @@ export class PlanPanel extends DisposableBase {
         case 'callForm': return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
         case 'elicit': return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
         case 'collectForm': {
-          const view = this.services.collect.view(model.submissionId);
+          const view = this.on.collect.view(model.submissionId);
           return view && { kind: 'collectForm', id: model.id, title: model.title, view };
         }
         default: return assertNever(model, 'item');
@@ -359,7 +400,7 @@ export class PlanPanel extends DisposableBase {
         return {
           id: i.id, kind: i.kind,
           title: record ? planTitle(record, 40) : (i as { title: string }).title,
-          badge: record ? planBadge(record) : i.kind === 'collectForm' ? this.services.collect.badge(i.submissionId) : undefined,
+          badge: record ? planBadge(record) : i.kind === 'collectForm' ? this.on.collect.badge(i.submissionId) : undefined,
         };
       }),
       selected: selected && toItem(selected),
@@ -371,14 +412,14 @@ export class PlanPanel extends DisposableBase {
   }
 
   private async onMessage(message: FromWebview): Promise<void> {
-    const { gate } = this.services;
+    const { gate } = this.sources;
     const wrap = async (id: number, fn: () => unknown) => {
       try {
         const error = await fn();
         this.reply(id, typeof error === 'string' ? error : undefined);
       } catch (err) {
         const text = err instanceof Error ? err.message : String(err);
-        this.services.log.error(`Panel action failed: ${text}`);
+        this.sources.log.error(`Panel action failed: ${text}`);
         this.reply(id, text);
       }
     };
@@ -402,7 +443,7 @@ export class PlanPanel extends DisposableBase {
         const item = this.items[index];
         if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
         if (item?.kind === 'plan') {
-          this.services.touched.forget(item.planId);
+          this.sources.touched.forget(item.planId);
           this.touchedViews.delete(item.planId);
           this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
         }
@@ -425,7 +466,7 @@ export class PlanPanel extends DisposableBase {
         const record = gate.workflow.state.plans[message.planId];
         const step = record?.steps[message.step];
         if (!step) return 'That step no longer exists.';
-        const problem = this.services.validateArgs(gate.serverFor(message.planId, message.step), step.call.tool, args as Record<string, unknown>);
+        const problem = validateArgs(step.call.tool, this.sources.tools.get(gate.serverFor(message.planId, message.step) ?? '')?.tools.find((t) => t.name === step.call.tool)?.inputSchema, args as Record<string, unknown>);
         if (problem) return problem;
         return gate.editArgs(message.planId, message.step, args as Record<string, unknown>);
       });
@@ -444,7 +485,7 @@ export class PlanPanel extends DisposableBase {
         const record = gate.workflow.state.plans[message.planId];
         const outcome = await gate.replan(message.planId, message.values);
         if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
-        else this.services.showReceived(record.origin.server, record.origin.tool, outcome.args, outcome.result, outcome.received, outcome.durationMs);
+        else this.on.calls.show(record.origin.server, record.origin.tool, outcome.args, outcome.result, outcome.received, outcome.durationMs);
       });
       case 'runRecovery': return wrap(message.id, async () => {
         const record = gate.workflow.state.plans[message.planId];
@@ -458,28 +499,28 @@ export class PlanPanel extends DisposableBase {
       case 'followUp': return wrap(message.id, async () => {
         const error = gate.followUp(message.planId, message.answer);
         if (error) return error;
-        if (message.answer === 'yes') await this.services.followUpYes(message.planId);
+        if (message.answer === 'yes') await this.on.calls.followUpYes(message.planId);
       });
       case 'exportPlan':
-        void this.services.exportPlan(message.planId);
+        void this.on.exportPlan(message.planId);
         return;
       case 'callTool': return wrap(message.id, async () => {
         const item = this.items.find((i) => i.id === message.itemId);
         if (item?.kind !== 'callForm') return 'That form is closed.';
-        await this.services.callFromForm(item.view.server, item.view.tool, message.args);
+        await this.on.calls.call(item.view.server, item.view.tool, message.args);
       });
       case 'cancelCall': {
         const item = this.items.find((i) => i.id === message.itemId);
-        if (item?.kind === 'callForm') this.services.cancelCall(item.view.server, item.view.tool);
+        if (item?.kind === 'callForm') this.on.calls.cancel(item.view.server, item.view.tool);
         return;
       }
       case 'openPredicted':
-        await this.services.files.openPredicted(message.planId, message.index);
+        await this.sources.files.openPredicted(message.planId, message.index);
         return;
       case 'openChange':
-        await this.services.files.openChange(message.planId, message.path);
+        await this.sources.files.openChange(message.planId, message.path);
         return;
-      case 'revert': return wrap(message.id, async () => { await this.services.files.revert(message.planId, message.path); });
+      case 'revert': return wrap(message.id, async () => { await this.sources.files.revert(message.planId, message.path); });
       case 'elicitAnswer': return wrap(message.id, () => {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];
@@ -492,9 +533,9 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
-      case 'collectForm': return wrap(message.id, () => this.services.collect.handle(message));
+      case 'collectForm': return wrap(message.id, () => this.on.collect.handle(message));
       case 'collectDraft':
-        this.services.collect.saveDraft(message.submissionId, message.field, message.value);
+        this.on.collect.saveDraft(message.submissionId, message.field, message.value);
         return;
       default:
         assertNever(message, 'webview message');
