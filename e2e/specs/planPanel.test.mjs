@@ -8,9 +8,21 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
-import { a11yScan, callTool, closeOtherItems, inOrder, panel, recordStatus, setTheme, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
+import {
+  a11yScan,
+  callTool,
+  closeOtherItems,
+  inOrder,
+  panel,
+  recordStatus,
+  setTheme,
+  settlePanel,
+  waitForServerRunning,
+} from '../lib/panel.mjs';
 
 const COMPONENTS = ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'];
+/** plan_scaffold's arguments as the Call Tool form fills them from the tool's schema defaults. */
+const SCAFFOLD_DEFAULTS = { components: COMPONENTS, encoding: 'json', screen: 'Payroll' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const log = callLogBeside('fixture-calls.jsonl');
@@ -21,7 +33,9 @@ const vs = useVSCode({
     // One file already matches plan_scaffold's glob src/modules/payroll/**, so the panel has a count to show.
     files: { 'src/modules/payroll/index.ts': 'export {};\n', 'README.md': '# plan panel workspace\n' },
     // The call log lives beside the workspace, not in it: Plangate would list it among the files a plan changed.
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--cancel-log', `${log.path(dir)}.cancelled.jsonl`] }) }),
+    servers: (dir) => ({
+      fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--cancel-log', `${log.path(dir)}.cancelled.jsonl`] }),
+    }),
   },
   // What "Preferences: Toggle between Light/Dark Themes" switches between (the harness's light and dark).
   settings: { 'workbench.preferredLightColorTheme': 'Default Light Modern', 'workbench.preferredDarkColorTheme': 'Default Dark Modern' },
@@ -55,11 +69,16 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   await glob.locator('summary').click();
   await glob.locator('ul.files', { hasText: 'src/modules/payroll/index.ts' }).waitFor();
   const steps = plan.locator('ol.steps > li.step');
-  assert.deepEqual(await steps.locator('.step-label').allInnerTexts(),
-    ['Create the Payroll screen', ...COMPONENTS.map((c) => `Create component ${c}`)]);
+  assert.deepEqual(await steps.locator('.step-label').allInnerTexts(), [
+    'Create the Payroll screen',
+    ...COMPONENTS.map((c) => `Create component ${c}`),
+  ]);
   assert.deepEqual(await steps.locator('.step-state-text').allInnerTexts(), ['pending', 'pending', 'pending', 'pending']);
   // What the steps' tools say about themselves (their MCP annotations), per step and summed up under Safety.
-  assert.deepEqual((await steps.locator('.flag.hint-write').allInnerTexts()).map((t) => t.trim()), Array(4).fill('writes'));
+  assert.deepEqual(
+    (await steps.locator('.flag.hint-write').allInnerTexts()).map((t) => t.trim()),
+    Array(4).fill('writes'),
+  );
   assert.equal((await plan.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 4 writing.');
   await vs.screenshot('dark-awaiting-approval');
 
@@ -95,7 +114,8 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
 
   // The server got the steps in order, step 2 with the EDITED arguments; the files say the same.
   assert.deepEqual(callsAfter(since), [
-    ['plan_scaffold', {}],
+    // The Call Tool form starts each field at the schema's default, and sends what it shows.
+    ['plan_scaffold', SCAFFOLD_DEFAULTS],
     ['create_screen', { screen: 'Payroll', components: COMPONENTS }],
     ['create_component', { screen: 'Payroll', name: 'EditedWidget' }],
     ['create_component', { screen: 'Payroll', name: 'PayPeriodConfigurator' }],
@@ -116,8 +136,10 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   const running = seen.filter((t) => /^Plangate: running \d\/4$/.test(t));
   // Four fast steps may all run between two frames of the workbench; the plan_slow test below catches
   // "running k/n" for sure. Here: the order of what was seen.
-  assert.ok(inOrder(seen, ['Plangate: awaiting approval (1)', ...(running.length ? [running[0]] : []), 'Plangate: follow-up', 'Plangate: idle']),
-    `status bar texts out of order: ${JSON.stringify(seen)}`);
+  assert.ok(
+    inOrder(seen, ['Plangate: awaiting approval (1)', ...(running.length ? [running[0]] : []), 'Plangate: follow-up', 'Plangate: idle']),
+    `status bar texts out of order: ${JSON.stringify(seen)}`,
+  );
   console.log(`[plan-panel] status bar during plan_scaffold: ${JSON.stringify(seen)}`);
 });
 
@@ -141,8 +163,14 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   await vs.waitForStatus('Plangate: idle', 15_000); // plan_slow has no follow-up: it finishes
   await plan.locator('p.outcome', { hasText: 'Completed: 3 of 3 steps ran.' }).waitFor();
   const seen = await status.stop();
-  assert.ok(inOrder(seen, ['Plangate: awaiting approval (1)', 'Plangate: running 2/3', 'Plangate: idle']), `status bar texts: ${JSON.stringify(seen)}`);
-  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_slow', 'succeed', 'slow', 'succeed']);
+  assert.ok(
+    inOrder(seen, ['Plangate: awaiting approval (1)', 'Plangate: running 2/3', 'Plangate: idle']),
+    `status bar texts: ${JSON.stringify(seen)}`,
+  );
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['plan_slow', 'succeed', 'slow', 'succeed'],
+  );
 });
 
 test('Cancel clicked mid-step: the server is told (notifications/cancelled), the plan says cancelled, later steps never run', async () => {
@@ -161,9 +189,19 @@ test('Cancel clicked mid-step: the server is told (notifications/cancelled), the
   const states = (await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim());
   assert.equal(states[0], 'ok');
   assert.notEqual(states[2], 'ok', `step 3 must not run: ${states.join(', ')}`);
-  const told = fs.readFileSync(cancelledLog, 'utf8').trim().split('\n').filter(Boolean).slice(cancelledBefore).map((l) => JSON.parse(l).tool);
+  const told = fs
+    .readFileSync(cancelledLog, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .slice(cancelledBefore)
+    .map((l) => JSON.parse(l).tool);
   assert.deepEqual(told, ['slow'], 'the server received notifications/cancelled for the running step');
-  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_slow', 'succeed', 'slow'], 'the third step was never called');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['plan_slow', 'succeed', 'slow'],
+    'the third step was never called',
+  );
 });
 
 test('a failing step blocks the plan: Retry step, Skip step and Stop, the error shown, and nothing after it runs', async () => {
@@ -173,7 +211,8 @@ test('a failing step blocks the plan: Retry step, Skip step and Stop, the error 
   await plan.getByRole('button', { name: 'Approve and run' }).click();
 
   const actions = plan.getByRole('group', { name: 'Plan actions' });
-  for (const name of ['Retry step', 'Skip step', 'Stop']) await actions.getByRole('button', { name, exact: true }).waitFor({ timeout: 20_000 });
+  for (const name of ['Retry step', 'Skip step', 'Stop'])
+    await actions.getByRole('button', { name, exact: true }).waitFor({ timeout: 20_000 });
   await vs.waitForStatus('Plangate: blocked');
   const steps = plan.locator('ol.steps > li.step');
   assert.deepEqual(await steps.locator('.step-state-text').allInnerTexts(), ['ok', 'failed', 'pending']);
@@ -228,7 +267,7 @@ test('Reject runs nothing: the call log shows only the planning call', async () 
   await vs.waitForStatus('Plangate: idle');
   assert.equal(await plan.getByRole('button', { name: 'Approve and run' }).count(), 0);
   await sleep(500);
-  assert.deepEqual(callsAfter(since), [['plan_scaffold', {}]]);
+  assert.deepEqual(callsAfter(since), [['plan_scaffold', SCAFFOLD_DEFAULTS]]);
 });
 
 test('an ask form re-plans: the answer is merged into the original arguments and a new ok plan replaces the old one', async () => {
@@ -243,15 +282,20 @@ test('an ask form re-plans: the answer is merged into the original arguments and
   await vs.screenshot('dark-ask-form');
   await answer.getByRole('button', { name: 'Answer and re-plan' }).click();
 
-  await plan.locator('p.instruction', { hasText: 'Add component PayPeriodConfigurator to the Billing screen.' }).waitFor({ timeout: 15_000 });
+  await plan
+    .locator('p.instruction', { hasText: 'Add component PayPeriodConfigurator to the Billing screen.' })
+    .waitFor({ timeout: 15_000 });
   await plan.locator('.badge', { hasText: 'server said: ok' }).waitFor();
   await plan.locator('p.lineage', { hasText: 'Replaces 1 earlier plan' }).waitFor();
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
   await vs.waitForStatus('Plangate: awaiting approval (1)');
-  assert.deepEqual(await plan.locator('ol.steps > li.step .step-label').allInnerTexts(), ['Create component PayPeriodConfigurator', 'Report']);
+  assert.deepEqual(await plan.locator('ol.steps > li.step .step-label').allInnerTexts(), [
+    'Create component PayPeriodConfigurator',
+    'Report',
+  ]);
   assert.deepEqual(callsAfter(since), [
-    ['plan_component', { screen: 'Billing' }],
-    ['plan_component', { screen: 'Billing', componentId: 'PayPeriodConfigurator' }],
+    ['plan_component', { screen: 'Billing', encoding: 'json' }],
+    ['plan_component', { screen: 'Billing', encoding: 'json', componentId: 'PayPeriodConfigurator' }],
   ]);
 
   await plan.getByRole('button', { name: 'Reject' }).click();
@@ -260,7 +304,10 @@ test('an ask form re-plans: the answer is merged into the original arguments and
 
 test('hostile text from a server renders as text: no element, no script, no dialog', async () => {
   const dialogs = [];
-  const onDialog = (d) => { dialogs.push(`${d.type()}: ${d.message()}`); void d.dismiss().catch(() => {}); };
+  const onDialog = (d) => {
+    dialogs.push(`${d.type()}: ${d.message()}`);
+    void d.dismiss().catch(() => {});
+  };
   vs.page.on('dialog', onDialog);
   try {
     const before = await panel(vs);
@@ -269,7 +316,10 @@ test('hostile text from a server renders as text: no element, no script, no dial
     await before.locator('body').evaluate(() => {
       const w = /** @type {any} */ (window);
       w.__e2eDialogs = [];
-      for (const fn of ['alert', 'confirm', 'prompt']) w[fn] = (...a) => { w.__e2eDialogs.push([fn, ...a.map(String)]); };
+      for (const fn of ['alert', 'confirm', 'prompt'])
+        w[fn] = (...a) => {
+          w.__e2eDialogs.push([fn, ...a.map(String)]);
+        };
     });
     const since = lastSeq();
     const web = await callTool(vs, 'plan_xss');
@@ -291,18 +341,24 @@ test('hostile text from a server renders as text: no element, no script, no dial
         scripts: [...doc.querySelectorAll('script')].map((s) => s.getAttribute('src') ?? `inline: ${s.textContent.slice(0, 60)}`),
         styles: [...doc.querySelectorAll('style')].map((s) => `${s.id || '(no id)'}: ${s.textContent.slice(0, 60)}`),
         links: doc.querySelectorAll('a[href]').length,
-        handlers: [...doc.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
+        handlers: [...doc.querySelectorAll('*')].flatMap((el) =>
+          [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`),
+        ),
         dialogs: /** @type {any} */ (window).__e2eDialogs,
-        polluted: ({}).polluted,
+        polluted: {}.polluted,
         stillVisible: getComputedStyle(doc.body).display !== 'none' && getComputedStyle(doc.getElementById('root')).display !== 'none',
       };
     });
     assert.equal(dom.img, 0, 'an <img> element exists in the panel');
     // Only the panel's own bundle and the script VS Code puts into every webview (acquireVsCodeApi).
     const foreign = dom.scripts.filter((s) => !/\/dist\/webview\.js$/.test(s) && !/^inline: [\s\S]*acquireVsCodeApi/.test(s));
-    assert.deepEqual(foreign, [], 'scripts in the panel that are neither its bundle nor VS Code\'s');
+    assert.deepEqual(foreign, [], "scripts in the panel that are neither its bundle nor VS Code's");
     // VS Code puts one <style id="_defaultStyles"> into every webview; the panel itself has none.
-    assert.deepEqual(dom.styles.filter((s) => !s.startsWith('_defaultStyles:')), [], 'a <style> element was injected');
+    assert.deepEqual(
+      dom.styles.filter((s) => !s.startsWith('_defaultStyles:')),
+      [],
+      'a <style> element was injected',
+    );
     assert.equal(dom.links, 0, 'a link was made from server text');
     assert.deepEqual(dom.handlers, [], 'elements carry inline event handlers');
     assert.deepEqual(dom.dialogs, [], 'the panel called a dialog function');
@@ -313,7 +369,10 @@ test('hostile text from a server renders as text: no element, no script, no dial
 
     await plan.getByRole('button', { name: 'Reject' }).click();
     await vs.waitForStatus('Plangate: idle');
-    assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_xss']);
+    assert.deepEqual(
+      callsAfter(since).map(([tool]) => tool),
+      ['plan_xss'],
+    );
   } finally {
     vs.page.off('dialog', onDialog);
   }
@@ -327,7 +386,9 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   const step1 = plan.locator('ol.steps > li.step').first();
   await step1.locator('summary', { hasText: 'Arguments' }).click();
   await step1.getByRole('button', { name: 'Edit arguments of step 1' }).click();
-  await step1.getByRole('textbox', { name: 'Arguments of step 1 as JSON' }).fill('{ "screen": "Payroll", "components": ["PayPeriodConfigurator"] }');
+  await step1
+    .getByRole('textbox', { name: 'Arguments of step 1 as JSON' })
+    .fill('{ "screen": "Payroll", "components": ["PayPeriodConfigurator"] }');
   await step1.getByRole('button', { name: 'Save arguments' }).click();
   await step1.locator('.flag.edited').waitFor();
 
@@ -378,7 +439,9 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
       await check(theme, state);
       if (state === 'awaiting') {
         // The edited step's diff, scrolled into view (axe judges the contrast of what it can see).
-        await planOf(web).getByLabel('Argument changes').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+        await planOf(web)
+          .getByLabel('Argument changes')
+          .evaluate((el) => el.scrollIntoView({ block: 'center' }));
         await check(theme, 'awaiting-diff');
       }
     }
@@ -387,11 +450,21 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
     console.log(`[plan-panel] ${theme}/${state}: ${shot}`);
     for (const v of violations) {
       console.log(`  axe ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'})`);
-      for (const n of v.nodes.slice(0, 4)) console.log(`    ${n.target.join(' ')} — ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
+      for (const n of v.nodes.slice(0, 4))
+        console.log(`    ${n.target.join(' ')} — ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
     }
   }
-  const serious = report.flatMap(({ theme, state, violations }) => violations.filter((v) => ['serious', 'critical'].includes(v.impact))
-    .map((v) => `${theme}/${state}: ${v.impact} ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`));
+  const serious = report.flatMap(({ theme, state, violations }) =>
+    violations
+      .filter((v) => ['serious', 'critical'].includes(v.impact))
+      .map(
+        (v) =>
+          `${theme}/${state}: ${v.impact} ${v.id} (${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 3)
+            .join(', ')})`,
+      ),
+  );
   assert.deepEqual(serious, [], 'serious or critical accessibility violations in the plan panel');
 
   // Leave nothing waiting: stop the blocked plan, reject the edited one.
@@ -423,7 +496,10 @@ test('a reload while a plan awaits approval brings the panel back with the plan 
   await plan.getByRole('button', { name: 'Approve and run' }).click();
   await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 20_000 });
   for (let i = 0; i < 50 && callsAfter(since).length < 3; i++) await sleep(100);
-  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['plan_failing', 'succeed', 'fail']);
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['plan_failing', 'succeed', 'fail'],
+  );
   await plan.getByRole('button', { name: 'Stop', exact: true }).click();
   await vs.waitForStatus('Plangate: idle');
 });
