@@ -97,14 +97,21 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 200));
 
   for (const d of context.subscriptions.splice(0).reverse()) {
-    try { await d.dispose(); } catch { /* best effort */ }
+    try {
+      await d.dispose();
+    } catch {
+      /* best effort */
+    }
   }
   await extension.deactivate?.();
 }
 
 main().then(
   () => finish(0),
-  (err: unknown) => { report.error = err instanceof Error ? `${err.message}\n${err.stack?.split('\n').slice(1, 4).join('\n')}` : String(err); finish(1); },
+  (err: unknown) => {
+    report.error = err instanceof Error ? `${err.message}\n${err.stack?.split('\n').slice(1, 4).join('\n')}` : String(err);
+    finish(1);
+  },
 );
 
 function finish(code: number): void {

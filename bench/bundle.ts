@@ -22,8 +22,14 @@ function run(command: string, args: string[], cwd: string, timeoutMs: number): P
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (e) => { clearTimeout(timer); reject(e); });
-    child.once('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -35,7 +41,8 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
   try {
     const project = join(dir, 'project');
     mkdirSync(project);
-    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json']) symlinkSync(join(REPO_ROOT, entry), join(project, entry));
+    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json'])
+      symlinkSync(join(REPO_ROOT, entry), join(project, entry));
     copyFileSync(join(REPO_ROOT, 'esbuild.mjs'), join(project, 'esbuild.mjs'));
     log('production build (node esbuild.mjs --production) into a temp dir…');
     const build = await run(process.execPath, ['esbuild.mjs', '--production'], project, 120_000);
@@ -52,27 +59,77 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
     const ext = size('extension.js');
     const web = size('webview.js');
     const figures = [
-      figure('extension_bundle_size', 'dist/extension.js, minified', ext / MB, 'MB', 1.5, `${ext.toLocaleString('en-US')} bytes, ${(gz('extension.js') / 1024).toFixed(0)} KB gzipped`),
-      figure('webview_bundle_size', 'dist/webview.js, minified', web / 1024, 'KB', WEBVIEW_TARGET_KB, `${web.toLocaleString('en-US')} bytes, ${(gz('webview.js') / 1024).toFixed(1)} KB gzipped; the project's own target (the issue sets none): no schema library or SDK in the webview`),
+      figure(
+        'extension_bundle_size',
+        'dist/extension.js, minified',
+        ext / MB,
+        'MB',
+        1.5,
+        `${ext.toLocaleString('en-US')} bytes, ${(gz('extension.js') / 1024).toFixed(0)} KB gzipped`,
+      ),
+      figure(
+        'webview_bundle_size',
+        'dist/webview.js, minified',
+        web / 1024,
+        'KB',
+        WEBVIEW_TARGET_KB,
+        `${web.toLocaleString('en-US')} bytes, ${(gz('webview.js') / 1024).toFixed(1)} KB gzipped; the project's own target (the issue sets none): no schema library or SDK in the webview`,
+      ),
     ];
 
     log('activation probe: activate() with a fake vscode module, a stdio server configured in mcp.json…');
     const workspace = join(dir, 'workspace');
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     // The bundled fixture of the same build; PATH is given so that no login shell is asked for one.
-    const mcpJson = { servers: { probe: { type: 'stdio', command: process.execPath, args: [join(project, 'dist', 'fixtureServer.js'), '--root', workspace], env: { PATH: process.env.PATH ?? '' } } } };
+    const mcpJson = {
+      servers: {
+        probe: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [join(project, 'dist', 'fixtureServer.js'), '--root', workspace],
+          env: { PATH: process.env.PATH ?? '' },
+        },
+      },
+    };
     writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify(mcpJson, null, 2));
-    const probe = await run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'activationProbe.ts'), join(project, 'dist', 'extension.js'), workspace, join(dir, 'storage')], REPO_ROOT, 60_000);
+    const probe = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO_ROOT, 'bench', 'activationProbe.ts'),
+        join(project, 'dist', 'extension.js'),
+        workspace,
+        join(dir, 'storage'),
+      ],
+      REPO_ROOT,
+      60_000,
+    );
     let report: ProbeReport;
     try {
       report = JSON.parse(probe.out.trim().split('\n').at(-1) ?? '') as ProbeReport;
     } catch {
-      figures.push(notMeasured('activation_starts_nothing_sync', 'processes + sockets started before activate() returned', 'count', 0,
-        `the probe printed no report (exit ${probe.code}): ${probe.err.trim().split('\n').slice(-5).join(' | ')}`));
+      figures.push(
+        notMeasured(
+          'activation_starts_nothing_sync',
+          'processes + sockets started before activate() returned',
+          'count',
+          0,
+          `the probe printed no report (exit ${probe.code}): ${probe.err.trim().split('\n').slice(-5).join(' | ')}`,
+        ),
+      );
       return figures;
     }
     if (report.error) {
-      figures.push(notMeasured('activation_starts_nothing_sync', 'processes + sockets started before activate() returned', 'count', 0, `activate() failed in the probe: ${report.error.split('\n')[0]}`));
+      figures.push(
+        notMeasured(
+          'activation_starts_nothing_sync',
+          'processes + sockets started before activate() returned',
+          'count',
+          0,
+          `activate() failed in the probe: ${report.error.split('\n')[0]}`,
+        ),
+      );
       return figures;
     }
     const early = [...report.duringActivate, ...report.beforeSettled];
@@ -80,8 +137,14 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
       ? `the configured server was spawned ${report.firstAfter.afterMs} ms after activate() returned (${report.firstAfter.what.includes('fixtureServer.js') ? 'the mcp.json server' : report.firstAfter.what.slice(0, 80)})`
       : 'nothing was spawned within 10 s afterwards either (the check may be vacuous: the configured server never started)';
     figures.push({
-      ...figure('activation_starts_nothing_sync', 'processes + sockets started before activate() returned', early.length, 'count', 0,
-        `activate() took ${report.activateMs} ms in Node with a fake vscode module${early.length ? `; started: ${early.join('; ')}` : ''}; ${after}`),
+      ...figure(
+        'activation_starts_nothing_sync',
+        'processes + sockets started before activate() returned',
+        early.length,
+        'count',
+        0,
+        `activate() took ${report.activateMs} ms in Node with a fake vscode module${early.length ? `; started: ${early.join('; ')}` : ''}; ${after}`,
+      ),
       ...(report.firstAfter ? {} : { meets: false }),
     });
     return figures;

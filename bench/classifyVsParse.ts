@@ -12,7 +12,12 @@ import { figure, type Figure } from './figure';
 import { rawFixtureClient } from './servers';
 import { interleave } from './stats';
 
-interface Sample { name: string; title: string; result: ToolResult; text: string }
+interface Sample {
+  name: string;
+  title: string;
+  result: ToolResult;
+  text: string;
+}
 
 export async function classifyVsParse(log: (line: string) => void): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'plangate-bench-classify-'));
@@ -43,13 +48,25 @@ export async function classifyVsParse(log: (line: string) => void): Promise<Figu
     let k = 1;
     for (let t0 = performance.now(); performance.now() - t0 < 5; k *= 2) for (let i = 0; i < k; i++) JSON.parse(sample.text);
     let sink = 0;
-    const classify = () => { for (let i = 0; i < k; i++) if (classifyResult(sample.result).kind === 'plan') sink++; };
-    const parse = () => { for (let i = 0; i < k; i++) if ((JSON.parse(sample.text) as { kind?: unknown }).kind === 'orchestrated_plan') sink--; };
+    const classify = () => {
+      for (let i = 0; i < k; i++) if (classifyResult(sample.result).kind === 'plan') sink++;
+    };
+    const parse = () => {
+      for (let i = 0; i < k; i++) if ((JSON.parse(sample.text) as { kind?: unknown }).kind === 'orchestrated_plan') sink--;
+    };
     const t = await interleave(classify, parse, { warmup: 10, runs: 61, budgetMs: 6_000 });
     if (sink !== 0) throw new Error('classify and JSON.parse disagreed about the sample');
     const per = (v: number) => `${((v / k) * 1000).toFixed(1)} µs`;
-    figures.push(figure(`classify_vs_json_parse_${sample.name}`, `classify + validate / JSON.parse: ${sample.title}`, t.ratio, 'x', 2,
-      `medians of ${t.a.length} interleaved batches of ${k}: classifyResult ${per(t.medianA)}, JSON.parse ${per(t.medianB)} per result`));
+    figures.push(
+      figure(
+        `classify_vs_json_parse_${sample.name}`,
+        `classify + validate / JSON.parse: ${sample.title}`,
+        t.ratio,
+        'x',
+        2,
+        `medians of ${t.a.length} interleaved batches of ${k}: classifyResult ${per(t.medianA)}, JSON.parse ${per(t.medianB)} per result`,
+      ),
+    );
   }
   return figures;
 }

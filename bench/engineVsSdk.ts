@@ -50,13 +50,25 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
       const sink = sinkFor();
       try {
         const workflow = new Workflow(sink);
-        workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: 'bench', origin: { server: 'fixture', tool: 'plan_big', args: { steps: STEPS }, entrance: 'cli' }, plan });
+        workflow.dispatch({
+          type: 'planReceived',
+          at: Date.now(),
+          planId: 'bench',
+          origin: { server: 'fixture', tool: 'plan_big', args: { steps: STEPS }, entrance: 'cli' },
+          plan,
+        });
         // As in the extension: each step's server and tool definition are resolved before the approval covers them.
         await resolvePlan(workflow, registry, 'bench', { allowCrossServer: true });
         // As the Gate's approve does: the hash of what is approved (the workflow checks it, the runner checks it again).
-        workflow.dispatch({ type: 'approved', at: Date.now(), planId: 'bench', approvalHash: planApprovalHash(getPlan(workflow.state, 'bench')!) });
+        workflow.dispatch({
+          type: 'approved',
+          at: Date.now(),
+          planId: 'bench',
+          approvalHash: planApprovalHash(getPlan(workflow.state, 'bench')!),
+        });
         const done = await runPlan(workflow, 'bench', deps);
-        if (done.phase !== 'follow_up' || done.steps.some((s) => s.state !== 'ok')) throw new Error(`the plan did not complete: ${done.phase} ${done.blockedReason ?? ''}`);
+        if (done.phase !== 'follow_up' || done.steps.some((s) => s.state !== 'ok'))
+          throw new Error(`the plan did not complete: ${done.phase} ${done.blockedReason ?? ''}`);
       } finally {
         sink.dispose?.();
       }
@@ -74,7 +86,10 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
       const fd = openSync(join(dir, `limit-${limitNo++}.jsonl`), 'a');
       try {
         for (const [i, step] of plan.next_actions.entries()) {
-          const record = { seq: i + 1, event: { type: 'stepStarted', at: Date.now(), planId: 'bench', step: i, server: 'fixture', crossServer: false } };
+          const record = {
+            seq: i + 1,
+            event: { type: 'stepStarted', at: Date.now(), planId: 'bench', step: i, server: 'fixture', crossServer: false },
+          };
           writeSync(fd, `${JSON.stringify(record)}\n`);
           fsyncSync(fd);
           const result = await raw.callTool({ name: step.tool, arguments: step.args });
@@ -87,7 +102,11 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
     const fileEngine = engine(() => new FileLedgerSink(join(dir, `ledger-${ledgerNo++}.jsonl`)));
 
     log(`engine vs raw SDK: ${STEPS}-step plan, in-memory ledger…`);
-    const memory = await interleave(engine(() => new MemoryLedgerSink()), sdk, { warmup: 3, runs: 31, budgetMs: 10_000 });
+    const memory = await interleave(
+      engine(() => new MemoryLedgerSink()),
+      sdk,
+      { warmup: 3, runs: 31, budgetMs: 10_000 },
+    );
     log(`engine vs raw SDK: ${STEPS}-step plan, file ledger…`);
     const file = await interleave(fileEngine, sdk, { warmup: 1, runs: 15, budgetMs: 15_000 });
     log(`engine vs the limit (raw SDK + one fsync'd append per call): ${STEPS}-step plan, file ledger…`);
@@ -95,12 +114,30 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
 
     const perStep = (t: number) => ms(t / STEPS).replace(' ms', ' ms/step');
     return [
-      figure('engine_vs_sdk_200_steps', `${STEPS}-step plan over stdio: engine (memory ledger) / raw SDK client`, memory.ratio, 'x', 1.05,
-        `medians of ${memory.a.length} interleaved runs: engine ${ms(memory.medianA)} (${perStep(memory.medianA)}), raw SDK ${ms(memory.medianB)} (${perStep(memory.medianB)})`),
-      figure('engine_file_ledger_vs_sdk_200_steps', `${STEPS}-step plan over stdio: engine with the file ledger the extension uses / raw SDK client`, file.ratio, 'x', 1.05,
-        `medians of ${file.a.length} interleaved runs: engine ${ms(file.medianA)} (${perStep(file.medianA)}, ${STEPS} fsyncs, one per step), raw SDK ${ms(file.medianB)}`),
-      figure('engine_file_ledger_vs_limit_200_steps', `${STEPS}-step plan over stdio: engine with the file ledger / the limit (raw SDK + one fsync'd append per call)`, durable.ratio, 'x', 1.1,
-        `medians of ${durable.a.length} interleaved runs: engine ${ms(durable.medianA)} (${perStep(durable.medianA)}), limit ${ms(durable.medianB)} (${perStep(durable.medianB)})`),
+      figure(
+        'engine_vs_sdk_200_steps',
+        `${STEPS}-step plan over stdio: engine (memory ledger) / raw SDK client`,
+        memory.ratio,
+        'x',
+        1.05,
+        `medians of ${memory.a.length} interleaved runs: engine ${ms(memory.medianA)} (${perStep(memory.medianA)}), raw SDK ${ms(memory.medianB)} (${perStep(memory.medianB)})`,
+      ),
+      figure(
+        'engine_file_ledger_vs_sdk_200_steps',
+        `${STEPS}-step plan over stdio: engine with the file ledger the extension uses / raw SDK client`,
+        file.ratio,
+        'x',
+        1.05,
+        `medians of ${file.a.length} interleaved runs: engine ${ms(file.medianA)} (${perStep(file.medianA)}, ${STEPS} fsyncs, one per step), raw SDK ${ms(file.medianB)}`,
+      ),
+      figure(
+        'engine_file_ledger_vs_limit_200_steps',
+        `${STEPS}-step plan over stdio: engine with the file ledger / the limit (raw SDK + one fsync'd append per call)`,
+        durable.ratio,
+        'x',
+        1.1,
+        `medians of ${durable.a.length} interleaved runs: engine ${ms(durable.medianA)} (${perStep(durable.medianA)}), limit ${ms(durable.medianB)} (${perStep(durable.medianB)})`,
+      ),
     ];
   } finally {
     await client?.close().catch(() => undefined);

@@ -15,11 +15,16 @@ type Listener<T> = (value: T) => unknown;
 /** An object that accepts anything: every property is another inert object, calls and `new` return one too. */
 export function inert(name: string): unknown {
   const cache = new Map<PropertyKey, unknown>();
-  const target = function () { /* inert */ };
+  const target = function () {
+    /* inert */
+  };
   return new Proxy(target, {
     get(_t, prop) {
       if (prop === 'then') return undefined; // never a thenable: `await inert` must not hang
-      if (prop === Symbol.iterator) return function* () { /* empty */ };
+      if (prop === Symbol.iterator)
+        return function* () {
+          /* empty */
+        };
       if (prop === Symbol.toPrimitive) return () => `[${name}]`;
       if (prop === 'toString' || prop === 'toJSON') return () => `[${name}]`;
       if (prop === 'dispose') return () => undefined;
@@ -27,7 +32,10 @@ export function inert(name: string): unknown {
       if (!cache.has(prop)) cache.set(prop, inert(`${name}.${prop}`));
       return cache.get(prop);
     },
-    set(_t, prop, value) { cache.set(prop, value); return true; },
+    set(_t, prop, value) {
+      cache.set(prop, value);
+      return true;
+    },
     has: () => true,
     apply: () => inert(`${name}()`),
     construct: () => inert(`new ${name}`) as object,
@@ -47,27 +55,55 @@ function withFallback<T extends object>(name: string, base: T): T {
 }
 
 class Disposable {
-  static from(...items: { dispose(): unknown }[]): Disposable { return new Disposable(() => items.forEach((i) => i.dispose())); }
+  static from(...items: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => items.forEach((i) => i.dispose()));
+  }
   constructor(private readonly fn: () => unknown = () => undefined) {}
-  dispose(): void { this.fn(); }
+  dispose(): void {
+    this.fn();
+  }
 }
 
 class EventEmitter<T> {
   private listeners = new Set<Listener<T>>();
-  readonly event = (listener: Listener<T>) => { this.listeners.add(listener); return new Disposable(() => this.listeners.delete(listener)); };
-  fire(value: T): void { for (const l of [...this.listeners]) l(value); }
-  dispose(): void { this.listeners.clear(); }
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.add(listener);
+    return new Disposable(() => this.listeners.delete(listener));
+  };
+  fire(value: T): void {
+    for (const l of [...this.listeners]) l(value);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
 }
 
 class Uri {
-  private constructor(readonly scheme: string, readonly path: string) {}
-  static file(path: string): Uri { return new Uri('file', resolvePath(path)); }
-  static parse(value: string): Uri { return value.startsWith('file://') ? Uri.file(decodeURIComponent(value.slice(7))) : new Uri(value.split(':')[0] ?? 'unknown', value); }
-  static joinPath(base: Uri, ...segments: string[]): Uri { return new Uri(base.scheme, join(base.path, ...segments)); }
-  get fsPath(): string { return this.path; }
-  with(change: { path?: string; scheme?: string }): Uri { return new Uri(change.scheme ?? this.scheme, change.path ?? this.path); }
-  toString(): string { return `${this.scheme}://${this.path}`; }
-  toJSON(): unknown { return { scheme: this.scheme, path: this.path }; }
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+  static file(path: string): Uri {
+    return new Uri('file', resolvePath(path));
+  }
+  static parse(value: string): Uri {
+    return value.startsWith('file://') ? Uri.file(decodeURIComponent(value.slice(7))) : new Uri(value.split(':')[0] ?? 'unknown', value);
+  }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, join(base.path, ...segments));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  with(change: { path?: string; scheme?: string }): Uri {
+    return new Uri(change.scheme ?? this.scheme, change.path ?? this.path);
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+  toJSON(): unknown {
+    return { scheme: this.scheme, path: this.path };
+  }
 }
 
 /** An event function that never fires. */
@@ -96,7 +132,8 @@ export function fakeVscode(options: FakeVscodeOptions): unknown {
     getConfiguration: () => configuration,
     getWorkspaceFolder: () => folder,
     asRelativePath: (p: Uri | string) => relative(options.workspaceFolder, typeof p === 'string' ? p : p.fsPath),
-    createFileSystemWatcher: () => withFallback('FileSystemWatcher', { onDidChange: never, onDidCreate: never, onDidDelete: never, dispose: () => undefined }),
+    createFileSystemWatcher: () =>
+      withFallback('FileSystemWatcher', { onDidChange: never, onDidCreate: never, onDidDelete: never, dispose: () => undefined }),
     onDidChangeConfiguration: never,
     onDidChangeWorkspaceFolders: never,
     onDidGrantWorkspaceTrust: never,
@@ -104,8 +141,13 @@ export function fakeVscode(options: FakeVscodeOptions): unknown {
     fs: withFallback('workspace.fs', {
       readFile: async (uri: Uri) => new Uint8Array(await readFile(uri.fsPath)),
       writeFile: async (uri: Uri, data: Uint8Array) => writeFile(uri.fsPath, data),
-      createDirectory: async (uri: Uri) => { await mkdir(uri.fsPath, { recursive: true }); },
-      stat: async (uri: Uri) => { const s = await stat(uri.fsPath); return { type: s.isDirectory() ? 2 : 1, size: s.size, ctime: s.ctimeMs, mtime: s.mtimeMs }; },
+      createDirectory: async (uri: Uri) => {
+        await mkdir(uri.fsPath, { recursive: true });
+      },
+      stat: async (uri: Uri) => {
+        const s = await stat(uri.fsPath);
+        return { type: s.isDirectory() ? 2 : 1, size: s.size, ctime: s.ctimeMs, mtime: s.mtimeMs };
+      },
     }),
   });
   const commands = withFallback('commands', {
@@ -121,8 +163,12 @@ export function fakeVscode(options: FakeVscodeOptions): unknown {
     showQuickPick: async () => undefined,
   });
   const api: Record<string, unknown> = {
-    Uri, EventEmitter, Disposable,
-    workspace, commands, window,
+    Uri,
+    EventEmitter,
+    Disposable,
+    workspace,
+    commands,
+    window,
     TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
@@ -138,14 +184,23 @@ export function fakeVscode(options: FakeVscodeOptions): unknown {
 /** The names `declare module 'vscode'` exports (classes, enums, namespaces, functions), read from @types/vscode. */
 function apiNames(): string[] {
   const dts = join(dirname(createRequire(import.meta.url).resolve('@types/vscode/package.json')), 'index.d.ts');
-  return [...readFileSync(dts, 'utf8').matchAll(/^\s{1,4}export (?:class|enum|namespace|const|function|let) ([A-Za-z_]\w*)/gm)].map((m) => m[1]!);
+  return [...readFileSync(dts, 'utf8').matchAll(/^\s{1,4}export (?:class|enum|namespace|const|function|let) ([A-Za-z_]\w*)/gm)].map(
+    (m) => m[1]!,
+  );
 }
 
 /** The ExtensionContext handed to `activate()`. */
 export function fakeContext(options: { extensionPath: string; storagePath: string }): unknown {
   const memento = () => {
     const values = new Map<string, unknown>();
-    return { get: <T>(key: string, fallback?: T) => (values.has(key) ? values.get(key) : fallback), update: async (key: string, value: unknown) => { values.set(key, value); }, keys: () => [...values.keys()], setKeysForSync: () => undefined };
+    return {
+      get: <T>(key: string, fallback?: T) => (values.has(key) ? values.get(key) : fallback),
+      update: async (key: string, value: unknown) => {
+        values.set(key, value);
+      },
+      keys: () => [...values.keys()],
+      setKeysForSync: () => undefined,
+    };
   };
   const secrets = new Map<string, string>();
   return withFallback('ExtensionContext', {
@@ -160,8 +215,12 @@ export function fakeContext(options: { extensionPath: string; storagePath: strin
     extensionMode: 1,
     secrets: withFallback('SecretStorage', {
       get: async (key: string) => secrets.get(key),
-      store: async (key: string, value: string) => { secrets.set(key, value); },
-      delete: async (key: string) => { secrets.delete(key); },
+      store: async (key: string, value: string) => {
+        secrets.set(key, value);
+      },
+      delete: async (key: string) => {
+        secrets.delete(key);
+      },
       onDidChange: never,
     }),
   });

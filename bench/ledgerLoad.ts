@@ -23,7 +23,12 @@ const EVENTS = 100_000;
 const STEPS = 3;
 /** The defaults of `plangate.ledger.maxSizeMB` and `plangate.ledger.maxAgeDays`. */
 const RETENTION = { maxSizeMB: 50, maxAgeDays: 90 };
-const ORIGIN = { server: 'bench', tool: 'plan_it', args: { goal: 'Add a payroll screen with hours and rates' }, entrance: 'manual' as const };
+const ORIGIN = {
+  server: 'bench',
+  tool: 'plan_it',
+  args: { goal: 'Add a payroll screen with hours and rates' },
+  entrance: 'manual' as const,
+};
 
 /**
  * Entries of a ledger of `events` events, with clock values ending at `end`. Each plan is recorded by a Workflow of
@@ -41,10 +46,23 @@ export function generateLedger(events: number, end: number, payloadBytes = 0): L
       if (!workflow.dispatch(event)) throw new Error(`bench ledger: ${event.type} refused: ${workflow.canApply(event)}`);
     };
     ok({
-      type: 'planReceived', at, planId, origin: ORIGIN,
+      type: 'planReceived',
+      at,
+      planId,
+      origin: ORIGIN,
       plan: {
-        kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: `Scaffold screen ${planId}`,
-        next_actions: Array.from({ length: STEPS }, (_, i) => ({ tool: 'write_file', label: `Write part ${i + 1}`, args: { path: `src/screens/${planId}/part${i}.ts`, content: i === 0 && payloadBytes ? 'x'.repeat(payloadBytes) : `export const part${i} = ${i};\n` } })),
+        kind: 'orchestrated_plan',
+        version: '1',
+        status: 'ok',
+        instruction: `Scaffold screen ${planId}`,
+        next_actions: Array.from({ length: STEPS }, (_, i) => ({
+          tool: 'write_file',
+          label: `Write part ${i + 1}`,
+          args: {
+            path: `src/screens/${planId}/part${i}.ts`,
+            content: i === 0 && payloadBytes ? 'x'.repeat(payloadBytes) : `export const part${i} = ${i};\n`,
+          },
+        })),
       },
     });
     if (run) {
@@ -68,7 +86,14 @@ export function generateLedger(events: number, end: number, payloadBytes = 0): L
 function writeLedger(file: string, entries: readonly LedgerEntry[]): void {
   const fd = openSync(file, 'w');
   try {
-    for (let i = 0; i < entries.length; i += 10_000) writeSync(fd, entries.slice(i, i + 10_000).map((e) => `${JSON.stringify(e)}\n`).join(''));
+    for (let i = 0; i < entries.length; i += 10_000)
+      writeSync(
+        fd,
+        entries
+          .slice(i, i + 10_000)
+          .map((e) => `${JSON.stringify(e)}\n`)
+          .join(''),
+      );
   } finally {
     closeSync(fd);
   }
@@ -91,7 +116,9 @@ export async function ledgerLoadFigures(log: (line: string) => void): Promise<Fi
       opened.dispose();
     };
     let lines = 0;
-    const plain = () => { lines += readFileSync(file, 'utf8').split('\n').length; };
+    const plain = () => {
+      lines += readFileSync(file, 'utf8').split('\n').length;
+    };
     log(`ledger: opening a ${mb.toFixed(1)} MB ledger vs readFileSync + split…`);
     const t = await interleave(open, plain, { warmup: 1, runs: 9, budgetMs: 30_000 });
     if (plans === 0 || lines === 0) throw new Error('the ledger did not load');
@@ -100,10 +127,22 @@ export async function ledgerLoadFigures(log: (line: string) => void): Promise<Fi
     if (statSync(file).size !== bytes) throw new Error('opening the ledger changed it (a compaction or a restore ran)');
     const title = `${EVENTS.toLocaleString('en')}-event ledger (${mb.toFixed(1)} MB)`;
     return [
-      figure('ledger_open_100k_events_ms', `open a ${title} as activation does`, t.medianA, 'ms', 3000,
-        `openFileLedger with the default retention: read in 1 MiB chunks line by line, JSON.parse, replay, open for appending; median of ${t.a.length} runs (reading and parsing alone: ${ms(parseOnly.medianA)})`),
-      figure('ledger_open_100k_events_vs_read_split', `open a ${title} / readFileSync + split`, t.ratio, 'x', null,
-        `medians: open ${ms(t.medianA)}, readFileSync + split ${ms(t.medianB)}; the plain read builds one string of the file (what fails past 512 MB) and parses nothing; read + parse alone is ${parseOnly.ratio.toFixed(1)}× it`),
+      figure(
+        'ledger_open_100k_events_ms',
+        `open a ${title} as activation does`,
+        t.medianA,
+        'ms',
+        3000,
+        `openFileLedger with the default retention: read in 1 MiB chunks line by line, JSON.parse, replay, open for appending; median of ${t.a.length} runs (reading and parsing alone: ${ms(parseOnly.medianA)})`,
+      ),
+      figure(
+        'ledger_open_100k_events_vs_read_split',
+        `open a ${title} / readFileSync + split`,
+        t.ratio,
+        'x',
+        null,
+        `medians: open ${ms(t.medianA)}, readFileSync + split ${ms(t.medianB)}; the plain read builds one string of the file (what fails past 512 MB) and parses nothing; read + parse alone is ${parseOnly.ratio.toFixed(1)}× it`,
+      ),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -125,17 +164,21 @@ async function big(megabytes: number): Promise<void> {
     let seq = 0;
     while (statSync(file).size < megabytes * 1024 * 1024) {
       // Each copy gets its own plan ids and sequence numbers.
-      const text = template.map((e) => {
-        const event = { ...e.event } as Record<string, unknown>;
-        if (typeof event.planId === 'string') event.planId = `${event.planId}-c${copies}`;
-        return `${JSON.stringify({ seq: ++seq, event })}\n`;
-      }).join('');
+      const text = template
+        .map((e) => {
+          const event = { ...e.event } as Record<string, unknown>;
+          if (typeof event.planId === 'string') event.planId = `${event.planId}-c${copies}`;
+          return `${JSON.stringify({ seq: ++seq, event })}\n`;
+        })
+        .join('');
       writeSync(fd, text);
       copies++;
     }
     closeSync(fd);
     const size = statSync(file).size;
-    say(`ledger: ${(size / 1024 / 1024).toFixed(0)} MB, ${seq.toLocaleString('en')} events (${chunk.length} bytes per ${template.length} events)`);
+    say(
+      `ledger: ${(size / 1024 / 1024).toFixed(0)} MB, ${seq.toLocaleString('en')} events (${chunk.length} bytes per ${template.length} events)`,
+    );
     let t0 = performance.now();
     try {
       readFileSync(file, 'utf8').split('\n');
@@ -145,10 +188,14 @@ async function big(megabytes: number): Promise<void> {
     }
     t0 = performance.now();
     const loaded = loadLedger(file);
-    say(`loadLedger (line by line): ${ms(performance.now() - t0)}, ${loaded.entries.length.toLocaleString('en')} entries, ${loaded.warnings.length} warnings`);
+    say(
+      `loadLedger (line by line): ${ms(performance.now() - t0)}, ${loaded.entries.length.toLocaleString('en')} entries, ${loaded.warnings.length} warnings`,
+    );
     t0 = performance.now();
     const opened = openFileLedger(file, { retention: RETENTION, now: () => now });
-    say(`openFileLedger with the default retention (50 MB, 90 days): ${ms(performance.now() - t0)}, ${opened.workflow.state.order.length} plans kept, ${(statSync(file).size / 1024 / 1024).toFixed(1)} MB after, report ${JSON.stringify(opened.compaction)}`);
+    say(
+      `openFileLedger with the default retention (50 MB, 90 days): ${ms(performance.now() - t0)}, ${opened.workflow.state.order.length} plans kept, ${(statSync(file).size / 1024 / 1024).toFixed(1)} MB after, report ${JSON.stringify(opened.compaction)}`,
+    );
     opened.dispose();
     t0 = performance.now();
     openFileLedger(file, { retention: RETENTION, now: () => now }).dispose();
@@ -160,5 +207,8 @@ async function big(megabytes: number): Promise<void> {
 
 if (process.argv.includes('--big')) {
   const mb = Number(process.argv[process.argv.indexOf('--big') + 1]) || 600;
-  big(mb).catch((err: unknown) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+  big(mb).catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
 }

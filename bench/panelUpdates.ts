@@ -53,8 +53,11 @@ export async function panelUpdateFigures(log: (line: string) => void): Promise<F
 
   const origin = { server: 'fixture', tool: 'plan_big', args: { steps: STEPS }, entrance: 'manual' as const };
   let s: WorkflowState = EMPTY_WORKFLOW;
-  const put = (e: WorkflowEvent) => { s = reduce(s, e); };
-  for (const id of ['a', 'b', 'c']) put({ type: 'planReceived', at: 1, planId: id, origin, plan: { ...plan, next_actions: plan.next_actions.slice(0, 3) } });
+  const put = (e: WorkflowEvent) => {
+    s = reduce(s, e);
+  };
+  for (const id of ['a', 'b', 'c'])
+    put({ type: 'planReceived', at: 1, planId: id, origin, plan: { ...plan, next_actions: plan.next_actions.slice(0, 3) } });
   put({ type: 'planReceived', at: 2, planId: 'big', origin, plan });
   put({ type: 'resolved', at: 3, planId: 'big', steps: getPlan(s, 'big')!.steps.map(() => ({ server: 'fixture', crossServer: false })) });
   put({ type: 'approved', at: 4, planId: 'big', approvalHash: approvalHash(getPlan(s, 'big')!) });
@@ -66,7 +69,13 @@ export async function panelUpdateFigures(log: (line: string) => void): Promise<F
     put({ type: 'stepSucceeded', at: 10 + step, planId: 'big', step, summary: `ok ${step}` });
     states.push(s);
   }
-  const items = (state: WorkflowState) => ['a', 'b', 'c', 'big'].map((id) => ({ id: `plan:${id}`, kind: 'plan' as const, title: planTitle(state.plans[id]!, 40), badge: planBadge(state.plans[id]!) }));
+  const items = (state: WorkflowState) =>
+    ['a', 'b', 'c', 'big'].map((id) => ({
+      id: `plan:${id}`,
+      kind: 'plan' as const,
+      title: planTitle(state.plans[id]!, 40),
+      badge: planBadge(state.plans[id]!),
+    }));
   const from = STEPS - WINDOW / 2;
   const window = states.slice(from, from + WINDOW);
 
@@ -75,13 +84,24 @@ export async function panelUpdateFigures(log: (line: string) => void): Promise<F
   const before = () => {
     bytesBefore = 0;
     for (const state of window) {
-      const selected = { kind: 'plan', id: 'plan:big', title: planTitle(state.plans.big!, 40), view: legacyPlanView(state, 'big', annotations) };
+      const selected = {
+        kind: 'plan',
+        id: 'plan:big',
+        title: planTitle(state.plans.big!, 40),
+        view: legacyPlanView(state, 'big', annotations),
+      };
       bytesBefore += JSON.stringify({ type: 'state', state: { items: items(state), selected } }).length;
     }
   };
   const presenter = new PlanPresenter();
   const snapshot = (state: WorkflowState): PanelState => ({
-    items: items(state), selected: { kind: 'plan', id: 'plan:big', title: planTitle(state.plans.big!, 40), view: presenter.present(state, 'big', { annotations })! },
+    items: items(state),
+    selected: {
+      kind: 'plan',
+      id: 'plan:big',
+      title: planTitle(state.plans.big!, 40),
+      view: presenter.present(state, 'big', { annotations })!,
+    },
   });
   const after = () => {
     bytesAfter = 0;
@@ -98,10 +118,22 @@ export async function panelUpdateFigures(log: (line: string) => void): Promise<F
   const t = await interleave(after, before, { warmup: 2, runs: 9, budgetMs: 30_000 });
   const per = (v: number) => ms(v / WINDOW);
   return [
-    figure('panel_update_cost_1000_steps', `panel update per event, ${STEPS}-step run: incremental / whole snapshot`, t.ratio, 'x', 0.1,
-      `medians of ${t.a.length} interleaved runs of ${WINDOW} events (steps ${from / 2 + 1}–${(from + WINDOW) / 2}): after ${per(t.medianA)}, before ${per(t.medianB)} per event (view model + diff + JSON vs view model + JSON)`),
-    figure('panel_update_bytes_1000_steps', `panel update bytes per event, ${STEPS}-step run: patch / whole snapshot`, bytesAfter / bytesBefore, 'x', 0.01,
-      `${(bytesAfter / WINDOW / 1024).toFixed(2)} KB per event now, ${(bytesBefore / WINDOW / 1024).toFixed(1)} KB before`),
+    figure(
+      'panel_update_cost_1000_steps',
+      `panel update per event, ${STEPS}-step run: incremental / whole snapshot`,
+      t.ratio,
+      'x',
+      0.1,
+      `medians of ${t.a.length} interleaved runs of ${WINDOW} events (steps ${from / 2 + 1}–${(from + WINDOW) / 2}): after ${per(t.medianA)}, before ${per(t.medianB)} per event (view model + diff + JSON vs view model + JSON)`,
+    ),
+    figure(
+      'panel_update_bytes_1000_steps',
+      `panel update bytes per event, ${STEPS}-step run: patch / whole snapshot`,
+      bytesAfter / bytesBefore,
+      'x',
+      0.01,
+      `${(bytesAfter / WINDOW / 1024).toFixed(2)} KB per event now, ${(bytesBefore / WINDOW / 1024).toFixed(1)} KB before`,
+    ),
   ];
 }
 
@@ -114,8 +146,14 @@ function legacyPlanView(state: WorkflowState, planId: string, annotations: (tool
     record,
     children,
     lineage: lineage(state, planId),
-    hints: Object.fromEntries(plans.map((p) => [p.id, p.steps.map((step) =>
-      step.call.tool === 'ask_user' ? null : stepHint(annotations(step.call.tool, step.server ?? p.origin.server)))])),
+    hints: Object.fromEntries(
+      plans.map((p) => [
+        p.id,
+        p.steps.map((step) =>
+          step.call.tool === 'ask_user' ? null : stepHint(annotations(step.call.tool, step.server ?? p.origin.server)),
+        ),
+      ]),
+    ),
     pending: [],
     readOnly: false,
     approvalHashes: Object.fromEntries(plans.filter((p) => p.phase === 'awaiting_approval').map((p) => [p.id, approvalHash(p)])),

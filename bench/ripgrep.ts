@@ -38,14 +38,24 @@ export function findRipgrep(log: (line: string) => void): Ripgrep | { missing: s
     log('ripgrep: not installed; apt-get install ripgrep (Debian package)…');
     try {
       execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', timeout: 120_000 });
-      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'ripgrep'], { stdio: 'ignore', timeout: 120_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'ripgrep'], {
+        stdio: 'ignore',
+        timeout: 120_000,
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
     } catch (err) {
-      return { missing: `ripgrep is not installed and apt-get install ripgrep failed (${err instanceof Error ? err.message.split('\n')[0] : String(err)})` };
+      return {
+        missing: `ripgrep is not installed and apt-get install ripgrep failed (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      };
     }
     path = onPath();
   }
-  if (!path) return { missing: 'ripgrep is not installed (neither @vscode/ripgrep nor an rg on PATH; install Debian\'s ripgrep package)' };
+  if (!path) return { missing: "ripgrep is not installed (neither @vscode/ripgrep nor an rg on PATH; install Debian's ripgrep package)" };
   const version = versionOf(path);
   if (!version) return { missing: `${path} does not run` };
-  return { path, version, source: `Debian's ripgrep package (${path}) instead of @vscode/ripgrep, whose postinstall download from GitHub cannot work here` };
+  return {
+    path,
+    version,
+    source: `Debian's ripgrep package (${path}) instead of @vscode/ripgrep, whose postinstall download from GitHub cannot work here`,
+  };
 }

@@ -39,7 +39,10 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
 
 async function main(): Promise<number> {
   log(describeMachine());
-  if (machine.loadAverage > machine.cores) log(`warning: load average ${machine.loadAverage} on ${machine.cores} cores: other work shares the machine, so the figures are noisier and the run is slower`);
+  if (machine.loadAverage > machine.cores)
+    log(
+      `warning: load average ${machine.loadAverage} on ${machine.cores} cores: other work shares the machine, so the figures are noisier and the run is slower`,
+    );
   const figures: Figure[] = [];
   let failed = false;
   const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -65,7 +68,11 @@ function describeMachine(): string {
 
 function formatValue(f: Figure): string {
   if (f.value === null) return 'not measured';
-  return f.unit === 'x' ? `${f.value.toFixed(2)}×` : f.unit === 'count' ? String(f.value) : `${f.value.toFixed(f.unit === 'MB' ? 2 : 1)} ${f.unit}`;
+  return f.unit === 'x'
+    ? `${f.value.toFixed(2)}×`
+    : f.unit === 'count'
+      ? String(f.value)
+      : `${f.value.toFixed(f.unit === 'MB' ? 2 : 1)} ${f.unit}`;
 }
 
 function formatTarget(f: Figure): string {
@@ -74,7 +81,12 @@ function formatTarget(f: Figure): string {
 }
 
 function table(figures: Figure[]): string {
-  const rows = figures.map((f) => [f.title, formatValue(f), formatTarget(f), f.value === null ? 'NO (not measured)' : f.meets ? 'yes' : 'NO']);
+  const rows = figures.map((f) => [
+    f.title,
+    formatValue(f),
+    formatTarget(f),
+    f.value === null ? 'NO (not measured)' : f.meets ? 'yes' : 'NO',
+  ]);
   const head = ['figure', 'value', 'target', 'meets'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -92,7 +104,10 @@ function table(figures: Figure[]): string {
   return `${out.join('\n')}\n`;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

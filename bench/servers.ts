@@ -22,14 +22,28 @@ export function fixtureArgs(root: string): string[] {
 /** The fixture as a server configuration for ServerConnection / ServerRegistry (PATH given: no login-shell probe). */
 export function fixtureServer(name: string, root: string): ResolvedStdioServer {
   return {
-    name, source: 'settings-user', type: 'stdio', command: process.execPath, args: fixtureArgs(root),
-    env: { PATH: process.env.PATH ?? '' }, cwd: root, secrets: [],
+    name,
+    source: 'settings-user',
+    type: 'stdio',
+    command: process.execPath,
+    args: fixtureArgs(root),
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: root,
+    secrets: [],
   };
 }
 
 /** A bare SDK client connected to its own fixture process (the "raw SDK" side of a comparison). */
 export async function rawFixtureClient(root: string): Promise<Client> {
   const client = new Client({ name: 'plangate-bench-raw', version: '0.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: fixtureArgs(root), cwd: root, stderr: 'ignore', env: { PATH: process.env.PATH ?? '' } }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: fixtureArgs(root),
+      cwd: root,
+      stderr: 'ignore',
+      env: { PATH: process.env.PATH ?? '' },
+    }),
+  );
   return client;
 }

@@ -17,7 +17,8 @@ const DIRS_PER_PACKAGE = 20;
  * plus one `packages/pkgNN/package.json` per package. Returns the number of files written.
  */
 export function generateWorkspace(root: string, count: number): number {
-  const content = (i: number) => `// generated file ${i}\nexport const value${i} = ${i};\n${'// filler line to make it a realistic small source file\n'.repeat(5)}`;
+  const content = (i: number) =>
+    `// generated file ${i}\nexport const value${i} = ${i};\n${'// filler line to make it a realistic small source file\n'.repeat(5)}`;
   let written = 0;
   const write = (rel: string, text: string) => {
     writeFileSync(join(root, rel), text);

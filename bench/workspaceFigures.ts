@@ -31,7 +31,13 @@ function ripgrepList(rg: Ripgrep, root: string, globs: readonly string[]): Promi
     child.once('error', reject);
     child.once('close', (code) => {
       if (code !== 0 && code !== 1) reject(new Error(`rg exited with ${code}: ${err}`));
-      else resolve(Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l !== ''));
+      else
+        resolve(
+          Buffer.concat(chunks)
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l !== ''),
+        );
     });
   });
 }
@@ -70,31 +76,61 @@ export async function workspaceFigures(log: (line: string) => void): Promise<Fig
     let plan = 0;
     const checkpoint = (root: string) => async () => {
       const cp = await createCheckpoint(storage, `bench-${plan++}`, root, TOUCHED_FILES);
-      if (cp.entries.filter((e) => e.status === 'stored').length !== TOUCHED_FILES.length) throw new Error('the checkpoint did not store the 10 files');
+      if (cp.entries.filter((e) => e.status === 'stored').length !== TOUCHED_FILES.length)
+        throw new Error('the checkpoint did not store the 10 files');
     };
     const cp = await interleave(checkpoint(big), checkpoint(small), { warmup: 5, runs: 41, budgetMs: 10_000 });
-    figures.push(figure('checkpoint_50k_vs_100_files', 'checkpoint 10 touched files: 50,000-file / 100-file workspace', cp.ratio, 'x', 1.2,
-      `medians of ${cp.a.length} interleaved runs of createCheckpoint: ${ms(cp.medianA)} vs ${ms(cp.medianB)}; workspaces on ${parent.label}, checkpoint storage in ${tmpdir()}`));
+    figures.push(
+      figure(
+        'checkpoint_50k_vs_100_files',
+        'checkpoint 10 touched files: 50,000-file / 100-file workspace',
+        cp.ratio,
+        'x',
+        1.2,
+        `medians of ${cp.a.length} interleaved runs of createCheckpoint: ${ms(cp.medianA)} vs ${ms(cp.medianB)}; workspaces on ${parent.label}, checkpoint storage in ${tmpdir()}`,
+      ),
+    );
 
     const rg = findRipgrep(log);
     if ('missing' in rg) {
-      figures.push(notMeasured('touches_files_globs_vs_ripgrep', `resolve touches_files globs over ${BIG.toLocaleString('en-US')} files: Node lister / ripgrep`, 'x', 1.5, rg.missing));
+      figures.push(
+        notMeasured(
+          'touches_files_globs_vs_ripgrep',
+          `resolve touches_files globs over ${BIG.toLocaleString('en-US')} files: Node lister / ripgrep`,
+          'x',
+          1.5,
+          rg.missing,
+        ),
+      );
       return figures;
     }
     log(`touches_files globs over 50,000 files: listWorkspaceFiles vs ${rg.version}…`);
     const node = await listWorkspaceFiles(big, GLOBS, { maxResults: BIG });
     const viaRg = (await ripgrepList(rg, big, GLOBS)).sort();
-    if (node.truncated || node.cancelled || node.skipped.length) throw new Error(`listWorkspaceFiles did not finish cleanly: ${JSON.stringify({ ...node, files: node.files.length })}`);
+    if (node.truncated || node.cancelled || node.skipped.length)
+      throw new Error(`listWorkspaceFiles did not finish cleanly: ${JSON.stringify({ ...node, files: node.files.length })}`);
     if (node.files.length !== viaRg.length || node.files.some((f, i) => f !== viaRg[i])) {
       throw new Error(`listWorkspaceFiles and rg disagree: ${node.files.length} vs ${viaRg.length} files`);
     }
     const t = await interleave(
-      async () => { if ((await listWorkspaceFiles(big, GLOBS, { maxResults: BIG })).files.length !== viaRg.length) throw new Error('listing changed'); },
-      async () => { if ((await ripgrepList(rg, big, GLOBS)).length !== viaRg.length) throw new Error('listing changed'); },
+      async () => {
+        if ((await listWorkspaceFiles(big, GLOBS, { maxResults: BIG })).files.length !== viaRg.length) throw new Error('listing changed');
+      },
+      async () => {
+        if ((await ripgrepList(rg, big, GLOBS)).length !== viaRg.length) throw new Error('listing changed');
+      },
       { warmup: 2, runs: 21, budgetMs: 15_000 },
     );
-    figures.push(figure('touches_files_globs_vs_ripgrep', `resolve touches_files globs over ${BIG.toLocaleString('en-US')} files: Node lister / ripgrep`, t.ratio, 'x', 1.5,
-      `globs ${GLOBS.join(', ')} → ${viaRg.length.toLocaleString('en-US')} files (both lists equal); medians of ${t.a.length} interleaved runs: listWorkspaceFiles ${ms(t.medianA)}, rg --files -g ${ms(t.medianB)} (process start included); workspace on ${parent.label}; ripgrep: ${rg.version}, ${rg.source}`));
+    figures.push(
+      figure(
+        'touches_files_globs_vs_ripgrep',
+        `resolve touches_files globs over ${BIG.toLocaleString('en-US')} files: Node lister / ripgrep`,
+        t.ratio,
+        'x',
+        1.5,
+        `globs ${GLOBS.join(', ')} → ${viaRg.length.toLocaleString('en-US')} files (both lists equal); medians of ${t.a.length} interleaved runs: listWorkspaceFiles ${ms(t.medianA)}, rg --files -g ${ms(t.medianB)} (process start included); workspace on ${parent.label}; ripgrep: ${rg.version}, ${rg.source}`,
+      ),
+    );
     return figures;
   } finally {
     log('removing the generated workspaces…');

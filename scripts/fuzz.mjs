@@ -11,6 +11,9 @@ if (!Number.isInteger(rounds) || rounds < 1) {
 const files = ['envelopeFuzz', 'collectFormFuzz', 'workflow.test', 'cliText'];
 for (let round = 1; round <= rounds; round++) {
   console.log(`fuzz round ${round} of ${rounds}`);
-  const r = spawnSync(process.execPath, ['scripts/runUnitTests.mjs', ...files], { stdio: 'inherit', env: { ...process.env, PLANGATE_FUZZ_SEED: 'random' } });
+  const r = spawnSync(process.execPath, ['scripts/runUnitTests.mjs', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, PLANGATE_FUZZ_SEED: 'random' },
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

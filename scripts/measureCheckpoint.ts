@@ -62,7 +62,9 @@ async function main(): Promise<void> {
         await deleteCheckpoint(storage, planId);
       }
       console.log(`${size.toLocaleString('en')} files (generated in ${(genMs / 1000).toFixed(1)} s), 10 touched, ${runs} runs, median:`);
-      console.log(`  createCheckpoint ${median(create).toFixed(2)} ms   sealCheckpoint ${median(seal).toFixed(2)} ms   current state ${median(state).toFixed(2)} ms`);
+      console.log(
+        `  createCheckpoint ${median(create).toFixed(2)} ms   sealCheckpoint ${median(seal).toFixed(2)} ms   current state ${median(state).toFixed(2)} ms`,
+      );
 
       if (size === 50_000) {
         const ours: number[] = [];
@@ -70,13 +72,25 @@ async function main(): Promise<void> {
         let ourCount = 0;
         let rgCount = 0;
         for (let r = 0; r < runs; r++) {
-          ours.push(await time(async () => { ourCount = (await listWorkspaceFiles(ws, ['**/*.ts'], { maxResults: 1_000_000 })).files.length; }));
-          rg.push(await time(async () => {
-            const out = spawnSync('rg', ['--files', '--no-ignore', '--hidden', '-g', '*.ts'], { cwd: ws, encoding: 'utf8', maxBuffer: 1 << 28 });
-            rgCount = out.error ? -1 : out.stdout.split('\n').filter(Boolean).length;
-          }));
+          ours.push(
+            await time(async () => {
+              ourCount = (await listWorkspaceFiles(ws, ['**/*.ts'], { maxResults: 1_000_000 })).files.length;
+            }),
+          );
+          rg.push(
+            await time(async () => {
+              const out = spawnSync('rg', ['--files', '--no-ignore', '--hidden', '-g', '*.ts'], {
+                cwd: ws,
+                encoding: 'utf8',
+                maxBuffer: 1 << 28,
+              });
+              rgCount = out.error ? -1 : out.stdout.split('\n').filter(Boolean).length;
+            }),
+          );
         }
-        console.log(`  list **/*.ts: listWorkspaceFiles ${median(ours).toFixed(1)} ms (${ourCount} files)   ripgrep --files ${rgCount < 0 ? 'not installed' : `${median(rg).toFixed(1)} ms (${rgCount} files, incl. process start)`}`);
+        console.log(
+          `  list **/*.ts: listWorkspaceFiles ${median(ours).toFixed(1)} ms (${ourCount} files)   ripgrep --files ${rgCount < 0 ? 'not installed' : `${median(rg).toFixed(1)} ms (${rgCount} files, incl. process start)`}`,
+        );
       }
     }
   } finally {

@@ -14,10 +14,25 @@ function find(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = find('test/unit').filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))).sort();
+const files = find('test/unit')
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
 if (files.length === 0) {
   console.error('no unit test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/unit/helpers/fastCheckSeed.ts', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+const r = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './test/unit/helpers/fastCheckSeed.ts',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...files,
+  ],
+  { stdio: 'inherit' },
+);
 process.exit(r.status ?? 1);

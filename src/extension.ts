@@ -37,23 +37,59 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const gate = new Gate(workflow, { invoker: servers, settings: gateSettings, newId: randomUUID });
   const files = new PlanFiles(storage, servers, workflow, log, stepTimeoutMs, gate.door);
   gate.checkpointWith((plan) => files.beforeRun(plan));
-  subs.push(log, ledger, workflow, configs, files, gate, { dispose: () => void servers.dispose() }, reportGateFailures(gate, log),
-    servers.onLog(logRegistry(log)), workflow.onDidChange(logWorkflow(log)),
-    servers.onDidChange(() => void gate.refreshResolutions())); // a server's tools changed: waiting plans are resolved again
+  subs.push(
+    log,
+    ledger,
+    workflow,
+    configs,
+    files,
+    gate,
+    { dispose: () => void servers.dispose() },
+    reportGateFailures(gate, log),
+    servers.onLog(logRegistry(log)),
+    workflow.onDidChange(logWorkflow(log)),
+    servers.onDidChange(() => void gate.refreshResolutions()),
+  ); // a server's tools changed: waiting plans are resolved again
 
   // The panel, and what shows things in it: Call Tool and result cards, collect-mode forms, elicitation.
-  const panel = new PlanPanel(context.extensionUri, context.workspaceState, { gate, files, touched: new TouchedFiles(), tools: servers, log });
-  const collect = new CollectForms(workflow, servers, panel, log, { door: gate.door, newId: randomUUID, timeoutMs: stepTimeoutMs, memento: context.workspaceState });
+  const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
+    gate,
+    files,
+    touched: new TouchedFiles(),
+    tools: servers,
+    log,
+  });
+  const collect = new CollectForms(workflow, servers, panel, log, {
+    door: gate.door,
+    newId: randomUUID,
+    timeoutMs: stepTimeoutMs,
+    memento: context.workspaceState,
+  });
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect);
   panel.connect({ calls: caller, collect, exportPlan: (planId) => exportPlan(gate, planId) });
   servers.onElicit = elicitationHandler(panel);
-  subs.push(panel, collect, new RunProgress(gate), new WorkflowStatusBar(workflow), ...registerViews(servers, configs, workflow), trackApprovals(workflow));
+  subs.push(
+    panel,
+    collect,
+    new RunProgress(gate),
+    new WorkflowStatusBar(workflow),
+    ...registerViews(servers, configs, workflow),
+    trackApprovals(workflow),
+  );
 
   // Commands, the agent entrance (gated servers in VS Code's MCP list), and the servers: they start after activation
   // returns, never synchronously in it.
-  subs.push(...registerCommands({ gate, registry: servers, configs, panel, caller, log, extensionUri: context.extensionUri }),
-    registerAgentEntrance(context, { registry: servers, gate, caller, log, changedFiles: async (planId) => (await files.settledChanges(planId))?.map((c) => c.path) }),
-    configs.onDidChange((snap) => void servers.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })));
+  subs.push(
+    ...registerCommands({ gate, registry: servers, configs, panel, caller, log, extensionUri: context.extensionUri }),
+    registerAgentEntrance(context, {
+      registry: servers,
+      gate,
+      caller,
+      log,
+      changedFiles: async (planId) => (await files.settledChanges(planId))?.map((c) => c.path),
+    }),
+    configs.onDidChange((snap) => void servers.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })),
+  );
   void configs.reload();
 
   const api: PlangateApi = { workflow, gate, registry: servers, configs, panel, caller };

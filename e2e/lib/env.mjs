@@ -21,7 +21,7 @@ export function chromiumPath() {
   for (const p of ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
     if (fs.existsSync(p)) return p;
   }
-  throw new Error('no Chromium found: run `bash e2e/setup.sh` (it installs Debian\'s chromium) or set CHROMIUM=/path/to/chrome');
+  throw new Error("no Chromium found: run `bash e2e/setup.sh` (it installs Debian's chromium) or set CHROMIUM=/path/to/chrome");
 }
 
 /** Environment with XDG_* and TMPDIR inside `base`, so code-server and chromium write nothing to ~ or /tmp. */
@@ -37,7 +37,8 @@ export function isolatedEnv(base, extra = {}) {
     PATH: `${NODE24_BIN}${path.delimiter}${process.env.PATH ?? ''}`,
     ...extra,
   };
-  for (const k of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'TMPDIR']) fs.mkdirSync(env[k], { recursive: true });
+  for (const k of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'TMPDIR'])
+    fs.mkdirSync(env[k], { recursive: true });
   fs.mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
   return env;
 }

@@ -42,7 +42,10 @@ export async function runInHostSuites(t, { name, grep, settings, waitMs = 120_00
     const deadline = Date.now() + waitMs;
     while (!fs.existsSync(resultFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     await vs.screenshot(`${name}-done`);
-    assert.ok(fs.existsSync(resultFile), `no result file after ${waitMs / 1000} s: did the extension activate? logs: ${vs.extensionHostLogs().join(', ') || vs.dir}`);
+    assert.ok(
+      fs.existsSync(resultFile),
+      `no result file after ${waitMs / 1000} s: did the extension activate? logs: ${vs.extensionHostLogs().join(', ') || vs.dir}`,
+    );
     result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     if (result.failed === 0 && whilePassing) extra = await whilePassing(vs);
   } finally {

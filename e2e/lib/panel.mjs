@@ -63,8 +63,10 @@ export async function callTool(vs, tool, { fill } = {}) {
   const page = vs.page;
   const input = page.locator('.quick-input-widget .quick-input-box input');
   const title = page.locator('.quick-input-widget .quick-input-title');
-  const toolRow = page.locator('.quick-input-list .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }) }).first();
+  const toolRow = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }) })
+    .first();
   let lastErr;
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
@@ -101,19 +103,29 @@ export async function callTool(vs, tool, { fill } = {}) {
 export async function recordStatus(vs) {
   const id = `${EXTENSION_ID}.plangate.status`; // as VSCodeSession.statusBarItem() finds it
   const key = `__plangateStatus_${Date.now()}`;
-  await vs.page.evaluate(({ id, key }) => {
-    const seen = [];
-    const read = () => {
-      const el = document.getElementById(id);
-      const text = el ? el.innerText.replace(/\s+/g, ' ').trim() : '';
-      if (text && seen[seen.length - 1] !== text) seen.push(text);
-    };
-    const observer = new MutationObserver(read);
-    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-    const timer = setInterval(read, 50);
-    read();
-    /** @type {any} */ (window)[key] = { seen, stop: () => { observer.disconnect(); clearInterval(timer); read(); } };
-  }, { id, key });
+  await vs.page.evaluate(
+    ({ id, key }) => {
+      const seen = [];
+      const read = () => {
+        const el = document.getElementById(id);
+        const text = el ? el.innerText.replace(/\s+/g, ' ').trim() : '';
+        if (text && seen[seen.length - 1] !== text) seen.push(text);
+      };
+      const observer = new MutationObserver(read);
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+      const timer = setInterval(read, 50);
+      read();
+      /** @type {any} */ (window)[key] = {
+        seen,
+        stop: () => {
+          observer.disconnect();
+          clearInterval(timer);
+          read();
+        },
+      };
+    },
+    { id, key },
+  );
   const texts = () => vs.page.evaluate((key) => [.../** @type {any} */ (window)[key].seen], key);
   return {
     texts,
@@ -145,10 +157,14 @@ export async function closeOtherItems(web, keep) {
     const index = texts.findIndex((t) => !keep(t));
     if (index < 0) return;
     await tabs.nth(index).locator('button.tab-close').click();
-    await web.locator('body').evaluate((body, n) => new Promise((resolve) => {
-      const check = () => (body.querySelectorAll('nav span.tab').length !== n ? resolve() : setTimeout(check, 50));
-      check();
-    }), texts.length);
+    await web.locator('body').evaluate(
+      (body, n) =>
+        new Promise((resolve) => {
+          const check = () => (body.querySelectorAll('nav span.tab').length !== n ? resolve() : setTimeout(check, 50));
+          check();
+        }),
+      texts.length,
+    );
   }
   throw new Error('closeOtherItems: the switcher still had items to close after 100 closes');
 }
@@ -187,7 +203,7 @@ export async function a11yScan(web) {
   const body = await web.locator('body').elementHandle();
   const frame = await body.ownerFrame();
   await body.dispose();
-  if (!(await frame.evaluate(() => typeof /** @type {any} */ (window).axe === 'object'))) await frame.evaluate(axeSource);
+  if (!(await frame.evaluate(() => typeof (/** @type {any} */ (window).axe) === 'object'))) await frame.evaluate(axeSource);
   const result = await frame.evaluate(() => /** @type {any} */ (window).axe.run(document, { resultTypes: ['violations'] }));
   return result.violations;
 }

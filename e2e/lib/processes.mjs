@@ -41,7 +41,10 @@ function signalGroup(pgid, signal) {
 export function trackGroup(pgid, marker, label) {
   live.set(pgid, marker);
   fs.mkdirSync(PID_DIR, { recursive: true });
-  fs.writeFileSync(path.join(PID_DIR, `${pgid}.json`), JSON.stringify({ pgid, marker, label, owner: process.pid, at: new Date().toISOString() }));
+  fs.writeFileSync(
+    path.join(PID_DIR, `${pgid}.json`),
+    JSON.stringify({ pgid, marker, label, owner: process.pid, at: new Date().toISOString() }),
+  );
 }
 
 function untrack(pgid) {
@@ -106,13 +109,20 @@ process.stdout.on?.('error', () => {});
 process.stderr.on?.('error', () => {});
 
 let interrupted = false;
-for (const [signal, code] of /** @type {[NodeJS.Signals, number][]} */ ([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]])) {
+for (const [signal, code] of /** @type {[NodeJS.Signals, number][]} */ ([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+])) {
   process.on(signal, () => {
     if (interrupted) return;
     interrupted = true;
     say(`[e2e] ${signal}: stopping code-server and the browser`);
     for (const pgid of live.keys()) signalGroup(pgid, 'SIGTERM'); // at once, whatever happens next
-    const timer = setTimeout(() => { killAllNow(); process.exit(code); }, 3000);
+    const timer = setTimeout(() => {
+      killAllNow();
+      process.exit(code);
+    }, 3000);
     Promise.allSettled([...asyncCleanups].map((fn) => fn())).finally(() => {
       clearTimeout(timer);
       killAllNow();

@@ -11,13 +11,22 @@ const squash = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
 
 /** The Servers tree's row whose label is exactly `label` (a server or a tool), within the Servers pane. */
 export function treeRow(vs, label) {
-  return vs.viewPane('Servers').locator('.pane-body .monaco-list-row')
-    .filter({ has: vs.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+  return vs
+    .viewPane('Servers')
+    .locator('.pane-body .monaco-list-row')
+    .filter({ has: vs.page.locator('.label-name', { hasText: exactly(label) }) })
+    .first();
 }
 
 /** A tree row's description (the grey text after its label), e.g. "running · 46 tools". */
 export async function rowDescription(row) {
-  return squash(await row.locator('.label-description').first().innerText({ timeout: 5000 }).catch(() => ''));
+  return squash(
+    await row
+      .locator('.label-description')
+      .first()
+      .innerText({ timeout: 5000 })
+      .catch(() => ''),
+  );
 }
 
 /**
@@ -35,7 +44,9 @@ export async function waitForRow(vs, label, want, timeout = 45_000) {
     }
     await sleep(200);
   }
-  throw new Error(`the Servers view's row "${label}" never read ${want} within ${timeout} ms; last description: "${last}"; rows: ${JSON.stringify(await visibleRows(vs))}`);
+  throw new Error(
+    `the Servers view's row "${label}" never read ${want} within ${timeout} ms; last description: "${last}"; rows: ${JSON.stringify(await visibleRows(vs))}`,
+  );
 }
 
 /** The visible rows of the Servers tree as "label — description" strings, top to bottom. */
@@ -43,7 +54,13 @@ export async function visibleRows(vs) {
   const rows = vs.viewPane('Servers').locator('.pane-body .monaco-list-row');
   const out = [];
   for (const row of await rows.all()) {
-    const name = squash(await row.locator('.label-name').first().innerText().catch(() => ''));
+    const name = squash(
+      await row
+        .locator('.label-name')
+        .first()
+        .innerText()
+        .catch(() => ''),
+    );
     const desc = await rowDescription(row);
     out.push(desc ? `${name} — ${desc}` : name);
   }
@@ -66,7 +83,11 @@ export async function expandRow(vs, label) {
  */
 export async function revealRow(vs, label, { maxScrolls = 150 } = {}) {
   const scrollable = vs.viewPane('Servers').locator('.pane-body .monaco-list .monaco-scrollable-element').first();
-  const wheel = (deltaY) => scrollable.evaluate((el, dy) => el.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, deltaMode: 0, bubbles: true, cancelable: true })), deltaY);
+  const wheel = (deltaY) =>
+    scrollable.evaluate(
+      (el, dy) => el.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, deltaMode: 0, bubbles: true, cancelable: true })),
+      deltaY,
+    );
   const row = treeRow(vs, label);
   const inView = async () => {
     if ((await row.count()) === 0) return false;
@@ -91,7 +112,9 @@ export async function collapseAll(vs) {
   if ((await pane.locator('.pane-body .monaco-list-row[aria-expanded="true"]').count()) === 0) return;
   await pane.locator('.pane-header').hover();
   await pane.locator('.pane-header .actions .action-label[aria-label^="Collapse All"]').click();
-  await vs.page.waitForFunction((el) => !el.querySelector('.monaco-list-row[aria-expanded="true"]'), await pane.elementHandle(), { timeout: 5000 });
+  await vs.page.waitForFunction((el) => !el.querySelector('.monaco-list-row[aria-expanded="true"]'), await pane.elementHandle(), {
+    timeout: 5000,
+  });
 }
 
 /**
@@ -139,21 +162,31 @@ export async function callToolFromPalette(vs, tool, { attempts = 2 } = {}) {
 async function pickTool(vs, tool) {
   const input = await vs.openPalette();
   await input.fill('>Plangate: Call Tool');
-  const command = vs.page.locator('.quick-input-list .monaco-list-row')
-    .filter({ has: vs.page.locator('.label-name', { hasText: /Plangate: Call Tool/ }) }).first();
+  const command = vs.page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: vs.page.locator('.label-name', { hasText: /Plangate: Call Tool/ }) })
+    .first();
   await command.waitFor({ state: 'visible', timeout: 10_000 });
   await vs.page.keyboard.press('Enter');
   // The tool pick replaces the palette in the same widget: wait for its title before typing.
-  await vs.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Plangate: Call Tool' }).waitFor({ state: 'visible', timeout: 10_000 });
+  await vs.page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Plangate: Call Tool' })
+    .waitFor({ state: 'visible', timeout: 10_000 });
   await input.fill(tool, { timeout: 5000 });
-  const toolRow = vs.page.locator('.quick-input-list .monaco-list-row')
-    .filter({ has: vs.page.locator('.label-name', { hasText: exactly(tool) }) }).first();
+  const toolRow = vs.page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: vs.page.locator('.label-name', { hasText: exactly(tool) }) })
+    .first();
   await toolRow.waitFor({ state: 'visible', timeout: 10_000 });
   // the first row is the active one; make sure the filter settled on the exact tool before Enter
-  await vs.page.waitForFunction((want) => {
-    const active = document.querySelector('.quick-input-list .monaco-list-row.focused .label-name');
-    return active?.textContent?.trim() === want;
-  }, tool, { timeout: 10_000 });
+  await vs.page.waitForFunction(
+    (want) => {
+      const active = document.querySelector('.quick-input-list .monaco-list-row.focused .label-name');
+      return active?.textContent?.trim() === want;
+    },
+    tool,
+    { timeout: 10_000 },
+  );
   await vs.page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden', timeout: 10_000 });
 }
@@ -175,11 +208,39 @@ export async function readResultCard(vs, tool, timeout = 30_000) {
     const card = web.locator('main .result');
     if (await card.isVisible().catch(() => false)) {
       last = {
-        heading: squash(await card.locator('h1').first().innerText().catch(() => '')),
-        badge: squash(await card.locator('.badge').first().innerText().catch(() => '')),
-        origin: squash(await card.locator('.origin').first().innerText().catch(() => '')),
-        texts: (await card.locator('pre.text-block').allInnerTexts().catch(() => [])).map((t) => t.trim()),
-        tabs: (await web.locator('nav.switcher .tab-button').allInnerTexts().catch(() => [])).map(squash),
+        heading: squash(
+          await card
+            .locator('h1')
+            .first()
+            .innerText()
+            .catch(() => ''),
+        ),
+        badge: squash(
+          await card
+            .locator('.badge')
+            .first()
+            .innerText()
+            .catch(() => ''),
+        ),
+        origin: squash(
+          await card
+            .locator('.origin')
+            .first()
+            .innerText()
+            .catch(() => ''),
+        ),
+        texts: (
+          await card
+            .locator('pre.text-block')
+            .allInnerTexts()
+            .catch(() => [])
+        ).map((t) => t.trim()),
+        tabs: (
+          await web
+            .locator('nav.switcher .tab-button')
+            .allInnerTexts()
+            .catch(() => [])
+        ).map(squash),
       };
       if (last.origin.endsWith(`· ${tool}`)) return last;
     }

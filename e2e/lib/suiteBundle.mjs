@@ -14,7 +14,8 @@ export const DEFAULT_SUITE_BUNDLE = path.join(process.env.PLANGATE_E2E_HOME || p
 export async function bundleInHostSuite(outfile = DEFAULT_SUITE_BUNDLE) {
   const esbuild = createRequire(path.join(ROOT, 'package.json'))('esbuild');
   const dir = path.join(ROOT, 'test', 'integration');
-  const files = fs.readdirSync(dir, { recursive: true })
+  const files = fs
+    .readdirSync(dir, { recursive: true })
     .map((f) => f.split(path.sep).join('/'))
     .filter((f) => f.endsWith('.test.ts'))
     .sort();

@@ -40,8 +40,17 @@ const BASE_SETTINGS = {
   'git.openRepositoryInParentFolders': 'never',
 };
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -153,8 +162,18 @@ export async function attachVSCode(url, { dir, name = 'attached', waitForExtensi
 
 export class VSCodeSession {
   /** @param {SessionOptions} [options] */
-  constructor({ name = 'vscode', dir, workspace = {}, theme = 'dark', trust = 'trusted', env = {}, settings = {}, vsix = VSIX,
-    dev = process.env.PLANGATE_E2E_DEV === '1', waitForExtension = true } = {}) {
+  constructor({
+    name = 'vscode',
+    dir,
+    workspace = {},
+    theme = 'dark',
+    trust = 'trusted',
+    env = {},
+    settings = {},
+    vsix = VSIX,
+    dev = process.env.PLANGATE_E2E_DEV === '1',
+    waitForExtension = true,
+  } = {}) {
     if (!['trusted', 'untrusted'].includes(trust)) throw new Error(`trust must be 'trusted' or 'untrusted', not ${trust}`);
     this.name = name;
     this.workspaceSpec = workspace;
@@ -214,7 +233,9 @@ export class VSCodeSession {
       ...BASE_SETTINGS,
       'workbench.colorTheme': THEMES[this.theme] ?? this.theme,
       'security.workspace.trust.enabled': this.trust !== 'trusted',
-      ...(this.trust === 'untrusted' ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } : {}),
+      ...(this.trust === 'untrusted'
+        ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+        : {}),
       ...this.extraSettings,
     };
     fs.mkdirSync(path.join(this.userDataDir, 'User'), { recursive: true });
@@ -230,8 +251,11 @@ export class VSCodeSession {
     }
     if (!fs.existsSync(this.vsix)) throw new Error(`${this.vsix} is missing: run \`npm run package\` in the repository root first`);
     try {
-      await execFileAsync(CODE_SERVER, ['--user-data-dir', this.userDataDir, '--extensions-dir', this.extensionsDir,
-        '--install-extension', this.vsix, '--force'], { env: this.env, timeout: 120_000 });
+      await execFileAsync(
+        CODE_SERVER,
+        ['--user-data-dir', this.userDataDir, '--extensions-dir', this.extensionsDir, '--install-extension', this.vsix, '--force'],
+        { env: this.env, timeout: 120_000 },
+      );
     } catch (err) {
       throw new Error(`code-server --install-extension ${this.vsix} failed: ${err.stderr || err.stdout || err.message}`);
     }
@@ -243,14 +267,33 @@ export class VSCodeSession {
     if (!fs.existsSync(CODE_SERVER)) throw new Error(`${CODE_SERVER} is missing: run \`bash e2e/setup.sh\` first`);
     for (let attempt = 1; ; attempt++) {
       this.port = await freePort();
-      const args = ['--bind-addr', `127.0.0.1:${this.port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+      const args = [
+        '--bind-addr',
+        `127.0.0.1:${this.port}`,
+        '--auth',
+        'none',
+        '--disable-telemetry',
+        '--disable-update-check',
         ...(this.trust === 'trusted' ? ['--disable-workspace-trust'] : []),
-        '--user-data-dir', this.userDataDir, '--extensions-dir', this.extensionsDir, this.workspaceDir];
+        '--user-data-dir',
+        this.userDataDir,
+        '--extensions-dir',
+        this.extensionsDir,
+        this.workspaceDir,
+      ];
       fs.appendFileSync(this.logFile, `\n# ${new Date().toISOString()} code-server ${args.join(' ')}\n`);
-      const { pid, exited } = spawnGroup(CODE_SERVER, args, { env: this.env, cwd: this.workspaceDir, logFile: this.logFile, marker: this.userDataDir, label: `code-server (${this.name})` });
+      const { pid, exited } = spawnGroup(CODE_SERVER, args, {
+        env: this.env,
+        cwd: this.workspaceDir,
+        logFile: this.logFile,
+        marker: this.userDataDir,
+        label: `code-server (${this.name})`,
+      });
       this.serverPid = pid;
       let exitCode;
-      exited.then((code) => { exitCode = code; });
+      exited.then((code) => {
+        exitCode = code;
+      });
       const deadline = Date.now() + 30_000;
       while (Date.now() < deadline && exitCode === undefined) {
         try {
@@ -265,7 +308,11 @@ export class VSCodeSession {
       this.serverPid = undefined;
       const log = fs.readFileSync(this.logFile, 'utf8');
       if (exitCode !== undefined && /EADDRINUSE/.test(log) && attempt < 3) continue; // the free port was taken meanwhile
-      throw new Error(exitCode !== undefined ? `code-server exited (${exitCode}) before answering /healthz` : 'code-server did not answer /healthz within 30 s');
+      throw new Error(
+        exitCode !== undefined
+          ? `code-server exited (${exitCode}) before answering /healthz`
+          : 'code-server did not answer /healthz within 30 s',
+      );
     }
   }
 
@@ -325,7 +372,11 @@ export class VSCodeSession {
   async openPalette() {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     for (let i = 0; ; i++) {
-      if (i > 0) await this.page.locator('.part.statusbar').click({ position: { x: 3, y: 3 } }).catch(() => {});
+      if (i > 0)
+        await this.page
+          .locator('.part.statusbar')
+          .click({ position: { x: 3, y: 3 } })
+          .catch(() => {});
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 4000 });
@@ -341,8 +392,10 @@ export class VSCodeSession {
    * the title (not a longer title that merely starts with it); retries up to `retries` times.
    */
   async runCommand(title, { retries = 3 } = {}) {
-    const row = this.page.locator('.quick-input-list .monaco-list-row')
-      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) }).first();
+    const row = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) })
+      .first();
     let lastErr;
     for (let i = 0; i < retries; i++) {
       try {
@@ -354,8 +407,13 @@ export class VSCodeSession {
         return;
       } catch (err) {
         lastErr = err;
-        const rows = await this.page.locator('.quick-input-list .monaco-list-row').allInnerTexts().catch(() => []);
-        this.log(`runCommand "${title}" attempt ${i + 1} failed (${err.message.split('\n')[0]}); palette rows: ${JSON.stringify(rows.slice(0, 5))}`);
+        const rows = await this.page
+          .locator('.quick-input-list .monaco-list-row')
+          .allInnerTexts()
+          .catch(() => []);
+        this.log(
+          `runCommand "${title}" attempt ${i + 1} failed (${err.message.split('\n')[0]}); palette rows: ${JSON.stringify(rows.slice(0, 5))}`,
+        );
         await this.page.keyboard.press('Escape').catch(() => {});
       }
     }
@@ -364,8 +422,10 @@ export class VSCodeSession {
 
   /** The activity bar entry of a view container, by its title ('Plangate', 'Explorer'…). */
   activityBarItem(title = 'Plangate') {
-    return this.page.locator('.part.activitybar .action-item .action-label, .part.sidebar .composite-bar .action-item .action-label')
-      .and(this.page.locator(`[aria-label="${title}"], [aria-label^="${title} ("]`)).first();
+    return this.page
+      .locator('.part.activitybar .action-item .action-label, .part.sidebar .composite-bar .action-item .action-label')
+      .and(this.page.locator(`[aria-label="${title}"], [aria-label^="${title} ("]`))
+      .first();
   }
 
   /**
@@ -378,10 +438,14 @@ export class VSCodeSession {
     if (!(await sidebar.isVisible()) || !exactly(container.toUpperCase()).test((await title.innerText().catch(() => '')).toUpperCase())) {
       await this.activityBarItem(container).click();
       await this.page.mouse.move(1, 1); // no hover tooltip left over the activity bar in screenshots
-      await this.page.waitForFunction((want) => {
-        const label = document.querySelector('.part.sidebar .composite.title .title-label');
-        return !!label && label.textContent.trim().toUpperCase() === want;
-      }, container.toUpperCase(), { timeout: 15_000 });
+      await this.page.waitForFunction(
+        (want) => {
+          const label = document.querySelector('.part.sidebar .composite.title .title-label');
+          return !!label && label.textContent.trim().toUpperCase() === want;
+        },
+        container.toUpperCase(),
+        { timeout: 15_000 },
+      );
     }
     if (!view) return sidebar;
     const pane = this.viewPane(view);
@@ -394,28 +458,42 @@ export class VSCodeSession {
 
   /** A view's pane in the side bar, by its title; use `.locator('.pane-body')` for its content. */
   viewPane(view) {
-    return this.page.locator('.part.sidebar .split-view-view .pane')
-      .filter({ has: this.page.locator('.pane-header .title', { hasText: exactly(view) }) }).first();
+    return this.page
+      .locator('.part.sidebar .split-view-view .pane')
+      .filter({ has: this.page.locator('.pane-header .title', { hasText: exactly(view) }) })
+      .first();
   }
 
   /** The rows of a tree view as `{ label, description }`, top to bottom (only rows rendered, i.e. visible). */
   async viewItems(view) {
-    return this.viewPane(view).locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
-      label: r.querySelector('.label-name')?.textContent?.trim() ?? r.textContent.trim(),
-      description: r.querySelector('.label-description')?.textContent?.trim() ?? '',
-    })));
+    return this.viewPane(view)
+      .locator('.monaco-list-row')
+      .evaluateAll((rows) =>
+        rows.map((r) => ({
+          label: r.querySelector('.label-name')?.textContent?.trim() ?? r.textContent.trim(),
+          description: r.querySelector('.label-description')?.textContent?.trim() ?? '',
+        })),
+      );
   }
 
   /** The inline action buttons of the tree row labelled `label` in `view` (hovered so they show), by their titles. */
   async viewItemActions(view, label) {
-    const row = this.viewPane(view).locator('.monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    const row = this.viewPane(view)
+      .locator('.monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) })
+      .first();
     await row.hover();
-    return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+    return row
+      .locator('.actions .action-label')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
   }
 
   /** Clicks the inline action `action` (its aria-label or title) of the row `label` in `view`, as a mouse user does. */
   async clickViewItemAction(view, label, action) {
-    const row = this.viewPane(view).locator('.monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    const row = this.viewPane(view)
+      .locator('.monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) })
+      .first();
     await row.hover();
     await row.locator(`.actions .action-label[aria-label="${action}"], .actions .action-label[title="${action}"]`).first().click();
   }
@@ -452,7 +530,10 @@ export class VSCodeSession {
         if (!/\/index\.html\?/.test(url) || (extensionId && new URL(url).searchParams.get('extensionId') !== extensionId)) continue;
         const el = await outer.frameElement().catch(() => null);
         if (!el || !(await el.evaluate((e) => e.classList.contains('ready')).catch(() => false))) continue;
-        const innerTitle = await outer.locator('#active-frame').getAttribute('title', { timeout: 1000 }).catch(() => null);
+        const innerTitle = await outer
+          .locator('#active-frame')
+          .getAttribute('title', { timeout: 1000 })
+          .catch(() => null);
         if (innerTitle === null) continue;
         seen.add(innerTitle);
         if (want ? !want.test(innerTitle) : !(await el.isVisible())) continue;
@@ -462,13 +543,17 @@ export class VSCodeSession {
       }
       await sleep(250);
     }
-    throw new Error(`no ${title === undefined ? 'visible ' : ''}webview${want ? ` titled ${want}` : ''} of ${extensionId} within ${timeout} ms; webviews seen: ${JSON.stringify([...seen])}`);
+    throw new Error(
+      `no ${title === undefined ? 'visible ' : ''}webview${want ? ` titled ${want}` : ''} of ${extensionId} within ${timeout} ms; webviews seen: ${JSON.stringify([...seen])}`,
+    );
   }
 
   /** An editor tab by its label (string = exact, or RegExp). */
   editorTab(label) {
-    return this.page.locator('.part.editor .tabs-container .tab')
-      .filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    return this.page
+      .locator('.part.editor .tabs-container .tab')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(label) }) })
+      .first();
   }
 
   /** Saves a screenshot of the whole window as shots/NN-<name>.png and returns its path. */
@@ -506,7 +591,11 @@ export class VSCodeSession {
   /** Browser console lines about Plangate or extension activation (where an activation error shows up). */
   consoleHints(max = 8) {
     try {
-      const hits = fs.readFileSync(this.consoleLog, 'utf8').split('\n').filter((l) => /plangate|activating extension/i.test(l)).slice(0, max);
+      const hits = fs
+        .readFileSync(this.consoleLog, 'utf8')
+        .split('\n')
+        .filter((l) => /plangate|activating extension/i.test(l))
+        .slice(0, max);
       return hits.length ? `\n  browser console:\n    ${hits.join('\n    ')}` : '';
     } catch {
       return '';
@@ -549,23 +638,33 @@ export class VSCodeSession {
  */
 export function useVSCode(options) {
   let session;
-  before(async () => {
-    session = await launchVSCode(options);
-  }, { timeout: 180_000 });
+  before(
+    async () => {
+      session = await launchVSCode(options);
+    },
+    { timeout: 180_000 },
+  );
   afterEach(async (t) => {
-    if (!session || !t || /** @type {any} */ (t).passed !== false) return;  // TestContext.passed: Node ≥ 21 (the specs run on 24)
+    if (!session || !t || /** @type {any} */ (t).passed !== false) return; // TestContext.passed: Node ≥ 21 (the specs run on 24)
     const shot = await session.screenshot(`failed-${t.name}`).catch(() => undefined);
     console.log(`[e2e ${session.name}] FAILED "${t.name}": screenshot ${shot ?? '(none)'}; session files ${session.dir}`);
   });
-  after(async () => {
-    await session?.close();
-  }, { timeout: 60_000 });
-  return /** @type {VSCodeSession} */ (new Proxy({}, {
-    get(_, prop) {
-      if (!session) throw new Error('the VS Code session has not started (see the failure of `before`)');
-      const value = session[prop];
-      return typeof value === 'function' ? value.bind(session) : value;
+  after(
+    async () => {
+      await session?.close();
     },
-  }));
+    { timeout: 60_000 },
+  );
+  return /** @type {VSCodeSession} */ (
+    new Proxy(
+      {},
+      {
+        get(_, prop) {
+          if (!session) throw new Error('the VS Code session has not started (see the failure of `before`)');
+          const value = session[prop];
+          return typeof value === 'function' ? value.bind(session) : value;
+        },
+      },
+    )
+  );
 }
-

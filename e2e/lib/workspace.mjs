@@ -50,14 +50,17 @@ export function createWorkspace(dir, { files = {}, servers, settings } = {}) {
 /** Reads a JSONL call log (missing file → []; a half-written last line is skipped). */
 export function readJsonLines(file) {
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').flatMap((line) => {
-    if (!line.trim()) return [];
-    try {
-      return [JSON.parse(line)];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.trim()) return [];
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /**
@@ -74,7 +77,10 @@ export function callLogBeside(name) {
       return {
         entries,
         lastSeq: () => entries().reduce((max, e) => Math.max(max, e.seq), 0),
-        callsAfter: (since) => entries().filter((e) => e.seq > since).map((e) => [e.tool, e.args]),
+        callsAfter: (since) =>
+          entries()
+            .filter((e) => e.seq > since)
+            .map((e) => [e.tool, e.args]),
       };
     },
   };

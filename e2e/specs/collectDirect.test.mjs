@@ -42,14 +42,22 @@ test('direct mode: no staging; Submit asks first, Cancel sends nothing, Submit c
   await vs.screenshot('direct-confirm');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'hidden' });
-  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['new_model_app'], 'Cancel sent nothing');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['new_model_app'],
+    'Cancel sent nothing',
+  );
   assert.equal(await form.locator('form.collect-form').getByLabel(/^Name/).inputValue(), 'Ada Lovelace', 'the form keeps what was typed');
 
   await form.getByRole('button', { name: 'Submit', exact: true }).click();
   await dialog.getByRole('button', { name: 'Submit' }).click();
   await form.getByRole('heading', { name: 'Submitted' }).waitFor({ timeout: 15_000 });
   const calls = callsAfter(since);
-  assert.deepEqual(calls.map(([tool]) => tool), ['new_model_app', 'create_model'], 'no collect_form_data: nothing was staged');
+  assert.deepEqual(
+    calls.map(([tool]) => tool),
+    ['new_model_app', 'create_model'],
+    'no collect_form_data: nothing was staged',
+  );
   const attributes = calls[1][1].attributes;
   assert.equal(attributes.name, 'Ada Lovelace');
   assert.equal(attributes.email, 'ada@example.com');

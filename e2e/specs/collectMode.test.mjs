@@ -89,12 +89,20 @@ test('create: every field type rendered from the schema, checked before staging,
   assert.match(await alertText(web), /Fix this field first: Email must be an email address.*Nothing was sent/);
   assert.equal(await form.getByRole('textbox', { name: /^Email/ }).getAttribute('aria-invalid'), 'true');
   assert.equal(await field(web, /^Name/).inputValue(), 'Grace Hopper');
-  assert.deepEqual(callsAfter(since).map(([tool]) => tool), ['new_model_app'], 'nothing was staged');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['new_model_app'],
+    'nothing was staged',
+  );
   await vs.screenshot('contact-form-invalid');
 
   await form.getByRole('textbox', { name: /^Email/ }).fill('grace@example.com');
   const violations = await a11yScan(web);
-  assert.deepEqual(violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), [], 'the form has no accessibility violations');
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    [],
+    'the form has no accessibility violations',
+  );
   await vs.screenshot('contact-form-filled');
   await form.getByRole('button', { name: 'Stage for review' }).click();
 
@@ -108,17 +116,34 @@ test('create: every field type rendered from the schema, checked before staging,
   await vs.screenshot('contact-staged-review');
 
   const fields = {
-    name: 'Grace Hopper', bio: 'Wrote the first compiler.\nAdmiral.', age: 85, vip: true, email: 'grace@example.com', website: 'https://example.com/grace',
-    favorite_color: '#3366ff', status: 'partner', tags: ['beta', 'vip'], channels: ['email', 'phone'], birthday: '1906-12-09',
-    next_meeting: '2030-02-01T09:15', call_time: '08:45',
+    name: 'Grace Hopper',
+    bio: 'Wrote the first compiler.\nAdmiral.',
+    age: 85,
+    vip: true,
+    email: 'grace@example.com',
+    website: 'https://example.com/grace',
+    favorite_color: '#3366ff',
+    status: 'partner',
+    tags: ['beta', 'vip'],
+    channels: ['email', 'phone'],
+    birthday: '1906-12-09',
+    next_meeting: '2030-02-01T09:15',
+    call_time: '08:45',
   };
-  assert.deepEqual(callsAfter(since).slice(1), [['collect_form_data', { model: 'Contact', fields, mode: 'create' }], ['get_form_data', { model: 'Contact' }]]);
+  assert.deepEqual(callsAfter(since).slice(1), [
+    ['collect_form_data', { model: 'Contact', fields, mode: 'create' }],
+    ['get_form_data', { model: 'Contact' }],
+  ]);
 
   // The Staged view lists it with its server, model and age.
   await vs.openView('Staged');
   const staged = await until(async () => (await vs.viewItems('Staged')).find((i) => i.label === 'Create Contact'), 'the Staged view row');
   assert.match(staged.description, /^fixture · Contact · staged · just now$/);
-  assert.deepEqual(await vs.viewItemActions('Staged', 'Create Contact'), ['Submit', 'Open in the Panel', 'Discard'], 'the row offers its actions inline');
+  assert.deepEqual(
+    await vs.viewItemActions('Staged', 'Create Contact'),
+    ['Submit', 'Open in the Panel', 'Discard'],
+    'the row offers its actions inline',
+  );
   await vs.screenshot('staged-view');
 
   // Submitted from the Staged view's own inline button (the panel's Submit is clicked in the tests below).
@@ -130,7 +155,11 @@ test('create: every field type rendered from the schema, checked before staging,
   await dialog.getByRole('button', { name: 'Submit', exact: true }).click();
   await form.getByRole('heading', { name: 'Submitted' }).waitFor({ timeout: 15_000 });
   await form.getByText(/Plangate called create_model on fixture: created c-\d+\./).waitFor();
-  assert.deepEqual(callsAfter(since).slice(3), [['create_model', { model: 'Contact', attributes: fields }]], 'exactly the typed fields, submitted directly');
+  assert.deepEqual(
+    callsAfter(since).slice(3),
+    [['create_model', { model: 'Contact', attributes: fields }]],
+    'exactly the typed fields, submitted directly',
+  );
   await until(async () => !(await vs.viewItems('Staged')).some((i) => i.label === 'Create Contact'), 'the Staged view to empty');
   await vs.openView('Plans');
   const history = await until(async () => (await vs.viewItems('Plans')).find((i) => i.label === 'Create Contact'), 'the Plans view row');
@@ -158,7 +187,10 @@ test('create with prefill: hidden values are shown and merged into create_model;
   await approvalItem.waitFor({ state: 'visible', timeout: 15_000 });
   assert.match((await approvalItem.innerText()).trim(), /Plangate: waiting for approval$/);
   assert.equal(await vs.statusBarText(), 'Plangate: idle');
-  await form.getByRole('status').filter({ hasText: /Waiting for the reviewer \(approval apr-1/ }).waitFor();
+  await form
+    .getByRole('status')
+    .filter({ hasText: /Waiting for the reviewer \(approval apr-1/ })
+    .waitFor();
   await form.getByText('Waiting for the reviewer to approve it.').waitFor();
   assert.equal(await form.getByRole('button', { name: 'Submit', exact: true }).isDisabled(), true, 'Submit waits for the approval');
   await vs.screenshot('project-waiting-for-approval');
@@ -170,10 +202,25 @@ test('create with prefill: hidden values are shown and merged into create_model;
 
   const calls = callsAfter(since);
   const fields = { name: 'Apollo', description: 'To the moon', budget: 1200 };
-  assert.deepEqual(calls.filter(([t]) => t === 'collect_form_data'), [['collect_form_data', { model: 'Project', fields, mode: 'create' }]], 'staged once: the server still held it when approval was asked');
-  assert.deepEqual(calls.filter(([t]) => t === 'request_approval'), [['request_approval', { model: 'Project' }]]);
-  assert.deepEqual(calls.filter(([t]) => t === 'check_approval').map(([, a]) => a), [{ approval_id: 'apr-1' }, { approval_id: 'apr-1' }, { approval_id: 'apr-1' }], 'pending, pending, approved');
-  assert.deepEqual(calls.at(-1), ['create_model', { model: 'Project', attributes: { contact_id: 'c-1', ...fields } }], 'the hidden values merged under the typed fields');
+  assert.deepEqual(
+    calls.filter(([t]) => t === 'collect_form_data'),
+    [['collect_form_data', { model: 'Project', fields, mode: 'create' }]],
+    'staged once: the server still held it when approval was asked',
+  );
+  assert.deepEqual(
+    calls.filter(([t]) => t === 'request_approval'),
+    [['request_approval', { model: 'Project' }]],
+  );
+  assert.deepEqual(
+    calls.filter(([t]) => t === 'check_approval').map(([, a]) => a),
+    [{ approval_id: 'apr-1' }, { approval_id: 'apr-1' }, { approval_id: 'apr-1' }],
+    'pending, pending, approved',
+  );
+  assert.deepEqual(
+    calls.at(-1),
+    ['create_model', { model: 'Project', attributes: { contact_id: 'c-1', ...fields } }],
+    'the hidden values merged under the typed fields',
+  );
   await vs.screenshot('project-submitted');
 });
 
@@ -203,16 +250,21 @@ test('edit: the form shows the current record; the review shows each change; upd
   const calls = callsAfter(since);
   assert.equal(calls[1][0], 'collect_form_data');
   assert.equal(calls[1][1].mode, 'update');
-  assert.deepEqual(calls.at(-1), ['update_model', { model: 'Contact', attributes: { name: 'Augusta Ada King', age: 37 }, record_id: 'c-1' }]);
+  assert.deepEqual(calls.at(-1), [
+    'update_model',
+    { model: 'Contact', attributes: { name: 'Augusta Ada King', age: 37 }, record_id: 'c-1' },
+  ]);
 });
 
-test('a server-side validation error keeps the staged form and what was typed, and shows the server\'s message', async () => {
+test("a server-side validation error keeps the staged form and what was typed, and shows the server's message", async () => {
   // A form tool's own error reads as what to do next.
-  let web = await callTool(vs, 'new_model_app', { fill: async (form) => {
-    await form.getByLabel(/^model\b/).fill('Nope');
-    await form.getByLabel(/^mode\b/).fill('form');
-    await form.getByLabel(/^prefill\b/).fill('');
-  } });
+  let web = await callTool(vs, 'new_model_app', {
+    fill: async (form) => {
+      await form.getByLabel(/^model\b/).fill('Nope');
+      await form.getByLabel(/^mode\b/).fill('form');
+      await form.getByLabel(/^prefill\b/).fill('');
+    },
+  });
   await web.getByText('fixture has no model "Nope". Call new_model_app again with one of: Contact, Project.').waitFor({ timeout: 15_000 });
 
   const since = lastSeq();
@@ -224,7 +276,10 @@ test('a server-side validation error keeps the staged form and what was typed, a
   await form.getByRole('button', { name: 'Stage for review' }).click();
   await form.getByRole('table', { name: 'Staged entry' }).waitFor({ timeout: 15_000 });
   await form.getByRole('button', { name: 'Submit', exact: true }).click();
-  await until(async () => /refused it: Validation failed \(422\) for Project: "contact_id" names no Contact/.test(await alertText(web)), 'the 422 message');
+  await until(
+    async () => /refused it: Validation failed \(422\) for Project: "contact_id" names no Contact/.test(await alertText(web)),
+    'the 422 message',
+  );
   assert.equal(await form.locator('.badge').innerText(), 'Staged for review', 'still staged: nothing was lost');
   await vs.screenshot('server-validation-error');
   await form.getByRole('button', { name: 'Edit form' }).click();
@@ -239,13 +294,17 @@ test('a server-side validation error keeps the staged form and what was typed, a
 test('one staged entry per model: staging a second one warns and replaces; staged submissions and drafts survive a reload', async () => {
   let web = await openForm('new_model_app', { model: 'Contact', mode: 'form' });
   await field(web, /^Name/).fill('First Person');
-  await shown(web).getByRole('textbox', { name: /^Email/ }).fill('first@example.com');
+  await shown(web)
+    .getByRole('textbox', { name: /^Email/ })
+    .fill('first@example.com');
   await shown(web).getByRole('button', { name: 'Stage for review' }).click();
   await shown(web).getByRole('table', { name: 'Staged entry' }).waitFor({ timeout: 15_000 });
 
   web = await openForm('new_model_app', { model: 'Contact', mode: 'form' });
   await field(web, /^Name/).fill('Second Person');
-  await shown(web).getByRole('textbox', { name: /^Email/ }).fill('second@example.com');
+  await shown(web)
+    .getByRole('textbox', { name: /^Email/ })
+    .fill('second@example.com');
   const since = lastSeq();
   await shown(web).getByRole('button', { name: 'Stage for review' }).click();
   const dialog = vs.page.locator('.monaco-dialog-box');
@@ -257,7 +316,10 @@ test('one staged entry per model: staging a second one warns and replaces; stage
   await shown(web).getByRole('table', { name: 'Staged entry' }).waitFor({ timeout: 15_000 });
   assert.equal(callsAfter(since)[0][1].fields.name, 'Second Person');
   await vs.openView('Plans');
-  await until(async () => (await vs.viewItems('Plans')).some((i) => i.label === 'Create Contact' && /· replaced ·/.test(i.description)), 'the replaced row in Plans');
+  await until(
+    async () => (await vs.viewItems('Plans')).some((i) => i.label === 'Create Contact' && /· replaced ·/.test(i.description)),
+    'the replaced row in Plans',
+  );
 
   // A third form, typed into but not staged.
   web = await openForm('new_model_app', { model: 'Contact', mode: 'form' });
@@ -275,11 +337,18 @@ test('one staged entry per model: staging a second one warns and replaces; stage
   await vs.screenshot('draft-after-reload');
 
   await vs.openView('Staged');
-  const rows = await until(async () => {
-    const items = await vs.viewItems('Staged');
-    return items.length ? items : undefined;
-  }, 'the Staged view after the reload', 30_000);
-  assert.deepEqual(rows.map((r) => r.label), ['Create Contact']);
+  const rows = await until(
+    async () => {
+      const items = await vs.viewItems('Staged');
+      return items.length ? items : undefined;
+    },
+    'the Staged view after the reload',
+    30_000,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.label),
+    ['Create Contact'],
+  );
   assert.match(rows[0].description, /^fixture · Contact · staged · /);
   await vs.viewPane('Staged').locator('.monaco-list-row').first().click();
   web = await panel(vs);

@@ -21,7 +21,8 @@ function mcpLogs(userDataDir) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/mcp/i.test(e.name) && e.name.endsWith('.log')) out.push(`--- ${p}\n${fs.readFileSync(p, 'utf8').split('\n').slice(-40).join('\n')}`);
+      else if (/mcp/i.test(e.name) && e.name.endsWith('.log'))
+        out.push(`--- ${p}\n${fs.readFileSync(p, 'utf8').split('\n').slice(-40).join('\n')}`);
     }
   };
   try {
@@ -55,7 +56,9 @@ test('the in-host suites pass inside the real extension host, the agent entrance
       // The harness turns AI features off; with them off the gated server's tools never reach vscode.lm.tools.
       'chat.disableAIFeatures': false,
       // A Plangate server in user settings: VS Code itself does not know it, so only its gated twin is in its MCP list.
-      'plangate.servers': { specfixture: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', path.join(runDir(), 'specfixture-root')] } },
+      'plangate.servers': {
+        specfixture: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', path.join(runDir(), 'specfixture-root')] },
+      },
     },
     // VS Code's own MCP list shows the gated twin of the user-settings server, offered by Plangate's provider.
     whilePassing: async (vs) => {
@@ -66,7 +69,12 @@ test('the in-host suites pass inside the real extension host, the agent entrance
     },
     failureDetail: (vs) => `\n\nVS Code's MCP logs:\n${mcpLogs(vs.userDataDir)}`,
   });
-  assert.ok(listed.some((r) => r.startsWith('specfixture (gated)') && r.includes('Plangate (gated servers)')),
-    `MCP: List Servers shows the gated server from Plangate's provider; rows: ${JSON.stringify(listed)}`);
-  assert.ok(!listed.some((r) => r.startsWith('agentfixture (gated)')), `the server the suite turned off is gone from the list; rows: ${JSON.stringify(listed)}`);
+  assert.ok(
+    listed.some((r) => r.startsWith('specfixture (gated)') && r.includes('Plangate (gated servers)')),
+    `MCP: List Servers shows the gated server from Plangate's provider; rows: ${JSON.stringify(listed)}`,
+  );
+  assert.ok(
+    !listed.some((r) => r.startsWith('agentfixture (gated)')),
+    `the server the suite turned off is gone from the list; rows: ${JSON.stringify(listed)}`,
+  );
 });

@@ -24,7 +24,12 @@ const vs = useVSCode({
           { type: 'pickString', id: 'mode', description: 'Which mode the fixture runs in', options: ['one', 'two'], default: 'one' },
         ],
         servers: {
-          fx: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', '${workspaceFolder}'], env: { GREETING: '${input:token}', MODE: '${input:mode}' } },
+          fx: {
+            type: 'stdio',
+            command: 'node',
+            args: [FIXTURE_SERVER, '--root', '${workspaceFolder}'],
+            env: { GREETING: '${input:token}', MODE: '${input:mode}' },
+          },
         },
       },
     },

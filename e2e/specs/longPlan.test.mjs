@@ -29,7 +29,10 @@ const STEPS = 1000;
 
 const vs = useVSCode({
   name: 'long-plan',
-  workspace: { files: { 'README.md': '# long plans\n' }, servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: path.join(dir, '..', 'calls.jsonl') }) }) },
+  workspace: {
+    files: { 'README.md': '# long plans\n' },
+    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: path.join(dir, '..', 'calls.jsonl') }) }),
+  },
 });
 const callLogFile = () => path.join(vs.workspaceDir, '..', 'calls.jsonl');
 const figures = [];
@@ -37,8 +40,13 @@ const figures = [];
 function record(figure) {
   figures.push({ ...figure, meets: figure.value <= figure.target });
   fs.writeFileSync(path.join(runDir(), 'long-plan-figure.json'), JSON.stringify(figures, null, 2));
-  console.log(`[e2e long-plan] ${figure.name}: ${figure.value}${figure.unit} (target ≤ ${figure.target}${figure.unit}) ${figure.detail ?? ''}`);
-  if (figure.samples) console.log(`[e2e long-plan] samples (ms since the click: shown / server): ${figure.samples.map((x) => `${x.ms}: ${x.shown}/${x.server}`).join(', ')}`);
+  console.log(
+    `[e2e long-plan] ${figure.name}: ${figure.value}${figure.unit} (target ≤ ${figure.target}${figure.unit}) ${figure.detail ?? ''}`,
+  );
+  if (figure.samples)
+    console.log(
+      `[e2e long-plan] samples (ms since the click: shown / server): ${figure.samples.map((x) => `${x.ms}: ${x.shown}/${x.server}`).join(', ')}`,
+    );
 }
 
 /** Asks the fixture for a plan of `steps` steps through Call Tool; returns when the panel shows it and the time it took. */
@@ -54,8 +62,13 @@ async function showPlan(steps) {
   // CSS locators, not getByRole: computing accessible names over thousands of controls takes Playwright seconds,
   // which would measure the test, not the panel.
   await web.locator('section h2', { hasText: `Steps (${steps})` }).waitFor({ timeout: 120_000 });
-  await web.locator('.action-bar button.primary:not([disabled])', { hasText: 'Approve and run' }).waitFor({ state: 'visible', timeout: 120_000 });
-  await web.locator('li.step').nth(steps - 1).waitFor({ state: 'attached', timeout: 120_000 });
+  await web
+    .locator('.action-bar button.primary:not([disabled])', { hasText: 'Approve and run' })
+    .waitFor({ state: 'visible', timeout: 120_000 });
+  await web
+    .locator('li.step')
+    .nth(steps - 1)
+    .waitFor({ state: 'attached', timeout: 120_000 });
   const ms = Date.now() - t0;
   assert.equal(await web.locator('li.step').count(), steps, 'every step is in the panel');
   return { web, ms };
@@ -79,7 +92,9 @@ function extensionHostPid() {
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid).push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const queue = [vs.serverPid];
   while (queue.length) {
@@ -105,10 +120,26 @@ async function cliRunMs() {
   fs.rmSync(log, { force: true });
   const server = `node ${FIXTURE_SERVER} --root ${vs.workspaceDir} --call-log ${log}`;
   const t0 = Date.now();
-  await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'run', '--server', server, '--tool', 'plan_big', '--args', JSON.stringify({ steps: STEPS }), '--yes'],
-    { cwd: vs.workspaceDir, maxBuffer: 64 * 1024 * 1024 });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(ROOT, 'dist', 'cli.js'),
+      'run',
+      '--server',
+      server,
+      '--tool',
+      'plan_big',
+      '--args',
+      JSON.stringify({ steps: STEPS }),
+      '--yes',
+    ],
+    { cwd: vs.workspaceDir, maxBuffer: 64 * 1024 * 1024 },
+  );
   const ms = Date.now() - t0;
-  const calls = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"noop"')).length;
+  const calls = fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"noop"')).length;
   assert.equal(calls, STEPS, 'the CLI ran every step');
   return ms;
 }
@@ -125,58 +156,90 @@ test('a 1,000-step plan renders completely; its time to ready is recorded agains
     big.push(await timeToReady(STEPS));
   }
   const value = Number((median(big) / median(small)).toFixed(2));
-  record({ name: 'panel ready: 1,000-step plan / 3-step plan', value, unit: '×', target: 2, detail: `(3 steps ${small.join('/')} ms, 1,000 steps ${big.join('/')} ms; medians)` });
+  record({
+    name: 'panel ready: 1,000-step plan / 3-step plan',
+    value,
+    unit: '×',
+    target: 2,
+    detail: `(3 steps ${small.join('/')} ms, 1,000 steps ${big.join('/')} ms; medians)`,
+  });
   await vs.screenshot('long-plan-ready');
 });
 
-test('a 1,000-step run from the panel completes; extension host memory stays within 50 MB; run time and lag are recorded', { timeout: 600_000 }, async () => {
-  await waitForServerRunning(vs, 'fixture');
-  const cli = [await cliRunMs(), await cliRunMs()];
-  const host = extensionHostPid();
-  const { web } = await showPlan(STEPS);
-  await sleep(2000); // let the host settle after rendering the plan before memory is read
-  const memBefore = rssMB(host);
+test(
+  'a 1,000-step run from the panel completes; extension host memory stays within 50 MB; run time and lag are recorded',
+  { timeout: 600_000 },
+  async () => {
+    await waitForServerRunning(vs, 'fixture');
+    const cli = [await cliRunMs(), await cliRunMs()];
+    const host = extensionHostPid();
+    const { web } = await showPlan(STEPS);
+    await sleep(2000); // let the host settle after rendering the plan before memory is read
+    const memBefore = rssMB(host);
 
-  // Samples of the panel's "Running step k of n" while the run goes on, each with the time it was asked for.
-  const samples = [];
-  let sampling = true;
-  const progress = web.locator('.action-bar .actions span.muted');
-  const sampler = (async () => {
-    while (sampling) {
-      const t = Date.now();
-      const text = await progress.first().textContent({ timeout: 1000 }).catch(() => null);
-      const m = text && /Running step (\d+) of|(\d+) of \d+ done/.exec(text);
-      if (m) samples.push({ t, shown: Number(m[1] ?? m[2]) });
-      await sleep(100);
-    }
-  })();
-  const t0 = Date.now();
-  await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).click();
-  await web.locator('p.follow-up').waitFor({ timeout: 300_000 });
-  const runMs = Date.now() - t0;
-  sampling = false;
-  await sampler;
-  await vs.screenshot('long-plan-run-done');
+    // Samples of the panel's "Running step k of n" while the run goes on, each with the time it was asked for.
+    const samples = [];
+    let sampling = true;
+    const progress = web.locator('.action-bar .actions span.muted');
+    const sampler = (async () => {
+      while (sampling) {
+        const t = Date.now();
+        const text = await progress
+          .first()
+          .textContent({ timeout: 1000 })
+          .catch(() => null);
+        const m = text && /Running step (\d+) of|(\d+) of \d+ done/.exec(text);
+        if (m) samples.push({ t, shown: Number(m[1] ?? m[2]) });
+        await sleep(100);
+      }
+    })();
+    const t0 = Date.now();
+    await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).click();
+    await web.locator('p.follow-up').waitFor({ timeout: 300_000 });
+    const runMs = Date.now() - t0;
+    sampling = false;
+    await sampler;
+    await vs.screenshot('long-plan-run-done');
 
-  // The server's log of this run: noop calls since the click, in order (call j is step j).
-  const calls = vs.readCallLog(callLogFile()).filter((c) => c.tool === 'noop' && c.at >= t0).map((c) => c.at);
-  assert.equal(calls.length, STEPS, 'every step reached the server once');
-  // At a sample, the panel shows step k; if the server already had call k+1, the panel is behind by the time since.
-  const lags = samples.map(({ t, shown }) => (shown < calls.length && calls[shown] <= t ? t - calls[shown] : 0));
-  const maxLag = lags.length ? Math.max(...lags) : Number.NaN;
+    // The server's log of this run: noop calls since the click, in order (call j is step j).
+    const calls = vs
+      .readCallLog(callLogFile())
+      .filter((c) => c.tool === 'noop' && c.at >= t0)
+      .map((c) => c.at);
+    assert.equal(calls.length, STEPS, 'every step reached the server once');
+    // At a sample, the panel shows step k; if the server already had call k+1, the panel is behind by the time since.
+    const lags = samples.map(({ t, shown }) => (shown < calls.length && calls[shown] <= t ? t - calls[shown] : 0));
+    const maxLag = lags.length ? Math.max(...lags) : Number.NaN;
 
-  await web.locator('.action-bar button', { hasText: 'No' }).click();
-  await web.locator('p.outcome', { hasText: `Completed: ${STEPS} of ${STEPS} steps ran` }).waitFor({ timeout: 60_000 });
-  await sleep(3000);
-  const memAfter = rssMB(host);
+    await web.locator('.action-bar button', { hasText: 'No' }).click();
+    await web.locator('p.outcome', { hasText: `Completed: ${STEPS} of ${STEPS} steps ran` }).waitFor({ timeout: 60_000 });
+    await sleep(3000);
+    const memAfter = rssMB(host);
 
-  const ratio = Number((runMs / median(cli)).toFixed(2));
-  record({ name: 'run from the panel / plangate run (whole process)', value: ratio, unit: '×', target: 2, detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)` });
-  record({
-    name: 'panel behind the call log (most)', value: maxLag, unit: ' ms', target: 1000, detail: `(${samples.length} samples)`,
-    samples: samples.map(({ t, shown }, i) => ({ ms: t - t0, shown, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
-  });
-  record({ name: 'extension host memory after the run - before', value: Number((memAfter - memBefore).toFixed(1)), unit: ' MB', target: 50, detail: `(${memBefore} → ${memAfter} MB resident)` });
-  assert.ok(samples.length >= 5, `the progress was sampled ${samples.length} times`);
-  assert.ok(memAfter - memBefore <= 50, `the extension host grew from ${memBefore} to ${memAfter} MB`);
-});
+    const ratio = Number((runMs / median(cli)).toFixed(2));
+    record({
+      name: 'run from the panel / plangate run (whole process)',
+      value: ratio,
+      unit: '×',
+      target: 2,
+      detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)`,
+    });
+    record({
+      name: 'panel behind the call log (most)',
+      value: maxLag,
+      unit: ' ms',
+      target: 1000,
+      detail: `(${samples.length} samples)`,
+      samples: samples.map(({ t, shown }, i) => ({ ms: t - t0, shown, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
+    });
+    record({
+      name: 'extension host memory after the run - before',
+      value: Number((memAfter - memBefore).toFixed(1)),
+      unit: ' MB',
+      target: 50,
+      detail: `(${memBefore} → ${memAfter} MB resident)`,
+    });
+    assert.ok(samples.length >= 5, `the progress was sampled ${samples.length} times`);
+    assert.ok(memAfter - memBefore <= 50, `the extension host grew from ${memBefore} to ${memAfter} MB`);
+  },
+);

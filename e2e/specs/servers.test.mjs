@@ -10,8 +10,21 @@ import { describe, test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
 import { fixtureServer, readJsonLines } from '../lib/workspace.mjs';
 import {
-  callToolFromPalette, collapseAll, editMcpJson, expandRow, fixtureProcesses, hoverText, panel, readResultCard, revealRow, rowDescription, treeRow, visibleRows,
-  waitForProcesses, waitForRow, waitForToastGone,
+  callToolFromPalette,
+  collapseAll,
+  editMcpJson,
+  expandRow,
+  fixtureProcesses,
+  hoverText,
+  panel,
+  readResultCard,
+  revealRow,
+  rowDescription,
+  treeRow,
+  visibleRows,
+  waitForProcesses,
+  waitForRow,
+  waitForToastGone,
 } from '../lib/servers.mjs';
 
 const STDERR = 'boom: missing API key';
@@ -65,7 +78,11 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     const tools = Number(alpha.match(/(\d+) tools/)[1]);
     assert.ok(tools >= 3, `alpha offers only ${tools} tools`);
     assert.equal(beta, alpha, 'beta runs the same fixture, so it lists as many tools');
-    assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'one process runs for alpha (this also shows the /proc probe sees fixture servers)');
+    assert.equal(
+      fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length,
+      1,
+      'one process runs for alpha (this also shows the /proc probe sees fixture servers)',
+    );
 
     await expandRow(vs, 'alpha');
     await treeRow(vs, 'plan_scaffold').waitFor({ state: 'visible', timeout: 10_000 });
@@ -79,20 +96,28 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     }
     await vs.screenshot('servers-alpha-expanded');
     await collapseAll(vs);
-    assert.deepEqual((await visibleRows(vs)).map((r) => r.split(' — ')[0]), ['alpha', 'beta', 'broken'], 'Collapse All leaves the three servers');
+    assert.deepEqual(
+      (await visibleRows(vs)).map((r) => r.split(' — ')[0]),
+      ['alpha', 'beta', 'broken'],
+      'Collapse All leaves the three servers',
+    );
   });
 
-  test('a server whose command fails shows the error with its stderr tail in the row, and all of it in the hover', { timeout: 60_000 }, async () => {
-    await vs.openView('Servers');
-    await collapseAll(vs);
-    const description = await waitForRow(vs, 'broken', /^error: /);
-    assert.match(description, /^error: exited during start-up \(exit code 1\) — boom: missing API key$/);
-    await vs.screenshot('servers-running-and-error');
-    const hover = await hoverText(vs, treeRow(vs, 'broken'));
-    assert.ok(hover.includes(STDERR), `the hover shows the server's stderr "${STDERR}"; it reads:\n${hover}`);
-    await vs.screenshot('servers-error-hover');
-    await vs.page.mouse.move(700, 450);
-  });
+  test(
+    'a server whose command fails shows the error with its stderr tail in the row, and all of it in the hover',
+    { timeout: 60_000 },
+    async () => {
+      await vs.openView('Servers');
+      await collapseAll(vs);
+      const description = await waitForRow(vs, 'broken', /^error: /);
+      assert.match(description, /^error: exited during start-up \(exit code 1\) — boom: missing API key$/);
+      await vs.screenshot('servers-running-and-error');
+      const hover = await hoverText(vs, treeRow(vs, 'broken'));
+      assert.ok(hover.includes(STDERR), `the hover shows the server's stderr "${STDERR}"; it reads:\n${hover}`);
+      await vs.screenshot('servers-error-hover');
+      await vs.page.mouse.move(700, 450);
+    },
+  );
 
   test('Call Tool… on echo: the form takes the message and the result card shows it', { timeout: 60_000 }, async () => {
     const message = 'hello from the servers spec';
@@ -113,46 +138,57 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     await waitForToastGone(vs, 'calling echo on alpha');
     await vs.screenshot('result-card-echo');
     const calls = readJsonLines(logOf(vs.workspaceDir, 'alpha')).filter((c) => c.tool === 'echo');
-    assert.deepEqual(calls.map((c) => c.args), [{ message }], 'alpha received exactly the typed message');
+    assert.deepEqual(
+      calls.map((c) => c.args),
+      [{ message }],
+      'alpha received exactly the typed message',
+    );
     assert.deepEqual(readJsonLines(logOf(vs.workspaceDir, 'beta')), [], 'beta was not called');
   });
 
-  test('the Call Tool form: enum, boolean and nested-object widgets; a value breaking the schema is refused naming its field', { timeout: 90_000 }, async () => {
-    const log = logOf(vs.workspaceDir, 'alpha');
-    const sent = () => readJsonLines(log).filter((c) => c.tool === 'configure_build');
-    await callToolFromPalette(vs, 'configure_build');
-    const web = await panel(vs);
-    const form = web.locator('form.call-form', { has: web.getByRole('textbox', { name: /^name/ }) });
-    await form.waitFor({ state: 'visible', timeout: 15_000 });
-    const target = form.getByRole('combobox', { name: /^target/ });
-    assert.equal(await target.inputValue(), 'debug', 'the enum shows its schema default, not "(none)"');
-    const minify = form.getByRole('checkbox', { name: /^minify/ });
-    assert.equal(await minify.isChecked(), false);
-    const options = form.getByRole('group', { name: /^options/ });
+  test(
+    'the Call Tool form: enum, boolean and nested-object widgets; a value breaking the schema is refused naming its field',
+    { timeout: 90_000 },
+    async () => {
+      const log = logOf(vs.workspaceDir, 'alpha');
+      const sent = () => readJsonLines(log).filter((c) => c.tool === 'configure_build');
+      await callToolFromPalette(vs, 'configure_build');
+      const web = await panel(vs);
+      const form = web.locator('form.call-form', { has: web.getByRole('textbox', { name: /^name/ }) });
+      await form.waitFor({ state: 'visible', timeout: 15_000 });
+      const target = form.getByRole('combobox', { name: /^target/ });
+      assert.equal(await target.inputValue(), 'debug', 'the enum shows its schema default, not "(none)"');
+      const minify = form.getByRole('checkbox', { name: /^minify/ });
+      assert.equal(await minify.isChecked(), false);
+      const options = form.getByRole('group', { name: /^options/ });
 
-    // A name the schema's pattern refuses: the form itself does not check patterns, the extension does.
-    await form.getByRole('textbox', { name: /^name/ }).fill('Nightly Build!');
-    await target.selectOption('release');
-    await minify.check();
-    await options.getByRole('spinbutton', { name: /^level/ }).fill('3');
-    await options.getByRole('textbox', { name: /^label/ }).fill('fast');
-    await form.getByRole('button', { name: 'Call' }).click();
-    const error = form.locator('.error-text');
-    await error.filter({ hasText: /\S/ }).waitFor({ timeout: 15_000 });
-    assert.match(await error.innerText(), /The arguments do not fit configure_build's input schema: name must match pattern/);
-    await vs.screenshot('call-form-refused');
-    assert.deepEqual(sent(), [], 'nothing was sent to the server');
+      // A name the schema's pattern refuses: the form itself does not check patterns, the extension does.
+      await form.getByRole('textbox', { name: /^name/ }).fill('Nightly Build!');
+      await target.selectOption('release');
+      await minify.check();
+      await options.getByRole('spinbutton', { name: /^level/ }).fill('3');
+      await options.getByRole('textbox', { name: /^label/ }).fill('fast');
+      await form.getByRole('button', { name: 'Call' }).click();
+      const error = form.locator('.error-text');
+      await error.filter({ hasText: /\S/ }).waitFor({ timeout: 15_000 });
+      assert.match(await error.innerText(), /The arguments do not fit configure_build's input schema: name must match pattern/);
+      await vs.screenshot('call-form-refused');
+      assert.deepEqual(sent(), [], 'nothing was sent to the server');
 
-    await form.getByRole('textbox', { name: /^name/ }).fill('nightly');
-    await form.getByRole('button', { name: 'Call' }).click();
-    const card = await readResultCard(vs, 'configure_build');
-    assert.equal(card.badge, 'ok');
-    const expected = { name: 'nightly', target: 'release', minify: true, options: { level: 3, label: 'fast' } };
-    assert.deepEqual(JSON.parse(card.texts[0]), expected, 'the server received what the widgets say');
-    assert.deepEqual(sent().map((c) => c.args), [expected]);
-    await waitForToastGone(vs, 'calling configure_build on alpha');
-    await vs.screenshot('result-card-configure-build');
-  });
+      await form.getByRole('textbox', { name: /^name/ }).fill('nightly');
+      await form.getByRole('button', { name: 'Call' }).click();
+      const card = await readResultCard(vs, 'configure_build');
+      assert.equal(card.badge, 'ok');
+      const expected = { name: 'nightly', target: 'release', minify: true, options: { level: 3, label: 'fast' } };
+      assert.deepEqual(JSON.parse(card.texts[0]), expected, 'the server received what the widgets say');
+      assert.deepEqual(
+        sent().map((c) => c.args),
+        [expected],
+      );
+      await waitForToastGone(vs, 'calling configure_build on alpha');
+      await vs.screenshot('result-card-configure-build');
+    },
+  );
 
   test('Call Tool… on noop, which takes no arguments, calls it at once and shows its result card', { timeout: 60_000 }, async () => {
     await callToolFromPalette(vs, 'noop');
@@ -161,7 +197,12 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     assert.equal(card.origin, 'alpha · noop');
     assert.deepEqual(card.texts, ['ok']);
     assert.ok(!card.tabs.some((t) => /Call noop/.test(t)), `no form was opened for noop; panel tabs: ${JSON.stringify(card.tabs)}`);
-    assert.deepEqual(readJsonLines(logOf(vs.workspaceDir, 'alpha')).filter((c) => c.tool === 'noop').map((c) => c.args), [{}]);
+    assert.deepEqual(
+      readJsonLines(logOf(vs.workspaceDir, 'alpha'))
+        .filter((c) => c.tool === 'noop')
+        .map((c) => c.args),
+      [{}],
+    );
     await waitForToastGone(vs, 'calling noop on alpha');
     await vs.screenshot('result-card-noop');
   });
@@ -205,13 +246,23 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     const logStart = fs.statSync(logFile).size;
 
     // the user opens mcp.json, gives alpha two more arguments after its last one, and saves
-    await editMcpJson(vs, { line: '"alpha-fixture"', append: ', "--approval-polls", "3"', expected: { servers: servers(dir, ['--approval-polls', '3']) } });
+    await editMcpJson(vs, {
+      line: '"alpha-fixture"',
+      append: ', "--approval-polls", "3"',
+      expected: { servers: servers(dir, ['--approval-polls', '3']) },
+    });
     await vs.screenshot('mcp-json-edited');
 
-    const [alphaAfter] = await waitForProcesses(logOf(dir, 'alpha'), (l) => l.length === 1 && l[0] !== alphaBefore,
-      'alpha was not restarted by the edit');
+    const [alphaAfter] = await waitForProcesses(
+      logOf(dir, 'alpha'),
+      (l) => l.length === 1 && l[0] !== alphaBefore,
+      'alpha was not restarted by the edit',
+    );
     const pid = alphaAfter.split(':')[0];
-    assert.ok(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--approval-polls'), 'the new alpha process runs the edited arguments');
+    assert.ok(
+      fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--approval-polls'),
+      'the new alpha process runs the edited arguments',
+    );
     await vs.openView('Servers');
     await collapseAll(vs);
     await waitForRow(vs, 'alpha', RUNNING);
@@ -226,42 +277,52 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     await vs.screenshot('servers-after-edit');
   });
 
-  test('Stop, Start and Restart from the server row\'s inline actions: the process ends, starts, and is replaced', { timeout: 90_000 }, async () => {
-    await vs.openView('Servers');
-    await collapseAll(vs);
-    const marker = logOf(vs.workspaceDir, 'beta');
-    const [before] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process');
-    const action = async (label) => {
-      const row = treeRow(vs, 'beta');
-      await row.hover();
-      await row.locator(`.actions .action-label[aria-label="${label}"]`).click();
-    };
-    await action('Stop Server');
-    assert.equal(await waitForRow(vs, 'beta', /^stopped/), 'stopped');
-    await waitForProcesses(marker, (l) => l.length === 0, 'beta\'s process to end');
-    await vs.screenshot('server-stopped');
-    await action('Start Server');
-    await waitForRow(vs, 'beta', RUNNING, 60_000);
-    const [started] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process after Start');
-    assert.notEqual(started, before);
-    await action('Restart Server');
-    await waitForProcesses(marker, (l) => l.length === 1 && l[0] !== started, 'a new beta process after Restart');
-    await waitForRow(vs, 'beta', RUNNING, 60_000);
-    assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'alpha kept running throughout');
-  });
+  test(
+    "Stop, Start and Restart from the server row's inline actions: the process ends, starts, and is replaced",
+    { timeout: 90_000 },
+    async () => {
+      await vs.openView('Servers');
+      await collapseAll(vs);
+      const marker = logOf(vs.workspaceDir, 'beta');
+      const [before] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process');
+      const action = async (label) => {
+        const row = treeRow(vs, 'beta');
+        await row.hover();
+        await row.locator(`.actions .action-label[aria-label="${label}"]`).click();
+      };
+      await action('Stop Server');
+      assert.equal(await waitForRow(vs, 'beta', /^stopped/), 'stopped');
+      await waitForProcesses(marker, (l) => l.length === 0, "beta's process to end");
+      await vs.screenshot('server-stopped');
+      await action('Start Server');
+      await waitForRow(vs, 'beta', RUNNING, 60_000);
+      const [started] = await waitForProcesses(marker, (l) => l.length === 1, 'one beta process after Start');
+      assert.notEqual(started, before);
+      await action('Restart Server');
+      await waitForProcesses(marker, (l) => l.length === 1 && l[0] !== started, 'a new beta process after Restart');
+      await waitForRow(vs, 'beta', RUNNING, 60_000);
+      assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'alpha kept running throughout');
+    },
+  );
 
   // Last: it adds a server to the workspace's settings.
-  test('the walkthrough\'s "Add the Demo Server" configures plangate-demo, which starts on VS Code\'s own runtime', { timeout: 90_000 }, async () => {
-    await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
-    await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'the demo server "plangate-demo" is configured' }).waitFor({ timeout: 15_000 });
-    await vs.openView('Servers');
-    await waitForRow(vs, 'plangate-demo', RUNNING, 60_000);
-    // What it wrote: the workspace setting, with the bundled server run by VS Code's own executable as Node.
-    const settings = JSON.parse(fs.readFileSync(path.join(vs.workspaceDir, '.vscode', 'settings.json'), 'utf8'));
-    const demo = settings['plangate.servers']?.['plangate-demo'];
-    assert.equal(demo?.type, 'stdio');
-    assert.deepEqual(demo.env, { ELECTRON_RUN_AS_NODE: '1' });
-    assert.match(demo.args[0], /dist[\\/]fixtureServer\.js$/);
-    await vs.screenshot('demo-server-added');
-  });
+  test(
+    'the walkthrough\'s "Add the Demo Server" configures plangate-demo, which starts on VS Code\'s own runtime',
+    { timeout: 90_000 },
+    async () => {
+      await vs.runCommand('Plangate: Add the Demo Server to This Workspace');
+      await vs.page
+        .locator('.notifications-toasts .notification-toast', { hasText: 'the demo server "plangate-demo" is configured' })
+        .waitFor({ timeout: 15_000 });
+      await vs.openView('Servers');
+      await waitForRow(vs, 'plangate-demo', RUNNING, 60_000);
+      // What it wrote: the workspace setting, with the bundled server run by VS Code's own executable as Node.
+      const settings = JSON.parse(fs.readFileSync(path.join(vs.workspaceDir, '.vscode', 'settings.json'), 'utf8'));
+      const demo = settings['plangate.servers']?.['plangate-demo'];
+      assert.equal(demo?.type, 'stdio');
+      assert.deepEqual(demo.env, { ELECTRON_RUN_AS_NODE: '1' });
+      assert.match(demo.args[0], /dist[\\/]fixtureServer\.js$/);
+      await vs.screenshot('demo-server-added');
+    },
+  );
 });

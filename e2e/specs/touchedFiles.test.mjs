@@ -19,7 +19,10 @@ const vs = useVSCode({
   name: 'touched-files',
   workspace: {
     files: { 'notes.md': NOTES, 'src/keep.txt': 'keep\n', 'outside/.keep': '' },
-    servers: (dir) => ({ demo: fixtureServer(dir), files: { type: 'stdio', command: 'node', args: [SERVER_FILESYSTEM, fs.realpathSync(dir)] } }),
+    servers: (dir) => ({
+      demo: fixtureServer(dir),
+      files: { type: 'stdio', command: 'node', args: [SERVER_FILESYSTEM, fs.realpathSync(dir)] },
+    }),
   },
 });
 
@@ -39,7 +42,12 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   await vs.waitForStatus('Plangate: idle');
   await vs.openView('Servers');
   for (const server of ['demo', 'files']) {
-    await vs.viewPane('Servers').locator('.monaco-list-row', { hasText: server }).filter({ hasText: 'running' }).first().waitFor({ timeout: 60_000 });
+    await vs
+      .viewPane('Servers')
+      .locator('.monaco-list-row', { hasText: server })
+      .filter({ hasText: 'running' })
+      .first()
+      .waitFor({ timeout: 60_000 });
   }
   const root = fs.realpathSync(vs.workspaceDir);
   const before = fs.readFileSync(path.join(root, 'notes.md'));
@@ -62,11 +70,16 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
   // server-filesystem marks edit_file and write_file destructive (MCP annotations): each step and the Safety card say so.
   const steps = web.locator('main article.top-plan ol.steps > li.step');
-  assert.deepEqual((await steps.locator('.flag.hint-destructive').allInnerTexts()).map((t) => t.trim()), ['destructive', 'destructive', 'destructive']);
+  assert.deepEqual(
+    (await steps.locator('.flag.hint-destructive').allInnerTexts()).map((t) => t.trim()),
+    ['destructive', 'destructive', 'destructive'],
+  );
   assert.equal((await web.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 3 destructive.');
   // The plan came from server demo, its steps run on server files: each step carries the cross-server mark.
-  assert.deepEqual((await steps.locator('.flag', { hasText: 'other server' }).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),
-    ['other server: files', 'other server: files', 'other server: files']);
+  assert.deepEqual(
+    (await steps.locator('.flag', { hasText: 'other server' }).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),
+    ['other server: files', 'other server: files', 'other server: files'],
+  );
   await vs.screenshot('predicted');
 
   // The predicted diff opens beside the panel, on virtual documents.
@@ -155,6 +168,7 @@ test('plangate.allowCrossServerSteps off: the cross-server plan does not run, an
     assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'nothing was written');
     assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
   } finally {
-    if (saved === undefined) fs.rmSync(settingsFile); else fs.writeFileSync(settingsFile, saved);
+    if (saved === undefined) fs.rmSync(settingsFile);
+    else fs.writeFileSync(settingsFile, saved);
   }
 });

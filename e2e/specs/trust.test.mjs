@@ -23,7 +23,9 @@ const vs = useVSCode({
   trust: 'untrusted',
   workspace: {
     files: { 'README.md': '# an untrusted folder\n' },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: path.join(path.dirname(dir), 'fixture-calls.jsonl'), args: ['--name', 'ws-fixture'] }) }),
+    servers: (dir) => ({
+      fixture: fixtureServer(dir, { callLog: path.join(path.dirname(dir), 'fixture-calls.jsonl'), args: ['--name', 'ws-fixture'] }),
+    }),
   },
   settings: {
     'plangate.servers': {
@@ -44,29 +46,33 @@ async function cwdOf(name, accept = () => true) {
 
 let plainBefore;
 
-test('untrusted: the workspace\'s server and a server that uses ${workspaceFolder} wait, and the view says why', { timeout: 120_000 }, async () => {
-  await vs.openView('Servers');
-  await waitForRow(vs, 'plain', RUNNING, 60_000);
-  // a server of the user's own settings that would hand the folder to its process waits, and says why
-  assert.equal(await waitForRow(vs, 'folderArg', /\S/), WAITS);
-  const folderHover = await hoverText(vs, treeRow(vs, 'folderArg'));
-  assert.match(folderHover, /uses \$\{workspaceFolder\}/);
-  assert.doesNotMatch(folderHover, /comes from/, 'a user-settings server is not said to come from the workspace');
-  // the one that needs nothing of the folder runs, but not in it
-  const plain = await cwdOf('plain-fixture');
-  plainBefore = plain.proc;
-  assert.equal(plain.cwd, fs.realpathSync(os.homedir()), 'the plain server runs in the user\'s home');
-  assert.notEqual(plain.cwd, fs.realpathSync(vs.workspaceDir));
-  // the workspace's own server waits, and says where it comes from
-  assert.equal(await waitForRow(vs, 'fixture', /\S/), WAITS);
-  const fixtureHover = await hoverText(vs, treeRow(vs, 'fixture'));
-  assert.match(fixtureHover, /Restricted Mode/);
-  assert.match(fixtureHover, /comes from \.vscode\/mcp\.json/);
-  await vs.page.mouse.move(700, 450);
-  await vs.screenshot('trust-waiting');
-  assert.deepEqual(fixtureProcesses('ws-fixture'), [], 'the mcp.json server was started');
-  assert.deepEqual(fixtureProcesses('folder-fixture'), [], 'the ${workspaceFolder} server was started');
-});
+test(
+  "untrusted: the workspace's server and a server that uses ${workspaceFolder} wait, and the view says why",
+  { timeout: 120_000 },
+  async () => {
+    await vs.openView('Servers');
+    await waitForRow(vs, 'plain', RUNNING, 60_000);
+    // a server of the user's own settings that would hand the folder to its process waits, and says why
+    assert.equal(await waitForRow(vs, 'folderArg', /\S/), WAITS);
+    const folderHover = await hoverText(vs, treeRow(vs, 'folderArg'));
+    assert.match(folderHover, /uses \$\{workspaceFolder\}/);
+    assert.doesNotMatch(folderHover, /comes from/, 'a user-settings server is not said to come from the workspace');
+    // the one that needs nothing of the folder runs, but not in it
+    const plain = await cwdOf('plain-fixture');
+    plainBefore = plain.proc;
+    assert.equal(plain.cwd, fs.realpathSync(os.homedir()), "the plain server runs in the user's home");
+    assert.notEqual(plain.cwd, fs.realpathSync(vs.workspaceDir));
+    // the workspace's own server waits, and says where it comes from
+    assert.equal(await waitForRow(vs, 'fixture', /\S/), WAITS);
+    const fixtureHover = await hoverText(vs, treeRow(vs, 'fixture'));
+    assert.match(fixtureHover, /Restricted Mode/);
+    assert.match(fixtureHover, /comes from \.vscode\/mcp\.json/);
+    await vs.page.mouse.move(700, 450);
+    await vs.screenshot('trust-waiting');
+    assert.deepEqual(fixtureProcesses('ws-fixture'), [], 'the mcp.json server was started');
+    assert.deepEqual(fixtureProcesses('folder-fixture'), [], 'the ${workspaceFolder} server was started');
+  },
+);
 
 test('trusting the workspace from the waiting row starts the waiting servers', { timeout: 120_000 }, async () => {
   await vs.openView('Servers');
@@ -82,7 +88,7 @@ test('trusting the workspace from the waiting row starts the waiting servers', {
   await waitForRow(vs, 'plain', RUNNING, 60_000);
   await vs.screenshot('trust-granted');
   const workspace = fs.realpathSync(vs.workspaceDir);
-  assert.equal((await cwdOf('ws-fixture')).cwd, workspace, 'a trusted workspace\'s server runs in its folder');
+  assert.equal((await cwdOf('ws-fixture')).cwd, workspace, "a trusted workspace's server runs in its folder");
   // the plain server restarts in the folder now that the folder may be its working directory
   assert.equal((await cwdOf('plain-fixture', (p) => p !== plainBefore)).cwd, workspace);
 });

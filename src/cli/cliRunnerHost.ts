@@ -39,7 +39,12 @@ function fieldsOf(args: Record<string, unknown>): Field[] {
   for (const f of raw) {
     if (typeof f !== 'object' || f === null || typeof (f as { name?: unknown }).name !== 'string') continue;
     const r = f as Record<string, unknown>;
-    const type = typeof r.type === 'string' ? r.type.toLowerCase() : typeof r.type === 'number' ? (['string', 'number', 'select'][r.type] ?? 'string') : 'string';
+    const type =
+      typeof r.type === 'string'
+        ? r.type.toLowerCase()
+        : typeof r.type === 'number'
+          ? (['string', 'number', 'select'][r.type] ?? 'string')
+          : 'string';
     const options = Array.isArray(r.options) ? r.options.filter((o): o is string => typeof o === 'string') : [];
     fields.push({ name: r.name as string, type, required: r.required === true, options });
   }
@@ -56,7 +61,9 @@ function parseField(field: Field, text: string): { value: string | number } | { 
   if (field.options.length) {
     const n = Number(t);
     const value = Number.isInteger(n) && n >= 1 && n <= field.options.length ? field.options[n - 1]! : t;
-    return field.options.includes(value) ? { value } : { problem: `'${one(field.name, 80)}' must be one of: ${field.options.map((o) => one(o, 80)).join(', ')}` };
+    return field.options.includes(value)
+      ? { value }
+      : { problem: `'${one(field.name, 80)}' must be one of: ${field.options.map((o) => one(o, 80)).join(', ')}` };
   }
   return { value: text };
 }
@@ -64,7 +71,9 @@ function parseField(field: Field, text: string): { value: string | number } | { 
 function describe(field: Field): string {
   const kind = field.options.length
     ? `one of: ${field.options.map((o, i) => `${i + 1}=${one(o, 80)}`).join(', ')}`
-    : field.type === 'number' ? 'number' : 'text';
+    : field.type === 'number'
+      ? 'number'
+      : 'text';
   return `${one(field.name, 80)} (${kind}${field.required ? ', required' : ', optional'}): `;
 }
 
@@ -93,7 +102,8 @@ export class CliRunnerHost implements RunnerHost {
     const prompt = typeof args.prompt === 'string' ? args.prompt : '';
     const fields = fieldsOf(args);
     const result: Record<string, unknown> = {};
-    const put = (key: string, value: unknown) => Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+    const put = (key: string, value: unknown) =>
+      Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
     let shown = false;
     const show = () => {
       if (shown) return;
@@ -119,14 +129,18 @@ export class CliRunnerHost implements RunnerHost {
           continue;
         }
         if (!prompter) {
-          out.error(`plangate: step ${step.index + 1} (${one(stepLabel(step))}): --answer ${one(field.name, 80)}=…: ${parsed.problem}. The plan stopped.`);
+          out.error(
+            `plangate: step ${step.index + 1} (${one(stepLabel(step))}): --answer ${one(field.name, 80)}=…: ${parsed.problem}. The plan stopped.`,
+          );
           return undefined;
         }
         show();
         out.info(`${pad}  --answer ${one(field.name, 80)}: ${parsed.problem}.`);
       } else if (!prompter) {
         if (!field.required) continue;
-        out.error(`plangate: step ${step.index + 1} (${one(stepLabel(step))}) needs an answer for '${one(field.name, 80)}' and there is no terminal to ask on; the plan stopped. Pass --answer ${one(field.name, 80)}=VALUE.`);
+        out.error(
+          `plangate: step ${step.index + 1} (${one(stepLabel(step))}) needs an answer for '${one(field.name, 80)}' and there is no terminal to ask on; the plan stopped. Pass --answer ${one(field.name, 80)}=VALUE.`,
+        );
         return undefined;
       }
       show();
@@ -155,7 +169,10 @@ export class CliRunnerHost implements RunnerHost {
   async approveNested(child: PlanRecord, _token: CancellationToken): Promise<boolean> {
     const { out, prompter, yes } = this.options;
     const pad = '  '.repeat(child.depth);
-    out.info(`${pad}Step ${(child.parentStep ?? 0) + 1} returned a nested plan (level ${child.depth}):`, ...renderPlan(child.plan, `${pad}  `));
+    out.info(
+      `${pad}Step ${(child.parentStep ?? 0) + 1} returned a nested plan (level ${child.depth}):`,
+      ...renderPlan(child.plan, `${pad}  `),
+    );
     if (yes) {
       out.info(`${pad}  Approved by --yes.`);
       return true;

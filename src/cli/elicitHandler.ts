@@ -32,11 +32,16 @@ function choices(schema: Schema): { value: string; label: string }[] | undefined
   const source = schema.type === 'array' && isRecord(schema.items) ? schema.items : schema;
   if (Array.isArray(source.enum)) {
     const names = Array.isArray(source.enumNames) ? source.enumNames : [];
-    return source.enum.filter((v): v is string => typeof v === 'string').map((value, i) => ({ value, label: typeof names[i] === 'string' ? names[i] as string : value }));
+    return source.enum
+      .filter((v): v is string => typeof v === 'string')
+      .map((value, i) => ({ value, label: typeof names[i] === 'string' ? (names[i] as string) : value }));
   }
   const list = Array.isArray(source.oneOf) ? source.oneOf : Array.isArray(source.anyOf) ? source.anyOf : undefined;
   if (!list) return undefined;
-  return list.filter(isRecord).filter((o) => typeof o.const === 'string').map((o) => ({ value: o.const as string, label: typeof o.title === 'string' ? o.title : o.const as string }));
+  return list
+    .filter(isRecord)
+    .filter((o) => typeof o.const === 'string')
+    .map((o) => ({ value: o.const as string, label: typeof o.title === 'string' ? o.title : (o.const as string) }));
 }
 
 /** Checks a value against a field's schema: undefined when it fits, else why not. */
@@ -53,7 +58,8 @@ function problemWith(schema: Schema, value: unknown): string | undefined {
   }
   if (type === 'array') {
     if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return 'expected a list of values';
-    if (options && !value.every((v) => options.some((o) => o.value === v))) return `each value must be one of: ${options.map((o) => o.value).join(', ')}`;
+    if (options && !value.every((v) => options.some((o) => o.value === v)))
+      return `each value must be one of: ${options.map((o) => o.value).join(', ')}`;
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `choose at least ${schema.minItems}`;
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `choose at most ${schema.maxItems}`;
     return undefined;
@@ -86,7 +92,10 @@ function parseAnswer(schema: Schema, text: string): { value: Value } | { problem
       value = t === '' ? NaN : Number(t);
       break;
     case 'array':
-      value = t.split(',').map((s) => pick(s.trim())).filter((s) => s !== '');
+      value = t
+        .split(',')
+        .map((s) => pick(s.trim()))
+        .filter((s) => s !== '');
       break;
     default:
       value = options ? pick(t) : text;
@@ -99,14 +108,17 @@ function describeField(name: string, schema: Schema, required: boolean): string 
   const title = typeof schema.title === 'string' && schema.title ? schema.title : name;
   const options = choices(schema);
   let kind = '';
-  if (options) kind = ` (${schema.type === 'array' ? 'comma-separated, ' : ''}one of: ${options.map((o, i) => `${i + 1}=${o.label === o.value ? o.value : `${o.value} "${o.label}"`}`).join(', ')})`;
+  if (options)
+    kind = ` (${schema.type === 'array' ? 'comma-separated, ' : ''}one of: ${options.map((o, i) => `${i + 1}=${o.label === o.value ? o.value : `${o.value} "${o.label}"`}`).join(', ')})`;
   else if (schema.type === 'boolean') kind = ' (y/n)';
   else if (schema.type === 'number' || schema.type === 'integer') {
-    const range = typeof schema.minimum === 'number' || typeof schema.maximum === 'number' ? ` ${schema.minimum ?? ''}…${schema.maximum ?? ''}` : '';
+    const range =
+      typeof schema.minimum === 'number' || typeof schema.maximum === 'number' ? ` ${schema.minimum ?? ''}…${schema.maximum ?? ''}` : '';
     kind = ` (${schema.type === 'integer' ? 'whole number' : 'number'}${range})`;
   } else if (typeof schema.format === 'string') kind = ` (${schema.format})`;
   const def = schema.default;
-  const shown = def === undefined ? '' : ` [${Array.isArray(def) ? def.join(',') : typeof def === 'boolean' ? (def ? 'y' : 'n') : String(def)}]`;
+  const shown =
+    def === undefined ? '' : ` [${Array.isArray(def) ? def.join(',') : typeof def === 'boolean' ? (def ? 'y' : 'n') : String(def)}]`;
   return one(`${title}${required ? '' : ' (optional)'}${kind}${shown}: `, 600);
 }
 
@@ -115,14 +127,21 @@ function put(target: Record<string, Value>, key: string, value: Value): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-async function askOnTerminal(server: string, message: string, properties: Record<string, unknown>, required: string[], deps: ElicitDeps, prompter: Prompter): Promise<ElicitAnswer> {
+async function askOnTerminal(
+  server: string,
+  message: string,
+  properties: Record<string, unknown>,
+  required: string[],
+  deps: ElicitDeps,
+  prompter: Prompter,
+): Promise<ElicitAnswer> {
   const { out } = deps;
   out.info(`Server '${one(server, 100)}' asks: ${safeText(message, { keepNewlines: true, max: 2000 })}`);
   if (!(await prompter.confirm('Answer it?', true))) return { action: 'decline' };
   out.info('(Enter takes the default in brackets; an empty answer leaves an optional field out.)');
   const content: Record<string, Value> = {};
   for (const name of Object.keys(properties)) {
-    const schema = isRecord(properties[name]) ? properties[name] as Schema : {};
+    const schema = isRecord(properties[name]) ? (properties[name] as Schema) : {};
     const isRequired = required.includes(name);
     if (typeof schema.description === 'string' && schema.description) out.info(`  ${one(schema.description)}`);
     let done = false;
@@ -172,7 +191,7 @@ export function elicitHandler(deps: ElicitDeps): ElicitHandler {
 
     const defaults: Record<string, Value> = {};
     for (const name of Object.keys(properties)) {
-      const field = isRecord(properties[name]) ? properties[name] as Schema : {};
+      const field = isRecord(properties[name]) ? (properties[name] as Schema) : {};
       if (field.default !== undefined && problemWith(field, field.default) === undefined) put(defaults, name, field.default as Value);
     }
     const uncovered = required.filter((r) => !Object.hasOwn(defaults, r));
@@ -180,7 +199,9 @@ export function elicitHandler(deps: ElicitDeps): ElicitHandler {
       deps.out.error(`plangate: server '${one(server, 100)}' asked: ${one(message)} — accepted with the defaults (--yes, no terminal).`);
       return { action: 'accept', content: defaults };
     }
-    const why = !deps.yes ? 'there is no terminal to answer on' : `there is no terminal, and ${uncovered.map((u) => `'${one(u, 80)}'`).join(', ')} ha${uncovered.length === 1 ? 's' : 've'} no default`;
+    const why = !deps.yes
+      ? 'there is no terminal to answer on'
+      : `there is no terminal, and ${uncovered.map((u) => `'${one(u, 80)}'`).join(', ')} ha${uncovered.length === 1 ? 's' : 've'} no default`;
     deps.out.error(`plangate: server '${one(server, 100)}' asked: ${one(message)} — declined: ${why}.`);
     return { action: 'decline' };
   };

@@ -102,10 +102,16 @@ function parseToolArgs(text: string | undefined): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return fail('run', `--args is not valid JSON (${safeText(err instanceof Error ? err.message : String(err), { max: 200 })}); give a JSON object such as '{"screen":"Payroll"}'`);
+    return fail(
+      'run',
+      `--args is not valid JSON (${safeText(err instanceof Error ? err.message : String(err), { max: 200 })}); give a JSON object such as '{"screen":"Payroll"}'`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return fail('run', `--args must be a JSON object such as '{"screen":"Payroll"}', not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`);
+    return fail(
+      'run',
+      `--args must be a JSON object such as '{"screen":"Payroll"}', not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`,
+    );
   }
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
@@ -143,7 +149,8 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     return 0;
   }
   if (values.server !== undefined && values.url !== undefined) fail('run', 'give either --server or --url, not both');
-  if (values.server === undefined && values.url === undefined) fail('run', 'give the server: --server "<command line>" (stdio) or --url URL (streamable HTTP)');
+  if (values.server === undefined && values.url === undefined)
+    fail('run', 'give the server: --server "<command line>" (stdio) or --url URL (streamable HTTP)');
   let command: string[] | undefined;
   if (values.server !== undefined) {
     const split = splitCommandLine(values.server);
@@ -153,15 +160,21 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
   }
   if (values.url !== undefined) {
     let url: URL | undefined;
-    try { url = new URL(values.url); } catch { /* reported below */ }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
+    try {
+      url = new URL(values.url);
+    } catch {
+      /* reported below */
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
   }
   if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
   if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
   let timeoutMs = 60_000;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000) fail('run', `--timeout must be a number of seconds greater than 0, not "${safeText(values.timeout, { max: 50 })}"`);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000)
+      fail('run', `--timeout must be a number of seconds greater than 0, not "${safeText(values.timeout, { max: 50 })}"`);
     timeoutMs = Math.max(1, Math.round(seconds * 1000));
   }
   const options: RunOptions = {
@@ -212,7 +225,12 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
         out().info(VERSION);
         return 0;
       case 'validate': {
-        const { values, positionals } = parse('validate', { args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, lenient: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+        const { values, positionals } = parse('validate', {
+          args: rest,
+          strict: true,
+          allowPositionals: true,
+          options: { json: { type: 'boolean' }, lenient: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        });
         if (values.help) {
           out().info(USAGE_VALIDATE);
           return 0;
@@ -223,7 +241,12 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
       case 'run':
         return await runMain(rest, out);
       case 'servers': {
-        const { values } = parse('servers', { args: rest, strict: true, allowPositionals: false, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+        const { values } = parse('servers', {
+          args: rest,
+          strict: true,
+          allowPositionals: false,
+          options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        });
         if (values.help) {
           out().info(USAGE_SERVERS);
           return 0;
@@ -249,14 +272,24 @@ function start(): void {
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
   process.on('uncaughtException', (err) => {
-    try { process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`); } catch { /* nothing left to tell */ }
+    try {
+      process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`);
+    } catch {
+      /* nothing left to tell */
+    }
     process.exit(2);
   });
   process.on('unhandledRejection', (err) => {
-    try { process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`); } catch { /* nothing left to tell */ }
+    try {
+      process.stderr.write(`plangate: unexpected error: ${safeText(err instanceof Error ? err.message : String(err), { max: 2000 })}\n`);
+    } catch {
+      /* nothing left to tell */
+    }
     process.exit(2);
   });
-  void main(process.argv.slice(2), (o) => { output = o; }).then(async (code) => {
+  void main(process.argv.slice(2), (o) => {
+    output = o;
+  }).then(async (code) => {
     await output?.flush();
     process.exitCode = code;
     // Anything still holding the event loop (an idle HTTP keep-alive socket) must not keep the CLI alive.

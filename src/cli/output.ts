@@ -12,7 +12,10 @@ export interface OutputStreams {
 export class Output {
   private openLine = false;
 
-  constructor(readonly json: boolean, private readonly streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }) {}
+  constructor(
+    readonly json: boolean,
+    private readonly streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+  ) {}
 
   /** The stream human text goes to. */
   get human(): NodeJS.WritableStream {
@@ -63,13 +66,18 @@ export class Output {
   /** Resolves once everything written so far has been handed to the operating system. */
   async flush(): Promise<void> {
     this.closeLine();
-    await Promise.all([this.streams.stdout, this.streams.stderr].map((s) => new Promise<void>((done) => {
-      try {
-        if (!s.write('', () => done())) s.once('drain', () => done());
-      } catch {
-        done();
-      }
-    })));
+    await Promise.all(
+      [this.streams.stdout, this.streams.stderr].map(
+        (s) =>
+          new Promise<void>((done) => {
+            try {
+              if (!s.write('', () => done())) s.once('drain', () => done());
+            } catch {
+              done();
+            }
+          }),
+      ),
+    );
   }
 
   private closeLine(): void {

@@ -11,7 +11,10 @@ export class Prompter {
   private readonly waiters: ((line: string | undefined) => void)[] = [];
   private ended = false;
 
-  constructor(private readonly out: Output, private readonly input: NodeJS.ReadableStream = process.stdin) {}
+  constructor(
+    private readonly out: Output,
+    private readonly input: NodeJS.ReadableStream = process.stdin,
+  ) {}
 
   /** Writes `question` and resolves with the next line (without its line break), or undefined at end of input. */
   ask(question: string): Promise<string | undefined> {

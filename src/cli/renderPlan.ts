@@ -64,8 +64,10 @@ function argsLines(args: Record<string, unknown>, pad: string, name: string, wri
     return [`${pad}args: ${size}, too long to print here; written in full to ${safeText(path)} — read them there before you answer.`];
   } catch (err) {
     // No file to point to: print them after all, whole.
-    return [`${pad}args (${size}; could not be written to a file: ${safeText(err instanceof Error ? err.message : String(err), { max: 200 })}):`,
-      ...pretty.split('\n').map((l) => `${pad}  ${l}`)];
+    return [
+      `${pad}args (${size}; could not be written to a file: ${safeText(err instanceof Error ? err.message : String(err), { max: 200 })}):`,
+      ...pretty.split('\n').map((l) => `${pad}  ${l}`),
+    ];
   }
 }
 
@@ -141,11 +143,22 @@ export function renderPlan(plan: OrchestratedPlan, indent = '', options: RenderP
 export function summarizePlan(plan: OrchestratedPlan): string {
   const n = plan.next_actions.length;
   const tools = [...new Set(plan.next_actions.map((a) => a.tool))];
-  const shown = tools.slice(0, 5).map((t) => one(t, 80)).join(', ') + (tools.length > 5 ? ', …' : '');
+  const shown =
+    tools
+      .slice(0, 5)
+      .map((t) => one(t, 80))
+      .join(', ') + (tools.length > 5 ? ', …' : '');
   const parts = [`status ${plan.status}`, `${n} step${n === 1 ? '' : 's'}${n ? ` (${shown})` : ''}`];
   if (plan.errors?.length) parts.push(`${plan.errors.length} error${plan.errors.length === 1 ? '' : 's'}`);
-  if (plan.recovery_actions?.length) parts.push(`${plan.recovery_actions.length} recovery action${plan.recovery_actions.length === 1 ? '' : 's'}`);
-  if (plan.safety?.touches_files?.length) parts.push(`touches ${plan.safety.touches_files.slice(0, 3).map((g) => one(g, 80)).join(', ')}${plan.safety.touches_files.length > 3 ? ', …' : ''}`);
+  if (plan.recovery_actions?.length)
+    parts.push(`${plan.recovery_actions.length} recovery action${plan.recovery_actions.length === 1 ? '' : 's'}`);
+  if (plan.safety?.touches_files?.length)
+    parts.push(
+      `touches ${plan.safety.touches_files
+        .slice(0, 3)
+        .map((g) => one(g, 80))
+        .join(', ')}${plan.safety.touches_files.length > 3 ? ', …' : ''}`,
+    );
   if (plan.follow_up) parts.push('follow-up');
   const instruction = one((plan.instruction || '').split('\n')[0], 160);
   return `valid orchestrated_plan: ${parts.join(', ')}${instruction ? ` — ${instruction}` : ''}`;

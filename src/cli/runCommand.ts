@@ -59,7 +59,33 @@ export interface RunOptions {
 const one = (text: unknown, max = 300) => safeText(text, { max });
 
 /** Programs that run a server given as their argument: the server is named by that argument, not by them. */
-const LAUNCHERS = new Set(['node', 'nodejs', 'bun', 'bunx', 'deno', 'npx', 'pnpx', 'pnpm', 'npm', 'yarn', 'tsx', 'ts-node', 'python', 'python3', 'py', 'uv', 'uvx', 'pipx', 'ruby', 'php', 'java', 'dotnet', 'sh', 'bash', 'cmd']);
+const LAUNCHERS = new Set([
+  'node',
+  'nodejs',
+  'bun',
+  'bunx',
+  'deno',
+  'npx',
+  'pnpx',
+  'pnpm',
+  'npm',
+  'yarn',
+  'tsx',
+  'ts-node',
+  'python',
+  'python3',
+  'py',
+  'uv',
+  'uvx',
+  'pipx',
+  'ruby',
+  'php',
+  'java',
+  'dotnet',
+  'sh',
+  'bash',
+  'cmd',
+]);
 /** Launcher sub-commands that come before the server (`deno run x.ts`, `uv run server.py`, `pnpm dlx pkg`). */
 const SUBCOMMANDS = new Set(['run', 'exec', 'dlx', 'x', 'tool']);
 /** Options whose next word is the server (`python -m pkg`, `java -jar server.jar`). */
@@ -110,7 +136,9 @@ function serverConfig(options: RunOptions): ResolvedServer {
     // The user's own shell environment, as a shell would pass it (the SDK alone would pass only a few variables).
     return { name, source: 'settings-user', type: 'stdio', command: command!, args, env: inheritedEnv(), cwd: process.cwd(), secrets: [] };
   }
-  const secrets = Object.entries(options.headers).filter(([k]) => isSecretKey(k)).map(([, v]) => v);
+  const secrets = Object.entries(options.headers)
+    .filter(([k]) => isSecretKey(k))
+    .map(([, v]) => v);
   return { name, source: 'settings-user', type: 'http', url: options.url!, headers: options.headers, secrets };
 }
 
@@ -204,7 +232,11 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
     prompter?.close();
     await connection.dispose().catch(() => undefined);
     for (const c of cleanups) {
-      try { c(); } catch { /* closing the ledger file must not hide the run's outcome */ }
+      try {
+        c();
+      } catch {
+        /* closing the ledger file must not hide the run's outcome */
+      }
     }
     cancel.dispose();
   }
@@ -213,7 +245,10 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
 /** The connection's start-up advice names mcp.json fields; on the command line those are flags. */
 function inCliWords(message: string): string {
   return message
-    .replace(/the Authorization header in its "headers" configuration/g, 'the Authorization header: pass it with --header "Authorization=…"')
+    .replace(
+      /the Authorization header in its "headers" configuration/g,
+      'the Authorization header: pass it with --header "Authorization=…"',
+    )
     .replace(/the credentials in its "headers" configuration/g, 'the credentials you pass with --header')
     .replace(/fix "url"/g, 'fix --url')
     .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server');
@@ -226,8 +261,10 @@ function printResult(out: Output, result: ToolResult): void {
     if (!block || typeof block !== 'object') continue;
     const b = block as Record<string, unknown>;
     if (b.type === 'text' && typeof b.text === 'string') out.info(safeText(b.text, { keepNewlines: true }));
-    else if (b.type === 'image' || b.type === 'audio') out.info(`[${b.type} ${one(b.mimeType, 100)}, ${typeof b.data === 'string' ? Math.floor(b.data.length * 3 / 4) : 0} bytes]`);
-    else if (b.type === 'resource_link') out.info(`[resource link ${one(b.uri, 500)}${typeof b.name === 'string' ? ` (${one(b.name, 100)})` : ''}]`);
+    else if (b.type === 'image' || b.type === 'audio')
+      out.info(`[${b.type} ${one(b.mimeType, 100)}, ${typeof b.data === 'string' ? Math.floor((b.data.length * 3) / 4) : 0} bytes]`);
+    else if (b.type === 'resource_link')
+      out.info(`[resource link ${one(b.uri, 500)}${typeof b.name === 'string' ? ` (${one(b.name, 100)})` : ''}]`);
     else if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
       const r = b.resource as Record<string, unknown>;
       out.info(`[resource ${one(r.uri, 500)}]`);
@@ -237,15 +274,25 @@ function printResult(out: Output, result: ToolResult): void {
   }
   if (!printed && result.structuredContent !== undefined) {
     let text: string;
-    try { text = JSON.stringify(result.structuredContent, null, 2); } catch { text = '(structured content that cannot be printed)'; }
+    try {
+      text = JSON.stringify(result.structuredContent, null, 2);
+    } catch {
+      text = '(structured content that cannot be printed)';
+    }
     out.info(safeText(text, { keepNewlines: true }));
     printed = true;
   }
   if (!printed) out.info('(the result is empty)');
 }
 
-async function run(options: RunOptions, out: Output, connection: ServerConnection, prompter: Prompter | undefined,
-  cancel: CancellationTokenSource, cleanups: (() => void)[]): Promise<number> {
+async function run(
+  options: RunOptions,
+  out: Output,
+  connection: ServerConnection,
+  prompter: Prompter | undefined,
+  cancel: CancellationTokenSource,
+  cleanups: (() => void)[],
+): Promise<number> {
   const server = connection.name;
   const fail2 = (message: string) => {
     out.error(`plangate run: ${message}`);
@@ -261,7 +308,11 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
 
   const tools = connection.tools.map((t) => t.name);
   if (tools.length > 0 && !tools.includes(options.tool)) {
-    const shown = tools.slice(0, 30).map((t) => one(t, 100)).join(', ') + (tools.length > 30 ? ', …' : '');
+    const shown =
+      tools
+        .slice(0, 30)
+        .map((t) => one(t, 100))
+        .join(', ') + (tools.length > 30 ? ', …' : '');
     out.error(`plangate run: server '${one(server, 100)}' has no tool '${one(options.tool, 100)}'; nothing ran. Its tools: ${shown}.`);
     if (options.json) out.report({ status: 'missing_tool', steps: [] } satisfies RunReport);
     return 1;
@@ -275,7 +326,9 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
       for (const w of opened.warnings) out.error(`warning: ${safeText(w, { max: 1000 })}`);
       workflow = opened.workflow;
     } catch (err) {
-      return fail2(`cannot open the ledger ${safeText(options.ledger)}: ${safeText(err instanceof Error ? err.message : String(err))}; nothing ran.`);
+      return fail2(
+        `cannot open the ledger ${safeText(options.ledger)}: ${safeText(err instanceof Error ? err.message : String(err))}; nothing ran.`,
+      );
     }
   } else {
     workflow = new Workflow(new MemoryLedgerSink());
@@ -289,13 +342,21 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   let result: ToolResult;
   try {
     result = await door.call(
-      { server, tool: options.tool, args: options.args, entrance: 'call', decision: { by: 'user', what: 'plangate run --tool with these --args' } },
+      {
+        server,
+        tool: options.tool,
+        args: options.args,
+        entrance: 'call',
+        decision: { by: 'user', what: 'plangate run --tool with these --args' },
+      },
       { timeoutMs: options.timeoutMs, signal: abort.signal },
     );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
-    return fail2(`calling '${one(options.tool, 100)}' on server '${one(server, 100)}' failed: ${safeText(message, { max: 2000 })}; nothing ran.${tail ? `\nLast stderr lines:\n${safeText(tail, { keepNewlines: true })}` : ''}`);
+    return fail2(
+      `calling '${one(options.tool, 100)}' on server '${one(server, 100)}' failed: ${safeText(message, { max: 2000 })}; nothing ran.${tail ? `\nLast stderr lines:\n${safeText(tail, { keepNewlines: true })}` : ''}`,
+    );
   } finally {
     sub.dispose();
   }
@@ -306,16 +367,22 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
       break;
     case 'invalid_plan': {
       const lines = classification.problems.map((p) => `  ${safeText(formatProblem(p), { max: 1000 })}`);
-      return fail2(`'${one(options.tool, 100)}' returned an orchestrated_plan that is not valid (${classification.problems.length} problem${classification.problems.length === 1 ? '' : 's'}); nothing ran.\n${lines.join('\n')}`);
+      return fail2(
+        `'${one(options.tool, 100)}' returned an orchestrated_plan that is not valid (${classification.problems.length} problem${classification.problems.length === 1 ? '' : 's'}); nothing ran.\n${lines.join('\n')}`,
+      );
     }
     default: {
       if (result.isError === true && classification.kind === 'plain') {
-        return fail2(`'${one(options.tool, 100)}' reported an error: ${safeText(resultText(result, 4000) || '(no message)', { keepNewlines: true })}`);
+        return fail2(
+          `'${one(options.tool, 100)}' reported an error: ${safeText(resultText(result, 4000) || '(no message)', { keepNewlines: true })}`,
+        );
       }
       if (options.json) {
         out.report({ status: 'not_a_plan', steps: [], result } satisfies RunReport);
       } else if (classification.kind === 'collect_form') {
-        out.info(`'${one(options.tool, 100)}' returned an mcp-rune collect-mode form (model ${one(classification.form.schema.model, 100)}), not a plan. The CLI does not fill forms; open it in VS Code with Plangate.`);
+        out.info(
+          `'${one(options.tool, 100)}' returned an mcp-rune collect-mode form (model ${one(classification.form.schema.model, 100)}), not a plan. The CLI does not fill forms; open it in VS Code with Plangate.`,
+        );
       } else if (classification.kind === 'collect_error') {
         out.info(`'${one(options.tool, 100)}' returned a form error, not a plan: ${safeText(classification.error.message, { max: 2000 })}`);
       } else {
@@ -328,10 +395,19 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   const plan: OrchestratedPlan = classification.plan;
   for (const w of classification.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
 
-
   const planId = randomUUID();
-  if (!workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } })) {
-    return fail2(`the plan could not be recorded: ${safeText(workflow.canApply({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } }) ?? 'refused')}`);
+  if (
+    !workflow.dispatch({
+      type: 'planReceived',
+      at: Date.now(),
+      planId,
+      plan,
+      origin: { server, tool: options.tool, args: options.args, entrance: 'cli' },
+    })
+  ) {
+    return fail2(
+      `the plan could not be recorded: ${safeText(workflow.canApply({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } }) ?? 'refused')}`,
+    );
   }
   const record = () => getPlan(workflow.state, planId)!;
   const finish = (report: RunReport, code: number) => {
@@ -346,7 +422,12 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     return finish(planReport(workflow.state, record(), 'plan_status'), 1);
   }
 
-  const resolution = resolveSteps(record().steps.map((s) => s.call), server, await invoker.catalog(), { allowCrossServer: false });
+  const resolution = resolveSteps(
+    record().steps.map((s) => s.call),
+    server,
+    await invoker.catalog(),
+    { allowCrossServer: false },
+  );
   if (!resolution.ok) {
     const errors = new Map<number, string>();
     for (const m of resolution.missing) {
@@ -361,7 +442,9 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   // Resolved before the question, so the approval covers each step's server and its tool's definition.
   await door.resolve(planId);
   if (record().steps.some((st) => st.call.tool !== 'ask_user')) {
-    out.info(`  Server: every step runs on '${one(server, 100)}', the one connected; the approval covers each step's tool as that server lists it now, and a step whose tool changes before it runs is not sent.`);
+    out.info(
+      `  Server: every step runs on '${one(server, 100)}', the one connected; the approval covers each step's tool as that server lists it now, and a step whose tool changes before it runs is not sent.`,
+    );
   }
 
   if (record().steps.length > 0) {
@@ -369,7 +452,9 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
       out.info('Approved by --yes.');
     } else if (!prompter) {
       workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'no terminal to approve on' });
-      out.error('plangate run: the plan needs your approval, but there is no terminal to ask "Proceed?" on (stdin and stdout must be a terminal). Nothing ran. Review the plan above, then pass --yes to approve it (and its confirm steps and nested plans).');
+      out.error(
+        'plangate run: the plan needs your approval, but there is no terminal to ask "Proceed?" on (stdin and stdout must be a terminal). Nothing ran. Review the plan above, then pass --yes to approve it (and its confirm steps and nested plans).',
+      );
       return 2;
     } else if (!(await prompter.confirm('Proceed?'))) {
       workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'rejected at the terminal' });
@@ -387,10 +472,18 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
   let final: PlanRecord;
   try {
     final = await runPlan(workflow, planId, {
-      invoker, door, host, classify: (r) => classifyResult(r), stepTimeoutMs: options.timeoutMs, allowCrossServer: false, token: cancel.token,
+      invoker,
+      door,
+      host,
+      classify: (r) => classifyResult(r),
+      stepTimeoutMs: options.timeoutMs,
+      allowCrossServer: false,
+      token: cancel.token,
     });
   } catch (err) {
-    out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`);
+    out.error(
+      `plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`,
+    );
     final = record();
   } finally {
     listener.dispose();
@@ -398,8 +491,10 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
 
   if (final.phase === 'awaiting_approval' && final.reapproval) {
     // The server changed a step's tool after the approval: the terminal's approval no longer covers it.
-    out.error(`plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`);
-    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'a step\'s tool changed after the approval' });
+    out.error(
+      `plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`,
+    );
+    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: "a step's tool changed after the approval" });
     final = record();
   }
   const status = runStatus(final);
@@ -413,7 +508,10 @@ async function run(options: RunOptions, out: Output, connection: ServerConnectio
     const notRun = final.steps.filter((s) => s.state === 'not_run').map((s) => s.index + 1);
     const later = notRun.length ? ` Not run: step${notRun.length === 1 ? '' : 's'} ${notRun.join(', ')}.` : '';
     if (final.outcome === 'cancelled') out.info(`Cancelled.${later}`);
-    else if (failed) out.info(`Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`);
+    else if (failed)
+      out.info(
+        `Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`,
+      );
     else if (final.outcome === 'rejected') out.info(`Stopped before a step whose tool changed.${later}`);
     else out.info(`Stopped: a step was not confirmed.${later}`);
     const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();

@@ -33,17 +33,25 @@ export interface RunReport {
 
 function outcomeOf(step: StepRecord): StepOutcome {
   switch (step.state) {
-    case 'ok': return 'ok';
+    case 'ok':
+      return 'ok';
     case 'failed':
     case 'unknown':
       return 'failed';
-    case 'skipped': return 'skipped';
-    default: return 'not_run';
+    case 'skipped':
+      return 'skipped';
+    default:
+      return 'not_run';
   }
 }
 
 /** The steps of `plan` (and, below each step, of its nested plan), as the report lists them. */
-export function stepReports(state: WorkflowState, plan: PlanRecord, errors: ReadonlyMap<number, string> = new Map(), depth = 0): StepReport[] {
+export function stepReports(
+  state: WorkflowState,
+  plan: PlanRecord,
+  errors: ReadonlyMap<number, string> = new Map(),
+  depth = 0,
+): StepReport[] {
   return plan.steps.map((step) => {
     const report: StepReport = { index: step.index + 1, tool: step.call.tool, outcome: outcomeOf(step) };
     const error = step.error ?? errors.get(step.index);
@@ -69,10 +77,17 @@ export function runStatus(plan: PlanRecord): RunStatus {
 }
 
 /** The report of a plan run (or not run) in `state`. `errors` adds reasons to steps that did not run (missing tools). */
-export function planReport(state: WorkflowState, plan: PlanRecord, status: RunStatus = runStatus(plan), errors?: ReadonlyMap<number, string>): RunReport {
-  const report: RunReport = status === 'plan_status'
-    ? { status, plan_status: plan.plan.status, steps: stepReports(state, plan, errors) }
-    : { status, steps: stepReports(state, plan, errors) };
-  if (status === 'completed' && typeof plan.plan.follow_up === 'string' && plan.plan.follow_up.trim() !== '') report.follow_up = plan.plan.follow_up;
+export function planReport(
+  state: WorkflowState,
+  plan: PlanRecord,
+  status: RunStatus = runStatus(plan),
+  errors?: ReadonlyMap<number, string>,
+): RunReport {
+  const report: RunReport =
+    status === 'plan_status'
+      ? { status, plan_status: plan.plan.status, steps: stepReports(state, plan, errors) }
+      : { status, steps: stepReports(state, plan, errors) };
+  if (status === 'completed' && typeof plan.plan.follow_up === 'string' && plan.plan.follow_up.trim() !== '')
+    report.follow_up = plan.plan.follow_up;
   return report;
 }

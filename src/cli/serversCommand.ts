@@ -25,18 +25,20 @@ export async function serversCommand(options: { json: boolean; cwd?: string }, o
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    out.error(code === 'ENOENT'
-      ? `plangate servers: there is no ${FILE_LABEL} in ${safeText(cwd)}. Run it in a workspace folder that has one.`
-      : `plangate servers: cannot read ${safeText(file)}: ${safeText(code ?? (err instanceof Error ? err.message : String(err)))}`);
+    out.error(
+      code === 'ENOENT'
+        ? `plangate servers: there is no ${FILE_LABEL} in ${safeText(cwd)}. Run it in a workspace folder that has one.`
+        : `plangate servers: cannot read ${safeText(file)}: ${safeText(code ?? (err instanceof Error ? err.message : String(err)))}`,
+    );
     return 2;
   }
   const parsed = parseMcpJson(text, FILE_LABEL);
   if (options.json) {
     out.report({
       file,
-      servers: parsed.servers.map((s) => s.type === 'stdio'
-        ? { name: s.name, type: s.type, command: s.command, args: s.args }
-        : { name: s.name, type: s.type, url: s.url }),
+      servers: parsed.servers.map((s) =>
+        s.type === 'stdio' ? { name: s.name, type: s.type, command: s.command, args: s.args } : { name: s.name, type: s.type, url: s.url },
+      ),
       problems: parsed.problems.map((p) => ({ ...p, text: formatConfigProblem(p) })),
     });
   } else {

@@ -39,7 +39,10 @@ export function splitCommandLine(line: string): SplitResult {
       let closed = false;
       while (j < n) {
         const d = line[j]!;
-        if (d === '"') { closed = true; break; }
+        if (d === '"') {
+          closed = true;
+          break;
+        }
         if (d === '\\' && j + 1 < n && '"\\$`\n'.includes(line[j + 1]!)) {
           if (line[j + 1] !== '\n') word += line[j + 1];
           j += 2;

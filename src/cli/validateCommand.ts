@@ -35,7 +35,7 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<ReadResult> {
   let size = 0;
   try {
     for await (const chunk of stream) {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk as Buffer;
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       size += buf.length;
       if (size > MAX_BYTES) return { ok: true, text: '', truncatedAt: size };
       chunks.push(buf);
@@ -59,7 +59,16 @@ async function readFileLimited(file: string): Promise<ReadResult> {
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : err instanceof Error ? err.message : String(err);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : err instanceof Error
+              ? err.message
+              : String(err);
     return { ok: false, message: `cannot read ${file}: ${reason}` };
   }
 }
@@ -74,10 +83,14 @@ function jsonReport(report: ValidateReport): Record<string, unknown> {
 
 function sourceWords(report: ValidateReport): string {
   switch (report.source) {
-    case 'structuredContent': return ' (in structuredContent)';
-    case 'text': return ' (in a text block)';
-    case 'fenced': return ' (in a ```json fenced block)';
-    default: return '';
+    case 'structuredContent':
+      return ' (in structuredContent)';
+    case 'text':
+      return ' (in a text block)';
+    case 'fenced':
+      return ' (in a ```json fenced block)';
+    default:
+      return '';
   }
 }
 
@@ -121,11 +134,21 @@ function withLineAndColumn(report: ValidateReport, text: string): ValidateReport
     .replace(/ (?:in JSON )?at position \d+/, '')
     .replace(/ \(line \d+ column \d+\)/, '')
     .replace(/, .*is not valid JSON$/s, '');
-  return { ...report, problems: [{ path: '', message: `the input is not valid JSON at line ${line}, column ${column}: ${reason}` }, ...(report.problems ?? []).slice(1)] };
+  return {
+    ...report,
+    problems: [
+      { path: '', message: `the input is not valid JSON at line ${line}, column ${column}: ${reason}` },
+      ...(report.problems ?? []).slice(1),
+    ],
+  };
 }
 
 /** Runs `plangate validate`; resolves with the exit code. */
-export async function validateCommand(options: ValidateOptions, out: Output, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+export async function validateCommand(
+  options: ValidateOptions,
+  out: Output,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<number> {
   const fromStdin = options.file === undefined || options.file === '-';
   if (fromStdin && options.file === undefined && (stdin as { isTTY?: boolean }).isTTY) {
     out.error('plangate validate: give a FILE, or pipe the input (use "-" to type it, ending with Ctrl-D). See plangate validate --help.');
@@ -136,9 +159,19 @@ export async function validateCommand(options: ValidateOptions, out: Output, std
     out.error(`plangate validate: ${safeText(read.message, { max: 1000 })}`);
     return 2;
   }
-  const found = read.truncatedAt !== undefined
-    ? { valid: false, kind: 'plain', problems: [{ path: '', message: `the input is ${read.truncatedAt.toLocaleString('en-US')} bytes; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')} characters` }] } satisfies ValidateReport
-    : withLineAndColumn(validateInput(read.text), read.text);
+  const found =
+    read.truncatedAt !== undefined
+      ? ({
+          valid: false,
+          kind: 'plain',
+          problems: [
+            {
+              path: '',
+              message: `the input is ${read.truncatedAt.toLocaleString('en-US')} bytes; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')} characters`,
+            },
+          ],
+        } satisfies ValidateReport)
+      : withLineAndColumn(validateInput(read.text), read.text);
   const report = options.lenient ? found : strict(found);
 
   for (const w of report.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
@@ -149,13 +182,19 @@ export async function validateCommand(options: ValidateOptions, out: Output, std
   } else {
     const problems = report.problems ?? [];
     const total = problemCount(problems);
-    const what = report.kind === 'plan' ? `invalid orchestrated_plan${sourceWords(report)}: ${total.toLocaleString('en-US')} problem${total === 1 ? '' : 's'}`
-      : report.kind === 'collect_form' ? 'not a plan: an mcp-rune collect-mode form'
-        : 'not a plan';
+    const what =
+      report.kind === 'plan'
+        ? `invalid orchestrated_plan${sourceWords(report)}: ${total.toLocaleString('en-US')} problem${total === 1 ? '' : 's'}`
+        : report.kind === 'collect_form'
+          ? 'not a plan: an mcp-rune collect-mode form'
+          : 'not a plan';
     out.info(what);
     const whole = report.kind === 'plan' ? '(envelope)' : '(input)';
     for (const p of problems) out.info(`  ${safeText(p.path || whole, { max: 300 })}: ${safeText(p.message, { max: 1000 })}`);
-    if (found.valid) out.info(`  (the Plangate panel reads it, with ${total === 1 ? 'this as a warning' : 'these as warnings'}; --lenient reads it the same way)`);
+    if (found.valid)
+      out.info(
+        `  (the Plangate panel reads it, with ${total === 1 ? 'this as a warning' : 'these as warnings'}; --lenient reads it the same way)`,
+      );
   }
   return report.valid ? 0 : 1;
 }

@@ -76,15 +76,89 @@ export interface FileChange {
  * code: a plan with `writes_code: false` may write them.
  */
 export const CODE_EXTENSIONS: ReadonlySet<string> = new Set([
-  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'vue', 'svelte', 'astro',
-  'py', 'pyi', 'pyx', 'rb', 'php', 'pl', 'pm', 'lua', 'r', 'jl', 'dart', 'groovy', 'gradle',
-  'go', 'rs', 'java', 'kt', 'kts', 'scala', 'sc', 'swift', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'm', 'mm',
-  'cs', 'fs', 'fsx', 'vb', 'zig', 'nim', 'd', 'ex', 'exs', 'erl', 'hrl', 'clj', 'cljs', 'cljc', 'elm', 'hs', 'ml', 'mli',
-  'sol', 'sh', 'bash', 'zsh', 'fish', 'ps1', 'psm1', 'bat', 'cmd', 'sql',
+  'ts',
+  'tsx',
+  'mts',
+  'cts',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'vue',
+  'svelte',
+  'astro',
+  'py',
+  'pyi',
+  'pyx',
+  'rb',
+  'php',
+  'pl',
+  'pm',
+  'lua',
+  'r',
+  'jl',
+  'dart',
+  'groovy',
+  'gradle',
+  'go',
+  'rs',
+  'java',
+  'kt',
+  'kts',
+  'scala',
+  'sc',
+  'swift',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'cxx',
+  'hpp',
+  'hh',
+  'hxx',
+  'm',
+  'mm',
+  'cs',
+  'fs',
+  'fsx',
+  'vb',
+  'zig',
+  'nim',
+  'd',
+  'ex',
+  'exs',
+  'erl',
+  'hrl',
+  'clj',
+  'cljs',
+  'cljc',
+  'elm',
+  'hs',
+  'ml',
+  'mli',
+  'sol',
+  'sh',
+  'bash',
+  'zsh',
+  'fish',
+  'ps1',
+  'psm1',
+  'bat',
+  'cmd',
+  'sql',
 ]);
 
 /** File names (any folder) counted as code although they have no code extension. */
-export const CODE_FILE_NAMES: ReadonlySet<string> = new Set(['makefile', 'dockerfile', 'rakefile', 'gemfile', 'justfile', 'cmakelists.txt', 'build.bazel', 'build']);
+export const CODE_FILE_NAMES: ReadonlySet<string> = new Set([
+  'makefile',
+  'dockerfile',
+  'rakefile',
+  'gemfile',
+  'justfile',
+  'cmakelists.txt',
+  'build.bazel',
+  'build',
+]);
 
 /** True when the workspace-relative path is source code (see {@link CODE_EXTENSIONS}, {@link CODE_FILE_NAMES}). */
 export function isCodeFile(path: string): boolean {
@@ -116,10 +190,23 @@ export function computeChanges(input: ComputeChangesInput): FileChange[] {
     const codeFile = isCodeFile(path);
     const link = now?.startsWith(OUTSIDE_PREFIX) ? now.slice(OUTSIDE_PREFIX.length) : undefined;
     const revertable = link === undefined && (entry ? entry.revertable !== false : false);
-    const note = link !== undefined
-      ? `"${path}" is now reached through "${link}", a link to a place outside the workspace: Plangate does not read, write or delete anything through it, so it cannot be reverted.`
-      : entry?.note ?? (revertable ? undefined : `"${path}" was not among the plan's touched files, so Plangate has no copy of it from before the plan.`);
-    out.set(path, { path, kind, undeclared: !declared(path), codeFile, unexpectedCode: codeFile && input.writesCode === false, inCheckpoint, revertable, note });
+    const note =
+      link !== undefined
+        ? `"${path}" is now reached through "${link}", a link to a place outside the workspace: Plangate does not read, write or delete anything through it, so it cannot be reverted.`
+        : (entry?.note ??
+          (revertable
+            ? undefined
+            : `"${path}" was not among the plan's touched files, so Plangate has no copy of it from before the plan.`));
+    out.set(path, {
+      path,
+      kind,
+      undeclared: !declared(path),
+      codeFile,
+      unexpectedCode: codeFile && input.writesCode === false,
+      inCheckpoint,
+      revertable,
+      note,
+    });
   };
 
   const watchedPaths = new Set((input.watched ?? []).flatMap((e) => (e && typeof e.path === 'string' ? [e.path] : [])));
@@ -195,7 +282,13 @@ export class WatchLog {
 }
 
 /** Counts for a one-line summary, e.g. "3 files changed (1 created), 1 undeclared write". */
-export function summariseChanges(changes: readonly FileChange[]): { created: number; modified: number; deleted: number; undeclared: number; unexpectedCode: number } {
+export function summariseChanges(changes: readonly FileChange[]): {
+  created: number;
+  modified: number;
+  deleted: number;
+  undeclared: number;
+  unexpectedCode: number;
+} {
   const count = (f: (c: FileChange) => boolean) => changes.filter(f).length;
   return {
     created: count((c) => c.kind === 'created'),

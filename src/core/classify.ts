@@ -82,7 +82,8 @@ function classifyUnguarded(result: unknown, context: ClassifyContext | undefined
     if (text === undefined) continue;
     const found = scanText(text);
     if (found.kind === 'plan') return fromEnvelope(found.value, found.fenced ? 'fenced' : 'text', i);
-    if (found.kind === 'oversized') return { kind: 'invalid_plan', source: 'text', blockIndex: i, problems: [oversizedProblem(text.length)] };
+    if (found.kind === 'oversized')
+      return { kind: 'invalid_plan', source: 'text', blockIndex: i, problems: [oversizedProblem(text.length)] };
     if (found.kind === 'json') (jsonBlocks ??= []).push({ value: found.value, index: i });
   }
   if (jsonBlocks === undefined) return formToolFailure(r, content, context);
@@ -90,11 +91,18 @@ function classifyUnguarded(result: unknown, context: ClassifyContext | undefined
   for (const { value, index } of jsonBlocks) {
     if (!looksLikeCollectForm(value)) continue;
     const parsed = parseCollectForm(value);
-    if (parsed.ok) return parsed.warnings ? { kind: 'collect_form', form: parsed.form, blockIndex: index, warnings: parsed.warnings } : { kind: 'collect_form', form: parsed.form, blockIndex: index };
+    if (parsed.ok)
+      return parsed.warnings
+        ? { kind: 'collect_form', form: parsed.form, blockIndex: index, warnings: parsed.warnings }
+        : { kind: 'collect_form', form: parsed.form, blockIndex: index };
     return {
       kind: 'collect_error',
       blockIndex: index,
-      error: { type: 'invalid_form', message: `the server's form is malformed (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}), so it cannot be shown`, problems: parsed.problems },
+      error: {
+        type: 'invalid_form',
+        message: `the server's form is malformed (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}), so it cannot be shown`,
+        problems: parsed.problems,
+      },
     };
   }
 
@@ -112,7 +120,9 @@ function formToolFailure(r: Record<string, unknown>, content: unknown[], context
   const first = content.findIndex((b) => textOf(b) !== undefined);
   const text = first >= 0 ? (textOf(content[first]) as string) : '';
   const message = text.trim() === '' ? `${context.tool} failed without a message` : text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-  return first >= 0 ? { kind: 'collect_error', error: { type: 'error', message }, blockIndex: first } : { kind: 'collect_error', error: { type: 'error', message } };
+  return first >= 0
+    ? { kind: 'collect_error', error: { type: 'error', message }, blockIndex: first }
+    : { kind: 'collect_error', error: { type: 'error', message } };
 }
 
 function textOf(block: unknown): string | undefined {
@@ -123,14 +133,19 @@ function textOf(block: unknown): string | undefined {
 
 function fromEnvelope(value: Record<string, unknown>, source: PlanSource, blockIndex?: number): Classification {
   const parsed = parseEnvelope(value);
-  const c: Classification = parsed.ok ? { kind: 'plan', plan: parsed.plan, source } : { kind: 'invalid_plan', problems: parsed.problems, source };
+  const c: Classification = parsed.ok
+    ? { kind: 'plan', plan: parsed.plan, source }
+    : { kind: 'invalid_plan', problems: parsed.problems, source };
   if (blockIndex !== undefined) c.blockIndex = blockIndex;
   if (parsed.ok && parsed.warnings && c.kind === 'plan') c.warnings = parsed.warnings;
   return c;
 }
 
 function oversizedProblem(length: number): Problem {
-  return { path: '', message: `the envelope text is ${length.toLocaleString('en-US')} characters; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')}` };
+  return {
+    path: '',
+    message: `the envelope text is ${length.toLocaleString('en-US')} characters; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')}`,
+  };
 }
 
 // ───────────────────────────── text scanning ─────────────────────────────
@@ -226,14 +241,16 @@ export function* fencedBlocks(text: string): Generator<FencedBlock> {
     }
     const eol = lineEnd;
     const backtick = text.indexOf('`', runEnd);
-    if (backtick >= 0 && backtick < eol) { // a backtick in the info string: an inline code span, not a fence
+    if (backtick >= 0 && backtick < eol) {
+      // a backtick in the info string: an inline code span, not a fence
       pos = backtick;
       continue;
     }
     const info = text.slice(runEnd, Math.min(eol, runEnd + 200)).trim();
     const word = info.split(/\s/, 1)[0]?.toLowerCase() ?? '';
     const json = word === '' || word === 'json';
-    if (!json && !atLineStart(text, open)) { // mid-line, only "…: ```json" counts as an opening fence
+    if (!json && !atLineStart(text, open)) {
+      // mid-line, only "…: ```json" counts as an opening fence
       pos = runEnd;
       continue;
     }
@@ -282,19 +299,32 @@ function isBlankRange(text: string, from: number, to: number): boolean {
 
 function collectError(value: Record<string, unknown>, formTool: boolean): CollectError | undefined {
   if (value.status === 'associations_needed' && typeof value.model === 'string') {
-    const message = typeof value.message === 'string' && value.message ? value.message : `resolve the associations of ${value.model} before opening the form`;
-    return { type: 'associations_needed', model: value.model, associations: Array.isArray(value.associations) ? value.associations : [], message };
+    const message =
+      typeof value.message === 'string' && value.message
+        ? value.message
+        : `resolve the associations of ${value.model} before opening the form`;
+    return {
+      type: 'associations_needed',
+      model: value.model,
+      associations: Array.isArray(value.associations) ? value.associations : [],
+      message,
+    };
   }
   const error = value.error;
   if (typeof error === 'string' && error.startsWith('Unknown model:')) {
     const m = error.length <= 10_000 ? /^Unknown model:\s*(.*?)\.\s*Available:\s*(.*)$/s.exec(error) : null;
     if (!m) return { type: 'unknown_model', message: error };
-    const available = (m[2] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const available = (m[2] as string)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     return { type: 'unknown_model', message: error, model: m[1] as string, available };
   }
   if (!formTool) return undefined;
   if (typeof error === 'string') {
-    return /store not available/i.test(error.slice(0, 200)) ? { type: 'store_unavailable', message: error } : { type: 'error', message: error };
+    return /store not available/i.test(error.slice(0, 200))
+      ? { type: 'store_unavailable', message: error }
+      : { type: 'error', message: error };
   }
   if (error !== undefined && error !== null && typeof value.message === 'string') return { type: 'error', message: value.message };
   if (error !== undefined && error !== null) return { type: 'error', message: `the form tool failed: ${describeValue(error)}` };

@@ -9,10 +9,42 @@
  * (with a warning). `null` means absent. Unknown fields are kept.
  */
 import { z } from 'zod';
-import { checkJsonLimits, copyUnknown, describeValue, errorMap, formatPath, isPlainObject, LIMITS, capProblems, zodProblems } from './envelope';
+import {
+  checkJsonLimits,
+  copyUnknown,
+  describeValue,
+  errorMap,
+  formatPath,
+  isPlainObject,
+  LIMITS,
+  capProblems,
+  zodProblems,
+} from './envelope';
 import type { Problem } from './plan';
-import type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
-export type { AppFormSchema, FormField, FormFieldAssociation, FormFieldOption, FormFieldset, FormFieldType, FormMode, ParentContext, SubmitMode, VisibleWhen } from '../shared/forms';
+import type {
+  AppFormSchema,
+  FormField,
+  FormFieldAssociation,
+  FormFieldOption,
+  FormFieldset,
+  FormFieldType,
+  FormMode,
+  ParentContext,
+  SubmitMode,
+  VisibleWhen,
+} from '../shared/forms';
+export type {
+  AppFormSchema,
+  FormField,
+  FormFieldAssociation,
+  FormFieldOption,
+  FormFieldset,
+  FormFieldType,
+  FormMode,
+  ParentContext,
+  SubmitMode,
+  VisibleWhen,
+} from '../shared/forms';
 
 /**
  * An untrusted value as text without running anything of it: `String()` calls an object's own `toString`/`valueOf`,
@@ -26,7 +58,21 @@ export function scalarText(value: unknown): string {
     return Object.prototype.toString.call(value);
   }
 }
-export const FORM_FIELD_TYPES = ['text', 'textarea', 'number', 'checkbox', 'date', 'datetime-local', 'time', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group'] as const;
+export const FORM_FIELD_TYPES = [
+  'text',
+  'textarea',
+  'number',
+  'checkbox',
+  'date',
+  'datetime-local',
+  'time',
+  'email',
+  'url',
+  'color',
+  'select',
+  'multiselect',
+  'checkbox_group',
+] as const;
 export interface CollectFormPayload {
   schema: AppFormSchema;
   /** Initial values by field name (`{}` when the server sent none). */
@@ -42,9 +88,7 @@ export interface CollectFormPayload {
   [extra: string]: unknown;
 }
 
-export type ParseCollectFormResult =
-  | { ok: true; form: CollectFormPayload; warnings?: Problem[] }
-  | { ok: false; problems: Problem[] };
+export type ParseCollectFormResult = { ok: true; form: CollectFormPayload; warnings?: Problem[] } | { ok: false; problems: Problem[] };
 
 // ───────────────────────────── wire schema ─────────────────────────────
 
@@ -53,7 +97,9 @@ const optBool = z.boolean().nullish();
 const record = z.record(z.string(), z.unknown());
 
 const optionSchema = z.looseObject({
-  value: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`) }),
+  value: z.union([z.string(), z.number()], {
+    error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`),
+  }),
   label: optStr,
   color: optStr,
 });
@@ -99,7 +145,9 @@ const formSchemaSchema = z.looseObject({
   groupLayouts: record.nullish(),
 });
 
-const idSchema = z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`) });
+const idSchema = z.union([z.string(), z.number()], {
+  error: (iss) => (iss.input === undefined ? 'Required' : `expected a string or a number, got ${describeValue(iss.input)}`),
+});
 
 /** The zod schema of a collect-mode form payload as mcp-rune sends it (validation only; see {@link parseCollectForm}). */
 export const collectFormSchema = z.looseObject({
@@ -135,7 +183,8 @@ const absent = (v: unknown): v is null | undefined => v === null || v === undefi
  */
 export function parseCollectForm(value: unknown): ParseCollectFormResult {
   try {
-    if (!isPlainObject(value)) return { ok: false, problems: [{ path: '', message: `expected a collect-mode form (a JSON object), got ${describeValue(value)}` }] };
+    if (!isPlainObject(value))
+      return { ok: false, problems: [{ path: '', message: `expected a collect-mode form (a JSON object), got ${describeValue(value)}` }] };
     const limits = checkJsonLimits(value);
     if (limits.tooLarge) return { ok: false, problems: limits.problems };
     const parsed = collectFormSchema.safeParse(value, { error: errorMap });
@@ -152,7 +201,23 @@ export function parseCollectForm(value: unknown): ParseCollectFormResult {
 const PAYLOAD_KEYS = new Set(['schema', 'defaults', 'mode', 'submitMode', 'hiddenValues', 'parentContext', 'recordId']);
 const SCHEMA_KEYS = new Set(['model', 'title', 'fieldsets', 'fields', 'groupLayouts']);
 const FIELDSET_KEYS = new Set(['key', 'title', 'description', 'required', 'groups']);
-const FIELD_KEYS = new Set(['name', 'label', 'group', 'required', 'type', 'kind', 'format', 'description', 'placeholder', 'default', 'options', 'association', 'validation', 'visibleWhen', 'enumValues']);
+const FIELD_KEYS = new Set([
+  'name',
+  'label',
+  'group',
+  'required',
+  'type',
+  'kind',
+  'format',
+  'description',
+  'placeholder',
+  'default',
+  'options',
+  'association',
+  'validation',
+  'visibleWhen',
+  'enumValues',
+]);
 const OPTION_KEYS = new Set(['value', 'label', 'color']);
 const PARENT_KEYS = new Set(['parentModel', 'parentId', 'label']);
 
@@ -169,7 +234,11 @@ function normaliseForm(raw: Obj, warnings: Problem[]): CollectFormPayload {
   if (!absent(raw.hiddenValues)) form.hiddenValues = raw.hiddenValues as Obj;
   if (!absent(raw.parentContext)) {
     const pc = raw.parentContext as Obj;
-    const parentContext: ParentContext = { parentModel: pc.parentModel as string, parentId: scalarText(pc.parentId), label: pc.label as string };
+    const parentContext: ParentContext = {
+      parentModel: pc.parentModel as string,
+      parentId: scalarText(pc.parentId),
+      label: pc.label as string,
+    };
     copyUnknown(pc, parentContext, PARENT_KEYS);
     form.parentContext = parentContext;
   }
@@ -182,7 +251,11 @@ function normaliseSchema(raw: Obj, warnings: Problem[]): AppFormSchema {
   const fields = (raw.fields as Obj[]).map((f, i) => normaliseField(f, i, warnings));
   const seen = new Set<string>();
   fields.forEach((f, i) => {
-    if (seen.has(f.name)) warnings.push({ path: formatPath(['schema', 'fields', i, 'name']), message: `field "${f.name}" appears more than once; the form keeps one value per name` });
+    if (seen.has(f.name))
+      warnings.push({
+        path: formatPath(['schema', 'fields', i, 'name']),
+        message: `field "${f.name}" appears more than once; the form keeps one value per name`,
+      });
     seen.add(f.name);
   });
   const fieldsets = absent(raw.fieldsets) ? [] : (raw.fieldsets as Obj[]).map(normaliseFieldset);
@@ -192,9 +265,18 @@ function normaliseSchema(raw: Obj, warnings: Problem[]): AppFormSchema {
   const orphanGroups = [...new Set(fields.map((f) => f.group))].filter((g) => !shown.has(g));
   if (orphanGroups.length > 0) {
     if (fieldsets.length > 0) {
-      warnings.push({ path: 'schema.fieldsets', message: `no fieldset shows the group${orphanGroups.length > 1 ? 's' : ''} ${orphanGroups.map((g) => `"${g}"`).join(', ')}; their fields are shown in an extra section` });
+      warnings.push({
+        path: 'schema.fieldsets',
+        message: `no fieldset shows the group${orphanGroups.length > 1 ? 's' : ''} ${orphanGroups.map((g) => `"${g}"`).join(', ')}; their fields are shown in an extra section`,
+      });
     }
-    fieldsets.push({ key: fieldsets.length > 0 ? '_other' : 'default', title: fieldsets.length > 0 ? 'Other fields' : title, description: '', required: false, groups: orphanGroups });
+    fieldsets.push({
+      key: fieldsets.length > 0 ? '_other' : 'default',
+      title: fieldsets.length > 0 ? 'Other fields' : title,
+      description: '',
+      required: false,
+      groups: orphanGroups,
+    });
   }
   const schema: AppFormSchema = { model: raw.model as string, title, fieldsets, fields };
   if (!absent(raw.groupLayouts)) schema.groupLayouts = raw.groupLayouts as Obj;
@@ -220,7 +302,11 @@ function normaliseField(raw: Obj, index: number, warnings: Problem[]): FormField
   const rawType = absent(raw.type) ? undefined : (raw.type as string);
   let type: FormFieldType = 'text';
   if (rawType !== undefined && FORM_TYPES.has(rawType)) type = rawType as FormFieldType;
-  else if (rawType !== undefined) warnings.push({ path: formatPath(['schema', 'fields', index, 'type']), message: `unknown field type ${describeValue(rawType)}; "${name}" is shown as a text field` });
+  else if (rawType !== undefined)
+    warnings.push({
+      path: formatPath(['schema', 'fields', index, 'type']),
+      message: `unknown field type ${describeValue(rawType)}; "${name}" is shown as a text field`,
+    });
   const field: FormField = {
     name,
     label: absent(raw.label) ? name : (raw.label as string),
@@ -235,7 +321,10 @@ function normaliseField(raw: Obj, index: number, warnings: Problem[]): FormField
   if (raw.default !== undefined) field.default = raw.default;
   if (!absent(raw.options)) {
     field.options = (raw.options as Obj[]).map((o) => {
-      const opt: FormFieldOption = { value: o.value as string | number, label: absent(o.label) ? scalarText(o.value) : (o.label as string) };
+      const opt: FormFieldOption = {
+        value: o.value as string | number,
+        label: absent(o.label) ? scalarText(o.value) : (o.label as string),
+      };
       if (!absent(o.color)) opt.color = o.color as string;
       copyUnknown(o, opt, OPTION_KEYS);
       return opt;

@@ -57,7 +57,11 @@ const DRY_RUN_KEYS = ['dryRun', 'dry_run'] as const;
 export class Door {
   private readonly now: () => number;
 
-  constructor(private readonly invoker: ToolInvoker, private readonly workflow: Workflow, private readonly options: DoorOptions) {
+  constructor(
+    private readonly invoker: ToolInvoker,
+    private readonly workflow: Workflow,
+    private readonly options: DoorOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
@@ -120,22 +124,36 @@ export class Door {
     const step = plan?.steps[index];
     if (!plan || !step) return new GateRefusal('not_covered', `There is no step ${index + 1} of plan '${planId}' to cover this call.`);
     if (kind === 'approval') {
-      if (plan.phase !== 'executing' || plan.approvalHash === undefined) return new GateRefusal('not_covered', `Plan '${planId}' is not approved and running, so its step ${index + 1} may not be sent.`);
-      if (call.decision.by === 'approval' && call.decision.approvalHash !== plan.approvalHash) return new GateRefusal('not_covered', `Step ${index + 1}: the approval it carries is not the plan's current one.`);
-      if (step.state !== 'pending' && step.state !== 'running') return new GateRefusal('not_covered', `Step ${index + 1} is ${step.state}; only a step about to run may be sent.`);
-      if (call.args !== step.call.args && !sameJson(call.args, step.call.args)) return new GateRefusal('not_covered', `Step ${index + 1}: these arguments are not the approved ones.`);
+      if (plan.phase !== 'executing' || plan.approvalHash === undefined)
+        return new GateRefusal('not_covered', `Plan '${planId}' is not approved and running, so its step ${index + 1} may not be sent.`);
+      if (call.decision.by === 'approval' && call.decision.approvalHash !== plan.approvalHash)
+        return new GateRefusal('not_covered', `Step ${index + 1}: the approval it carries is not the plan's current one.`);
+      if (step.state !== 'pending' && step.state !== 'running')
+        return new GateRefusal('not_covered', `Step ${index + 1} is ${step.state}; only a step about to run may be sent.`);
+      if (call.args !== step.call.args && !sameJson(call.args, step.call.args))
+        return new GateRefusal('not_covered', `Step ${index + 1}: these arguments are not the approved ones.`);
     } else {
       if (plan.phase !== 'awaiting_approval') return new GateRefusal('not_covered', `A preview is only for a plan awaiting approval.`);
       const flagged = DRY_RUN_KEYS.some((k) => call.args[k] === true);
       const rest = Object.fromEntries(Object.entries(call.args).filter(([k]) => !(DRY_RUN_KEYS as readonly string[]).includes(k)));
       const proposed = Object.fromEntries(Object.entries(step.call.args).filter(([k]) => !(DRY_RUN_KEYS as readonly string[]).includes(k)));
-      if (!flagged || !sameJson(rest, proposed)) return new GateRefusal('not_covered', `Step ${index + 1}: a preview sends the step's own arguments with its dry-run flag set, nothing else.`);
-      if (step.crossServer && !this.options.allowCrossServer()) return new GateRefusal('not_covered', `Step ${index + 1} would run on another server, and cross-server steps are off.`);
+      if (!flagged || !sameJson(rest, proposed))
+        return new GateRefusal(
+          'not_covered',
+          `Step ${index + 1}: a preview sends the step's own arguments with its dry-run flag set, nothing else.`,
+        );
+      if (step.crossServer && !this.options.allowCrossServer())
+        return new GateRefusal('not_covered', `Step ${index + 1} would run on another server, and cross-server steps are off.`);
     }
-    if (call.tool !== step.call.tool) return new GateRefusal('not_covered', `Step ${index + 1} calls '${step.call.tool}', not '${call.tool}'.`);
-    if (step.server === undefined) return new GateRefusal('drift', `Step ${index + 1}: its server was not resolved when the plan was shown.`);
-    if (call.server !== step.server) return new GateRefusal('not_covered', `Step ${index + 1} was approved for server '${step.server}', not '${call.server}'.`);
-    const [now] = resolutionRecords([step.call], plan.origin.server, await this.invoker.catalog(), { allowCrossServer: this.options.allowCrossServer() });
+    if (call.tool !== step.call.tool)
+      return new GateRefusal('not_covered', `Step ${index + 1} calls '${step.call.tool}', not '${call.tool}'.`);
+    if (step.server === undefined)
+      return new GateRefusal('drift', `Step ${index + 1}: its server was not resolved when the plan was shown.`);
+    if (call.server !== step.server)
+      return new GateRefusal('not_covered', `Step ${index + 1} was approved for server '${step.server}', not '${call.server}'.`);
+    const [now] = resolutionRecords([step.call], plan.origin.server, await this.invoker.catalog(), {
+      allowCrossServer: this.options.allowCrossServer(),
+    });
     const change = resolutionChange(step, now, step.call.tool);
     return change ? new GateRefusal('drift', `Step ${index + 1}: ${change}.`, now, change) : undefined;
   }
@@ -143,14 +161,24 @@ export class Door {
   private record(call: DoorCall, callId: string): void {
     const d = call.decision;
     const recorded = this.workflow.dispatch({
-      type: 'callSent', at: this.now(), callId, server: call.server, tool: call.tool, entrance: call.entrance, decision: d,
+      type: 'callSent',
+      at: this.now(),
+      callId,
+      server: call.server,
+      tool: call.tool,
+      entrance: call.entrance,
+      decision: d,
       ...(d.by === 'approval' || d.by === 'preview' ? { planId: d.planId, step: d.step } : {}),
       // An approved step's arguments are in the plan's record already, pinned by its approval hash (the door checked
       // they are the approved ones), so the record names them and hashes nothing; every other call (a preview adds
       // its dry-run flag) keeps its own, and their hash.
       ...(d.by === 'approval' ? {} : { args: call.args, argsHash: sha256Hex(canonicalJson(call.args)) }),
     });
-    if (!recorded) throw new GateRefusal('not_covered', `The call to '${call.tool}' on server '${call.server}' could not be recorded in the ledger (its arguments are not plain JSON), so it was not sent.`);
+    if (!recorded)
+      throw new GateRefusal(
+        'not_covered',
+        `The call to '${call.tool}' on server '${call.server}' could not be recorded in the ledger (its arguments are not plain JSON), so it was not sent.`,
+      );
     this.options.onCall?.({ ...call, callId });
   }
 
@@ -158,7 +186,14 @@ export class Door {
     const durationMs = this.now() - started;
     const clipped = detail === undefined ? undefined : detail.length > 500 ? `${detail.slice(0, 499)}…` : detail;
     try {
-      this.workflow.dispatch({ type: 'callEnded', at: this.now(), callId, outcome: kind, durationMs, ...(clipped !== undefined ? { detail: clipped } : {}) });
+      this.workflow.dispatch({
+        type: 'callEnded',
+        at: this.now(),
+        callId,
+        outcome: kind,
+        durationMs,
+        ...(clipped !== undefined ? { detail: clipped } : {}),
+      });
     } finally {
       this.options.onCall?.({ ...call, callId }, { kind, detail: clipped, durationMs });
     }
@@ -176,7 +211,14 @@ export async function resolvePlan(
   const plan = getPlan(workflow.state, planId);
   if (!plan || plan.phase !== 'awaiting_approval') return false;
   return workflow.dispatch({
-    type: 'resolved', at: (options.now ?? Date.now)(), planId,
-    steps: resolutionRecords(plan.steps.map((s) => s.call), plan.origin.server, catalog, { allowCrossServer: options.allowCrossServer }),
+    type: 'resolved',
+    at: (options.now ?? Date.now)(),
+    planId,
+    steps: resolutionRecords(
+      plan.steps.map((s) => s.call),
+      plan.origin.server,
+      catalog,
+      { allowCrossServer: options.allowCrossServer },
+    ),
   });
 }

@@ -47,9 +47,7 @@ export const LIMITS = Object.freeze({
   maxProblems: 100,
 });
 
-export type ParseEnvelopeResult =
-  | { ok: true; plan: OrchestratedPlan; warnings?: Problem[] }
-  | { ok: false; problems: Problem[] };
+export type ParseEnvelopeResult = { ok: true; plan: OrchestratedPlan; warnings?: Problem[] } | { ok: false; problems: Problem[] };
 
 // ───────────────────────────── paths and messages ─────────────────────────────
 
@@ -125,8 +123,10 @@ export function checkJsonLimits(value: unknown, limits: JsonLimits = LIMITS): { 
   return { problems: slowWalk(value, limits), tooLarge: false };
 }
 
-const tooManyValues = (limits: JsonLimits) => `the envelope holds more than ${fmt(limits.maxNodes)} JSON values; Plangate reads at most that many`;
-const tooMuchText = (limits: JsonLimits) => `the envelope is larger than ${fmt(limits.maxInputChars)} characters; Plangate reads at most that much`;
+const tooManyValues = (limits: JsonLimits) =>
+  `the envelope holds more than ${fmt(limits.maxNodes)} JSON values; Plangate reads at most that many`;
+const tooMuchText = (limits: JsonLimits) =>
+  `the envelope is larger than ${fmt(limits.maxInputChars)} characters; Plangate reads at most that much`;
 
 /**
  * `ok`, `bad` (some limit is exceeded: run the slow pass for paths), or the message of a size limit that stops
@@ -186,12 +186,17 @@ function fastWalk(root: unknown, limits: JsonLimits): 'ok' | 'bad' | string {
 /** The JSON size of a primitive, or -1 when it breaks a limit or is not JSON. */
 function leafSize(v: unknown, limits: JsonLimits): number {
   switch (typeof v) {
-    case 'string': return v.length > limits.maxStringLength ? -1 : v.length + 2;
-    case 'number': return 8;
+    case 'string':
+      return v.length > limits.maxStringLength ? -1 : v.length + 2;
+    case 'number':
+      return 8;
     case 'boolean':
-    case 'undefined': return 5;
-    case 'object': return 4; // null
-    default: return -1;
+    case 'undefined':
+      return 5;
+    case 'object':
+      return 4; // null
+    default:
+      return -1;
   }
 }
 
@@ -220,16 +225,24 @@ function slowWalk(root: unknown, limits: JsonLimits): Problem[] {
     const parent = parents.pop() as number;
     const key = keys.pop();
     if (typeof v === 'string') {
-      if (v.length > limits.maxStringLength) problems.push({ path: pathOf(parent, key), message: `a string of ${fmt(v.length)} characters is longer than the limit of ${fmt(limits.maxStringLength)}` });
+      if (v.length > limits.maxStringLength)
+        problems.push({
+          path: pathOf(parent, key),
+          message: `a string of ${fmt(v.length)} characters is longer than the limit of ${fmt(limits.maxStringLength)}`,
+        });
       continue;
     }
     if (v === null || typeof v !== 'object') {
-      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') problems.push({ path: pathOf(parent, key), message: `not JSON data (a ${typeof v})` });
+      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint')
+        problems.push({ path: pathOf(parent, key), message: `not JSON data (a ${typeof v})` });
       continue;
     }
     const depth = d + 1;
     if (depth > limits.maxDepth) {
-      problems.push({ path: pathOf(parent, key), message: `objects and arrays are nested more than ${limits.maxDepth} levels deep here; Plangate reads at most ${limits.maxDepth} levels` });
+      problems.push({
+        path: pathOf(parent, key),
+        message: `objects and arrays are nested more than ${limits.maxDepth} levels deep here; Plangate reads at most ${limits.maxDepth} levels`,
+      });
       continue; // never descend further
     }
     const isArray = Array.isArray(v);
@@ -252,7 +265,10 @@ function slowWalk(root: unknown, limits: JsonLimits): Problem[] {
       for (let i = objKeys.length - 1; i >= 0; i--) {
         const k = objKeys[i] as string;
         if (k.length > limits.maxStringLength) {
-          problems.push({ path: pathOf(frame, k), message: `a key of ${fmt(k.length)} characters is longer than the limit of ${fmt(limits.maxStringLength)}` });
+          problems.push({
+            path: pathOf(frame, k),
+            message: `a key of ${fmt(k.length)} characters is longer than the limit of ${fmt(limits.maxStringLength)}`,
+          });
           continue;
         }
         values.push((v as Record<string, unknown>)[k]);
@@ -286,10 +302,11 @@ function doc<T extends z.ZodType>(schema: T, meta: { id?: string; description?: 
   return schema;
 }
 
-
 /** Case-insensitive pattern for enum names, in a form JSON Schema can carry (`[oO][kK]`). */
 function caseInsensitivePattern(values: readonly string[]): RegExp {
-  const alt = values.map((v) => [...v].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join(''));
+  const alt = values.map((v) =>
+    [...v].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join(''),
+  );
   return new RegExp(`^(?:${alt.join('|')})$`);
 }
 
@@ -300,12 +317,22 @@ function enumMessage(values: readonly string[]): string {
 /** A C# enum on the wire: a name in any letter case, or its number. Normalised later to the lowercase name. */
 function lenientEnum(values: readonly string[], description: string) {
   const expected = enumMessage(values);
-  const error = (iss: { input?: unknown }): string => (iss.input === undefined ? 'Required' : `${expected}, got ${describeValue(iss.input)}`);
-  const schema = z.union([
-    z.string().regex(caseInsensitivePattern(values), { error }),
-    z.number({ error }).int({ error }).min(0, { error }).max(values.length - 1, { error }),
-  ], { error });
-  return doc(schema, { description: `${description} One of ${values.map((v) => `"${v}"`).join(', ')}. Plangate also accepts any letter case ("${pascal(values[0] as string)}") and the C# enum numbers 0–${values.length - 1}, and normalises to the lowercase name.` });
+  const error = (iss: { input?: unknown }): string =>
+    iss.input === undefined ? 'Required' : `${expected}, got ${describeValue(iss.input)}`;
+  const schema = z.union(
+    [
+      z.string().regex(caseInsensitivePattern(values), { error }),
+      z
+        .number({ error })
+        .int({ error })
+        .min(0, { error })
+        .max(values.length - 1, { error }),
+    ],
+    { error },
+  );
+  return doc(schema, {
+    description: `${description} One of ${values.map((v) => `"${v}"`).join(', ')}. Plangate also accepts any letter case ("${pascal(values[0] as string)}") and the C# enum numbers 0–${values.length - 1}, and normalises to the lowercase name.`,
+  });
 }
 
 function pascal(s: string): string {
@@ -331,60 +358,89 @@ function versionError(iss: { input?: unknown }): string {
 }
 
 const versionSchema = doc(
-  z.union([
-    z.string().regex(VERSION_PATTERN, { error: versionError }),
-    z.number({ error: versionError }).min(1, { error: versionError }).lt(2, { error: versionError }),
-  ], { error: versionError }),
-  { description: 'Envelope version. MCPFlow emits the string "1". Plangate also accepts the number 1 and minor forms ("1.0", "1.x") and normalises them to "1"; another major version is rejected.' },
+  z.union(
+    [
+      z.string().regex(VERSION_PATTERN, { error: versionError }),
+      z.number({ error: versionError }).min(1, { error: versionError }).lt(2, { error: versionError }),
+    ],
+    { error: versionError },
+  ),
+  {
+    description:
+      'Envelope version. MCPFlow emits the string "1". Plangate also accepts the number 1 and minor forms ("1.0", "1.x") and normalises them to "1"; another major version is rejected.',
+  },
 );
 
 const nullNote = (description: string): string => (description.includes('null') ? description : `${description} null means absent.`);
 const optString = (description: string) => doc(z.string().nullish(), { description: nullNote(description) });
 const optBool = (description: string) => doc(z.boolean().nullish(), { description: nullNote(description) });
-const stringList = (description: string) => doc(z.array(z.string()).max(LIMITS.maxListItems).nullish(), { description: nullNote(description) });
-const requiredName = (what: string) => z.string().min(1, { error: (iss) => (iss.input === undefined ? 'Required' : `expected a ${what}, got an empty string`) });
+const stringList = (description: string) =>
+  doc(z.array(z.string()).max(LIMITS.maxListItems).nullish(), { description: nullNote(description) });
+const requiredName = (what: string) =>
+  z.string().min(1, { error: (iss) => (iss.input === undefined ? 'Required' : `expected a ${what}, got an empty string`) });
 
-const actionCallSchema = doc(z.looseObject({
-  tool: doc(requiredName('tool name'), { description: 'MCP tool name to invoke. `ask_user` is answered locally with `args` {prompt, fields}.' }),
-  args: doc(z.record(z.string(), z.unknown()).nullish(), { description: 'Arguments for the tool (a JSON object). Missing or null means {}.' }),
-  label: optString('Optional UI label for the step.'),
-  confirm: optBool('If true, the step needs its own confirmation when it is reached.'),
-}), { id: 'ActionCall', description: 'A tool call the plan proposes. Unknown fields are kept.' });
-
-const issueSchema = doc(z.looseObject({
-  code: optString('Machine code, free text (NOT_FOUND, INVALID, PERMISSION, REQUIRED, TYPE, …). Missing or null means "".'),
-  message: doc(z.string(), { description: 'What went wrong, for people.' }),
-  field: optString('The input field the issue concerns.'),
-  hint: optString('What to do about it.'),
-  recoverable: optBool('Whether a recovery action or an answer can fix it.'),
-}), { id: 'Issue', description: 'A diagnostic. Unknown fields are kept.' });
-
-const askFieldSchema = doc(z.looseObject({
-  name: requiredName('field name'),
-  type: lenientEnum(ASK_FIELD_TYPES, 'Input kind; missing or null means "string".').nullish(),
-  required: optBool('Whether an answer is required.'),
-  options: stringList('Choices for a select field.'),
-}), { id: 'AskField', description: 'One field of an `ask` form. Unknown fields are kept.' });
-
-const askSchema = doc(z.looseObject({
-  prompt: doc(z.string(), { description: 'The question to show.' }),
-  fields: z.array(askFieldSchema).max(LIMITS.maxListItems).nullish(),
-}), { id: 'Ask', description: 'A mini form to collect inputs before re-planning or continuing. Unknown fields are kept.' });
-
-const partialResultSchema = doc(z.looseObject({
-  step: doc(z.string(), { description: 'The step this result is about.' }),
-  outcome: lenientEnum(PARTIAL_OUTCOMES, 'What happened to the step.'),
-  detail: optString('Details for people.'),
-}), { id: 'PartialResult', description: 'What already happened to one step. Unknown fields are kept.' });
-
-const safetySchema = doc(z.looseObject({
-  writes_code: optBool('Will the plan write or modify code?'),
-  touches_files: stringList('Globs or paths, relative to the workspace, that the plan may change (e.g. "src/modules/payroll/**").'),
-}), { id: 'Safety', description: 'Risk preview shown before approval. Unknown fields are kept.' });
-
-const stepsMessage = (what: string) => (iss: { input?: unknown }) => (
-  Array.isArray(iss.input) ? `${fmt(iss.input.length)} ${what}; Plangate reads at most ${fmt(LIMITS.maxSteps)}` : undefined
+const actionCallSchema = doc(
+  z.looseObject({
+    tool: doc(requiredName('tool name'), {
+      description: 'MCP tool name to invoke. `ask_user` is answered locally with `args` {prompt, fields}.',
+    }),
+    args: doc(z.record(z.string(), z.unknown()).nullish(), {
+      description: 'Arguments for the tool (a JSON object). Missing or null means {}.',
+    }),
+    label: optString('Optional UI label for the step.'),
+    confirm: optBool('If true, the step needs its own confirmation when it is reached.'),
+  }),
+  { id: 'ActionCall', description: 'A tool call the plan proposes. Unknown fields are kept.' },
 );
+
+const issueSchema = doc(
+  z.looseObject({
+    code: optString('Machine code, free text (NOT_FOUND, INVALID, PERMISSION, REQUIRED, TYPE, …). Missing or null means "".'),
+    message: doc(z.string(), { description: 'What went wrong, for people.' }),
+    field: optString('The input field the issue concerns.'),
+    hint: optString('What to do about it.'),
+    recoverable: optBool('Whether a recovery action or an answer can fix it.'),
+  }),
+  { id: 'Issue', description: 'A diagnostic. Unknown fields are kept.' },
+);
+
+const askFieldSchema = doc(
+  z.looseObject({
+    name: requiredName('field name'),
+    type: lenientEnum(ASK_FIELD_TYPES, 'Input kind; missing or null means "string".').nullish(),
+    required: optBool('Whether an answer is required.'),
+    options: stringList('Choices for a select field.'),
+  }),
+  { id: 'AskField', description: 'One field of an `ask` form. Unknown fields are kept.' },
+);
+
+const askSchema = doc(
+  z.looseObject({
+    prompt: doc(z.string(), { description: 'The question to show.' }),
+    fields: z.array(askFieldSchema).max(LIMITS.maxListItems).nullish(),
+  }),
+  { id: 'Ask', description: 'A mini form to collect inputs before re-planning or continuing. Unknown fields are kept.' },
+);
+
+const partialResultSchema = doc(
+  z.looseObject({
+    step: doc(z.string(), { description: 'The step this result is about.' }),
+    outcome: lenientEnum(PARTIAL_OUTCOMES, 'What happened to the step.'),
+    detail: optString('Details for people.'),
+  }),
+  { id: 'PartialResult', description: 'What already happened to one step. Unknown fields are kept.' },
+);
+
+const safetySchema = doc(
+  z.looseObject({
+    writes_code: optBool('Will the plan write or modify code?'),
+    touches_files: stringList('Globs or paths, relative to the workspace, that the plan may change (e.g. "src/modules/payroll/**").'),
+  }),
+  { id: 'Safety', description: 'Risk preview shown before approval. Unknown fields are kept.' },
+);
+
+const stepsMessage = (what: string) => (iss: { input?: unknown }) =>
+  Array.isArray(iss.input) ? `${fmt(iss.input.length)} ${what}; Plangate reads at most ${fmt(LIMITS.maxSteps)}` : undefined;
 
 /**
  * The zod schema of the `orchestrated_plan` envelope as it appears on the wire. It validates only; use
@@ -395,16 +451,32 @@ export const envelopeSchema = z.looseObject({
   version: versionSchema,
   status: lenientEnum(PLAN_STATUSES, 'Plan state.'),
   instruction: optString('Summary of what the plan intends to do, for the approval prompt. Missing or null means "".'),
-  next_actions: doc(z.array(actionCallSchema).max(LIMITS.maxSteps, { error: stepsMessage('steps') }).nullish(),
-    { description: `Ordered steps to run on approval. Missing or null means []. At most ${fmt(LIMITS.maxSteps)}.` }),
+  next_actions: doc(
+    z
+      .array(actionCallSchema)
+      .max(LIMITS.maxSteps, { error: stepsMessage('steps') })
+      .nullish(),
+    { description: `Ordered steps to run on approval. Missing or null means []. At most ${fmt(LIMITS.maxSteps)}.` },
+  ),
   follow_up: optString('Question to ask after all next_actions succeed.'),
-  errors: doc(z.array(issueSchema).max(LIMITS.maxIssues).nullish(), { description: `Diagnostics when something went wrong. At most ${fmt(LIMITS.maxIssues)}.` }),
-  warnings: doc(z.array(issueSchema).max(LIMITS.maxIssues).nullish(), { description: `Non-fatal issues worth showing. At most ${fmt(LIMITS.maxIssues)}.` }),
+  errors: doc(z.array(issueSchema).max(LIMITS.maxIssues).nullish(), {
+    description: `Diagnostics when something went wrong. At most ${fmt(LIMITS.maxIssues)}.`,
+  }),
+  warnings: doc(z.array(issueSchema).max(LIMITS.maxIssues).nullish(), {
+    description: `Non-fatal issues worth showing. At most ${fmt(LIMITS.maxIssues)}.`,
+  }),
   missing: stringList('Names of required inputs that were not provided.'),
-  partial_results: doc(z.array(partialResultSchema).max(LIMITS.maxListItems).nullish(), { description: 'What already happened, per step.' }),
+  partial_results: doc(z.array(partialResultSchema).max(LIMITS.maxListItems).nullish(), {
+    description: 'What already happened, per step.',
+  }),
   ask: askSchema.nullish(),
-  recovery_actions: doc(z.array(actionCallSchema).max(LIMITS.maxSteps, { error: stepsMessage('recovery actions') }).nullish(),
-    { description: `Safe alternatives to fix or retry. At most ${fmt(LIMITS.maxSteps)}.` }),
+  recovery_actions: doc(
+    z
+      .array(actionCallSchema)
+      .max(LIMITS.maxSteps, { error: stepsMessage('recovery actions') })
+      .nullish(),
+    { description: `Safe alternatives to fix or retry. At most ${fmt(LIMITS.maxSteps)}.` },
+  ),
   safety: safetySchema.nullish(),
   affected_paths: stringList('Files actually touched or created.'),
   correlation_id: optString('Trace id tying tool logs, chat steps and telemetry together.'),
@@ -415,7 +487,14 @@ const askUserArgsSchema = askSchema;
 
 // ───────────────────────────── zod issues → problems ─────────────────────────────
 
-const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', boolean: 'true or false', object: 'an object', array: 'an array', record: 'an object' };
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  record: 'an object',
+};
 
 /** The parts of a zod issue that {@link errorMap} words messages from. */
 export interface RawIssue {
@@ -439,7 +518,8 @@ export function errorMap(iss: RawIssue): string | undefined {
       return iss.input === undefined ? `expected ${expected}` : `expected ${expected}, got ${describeValue(iss.input)}`;
     }
     case 'too_big':
-      if (iss.origin === 'array' && Array.isArray(iss.input)) return `${fmt(iss.input.length)} entries; Plangate reads at most ${fmt(Number(iss.maximum))}`;
+      if (iss.origin === 'array' && Array.isArray(iss.input))
+        return `${fmt(iss.input.length)} entries; Plangate reads at most ${fmt(Number(iss.maximum))}`;
       return undefined;
     default:
       return undefined;
@@ -460,7 +540,23 @@ export function zodProblems(error: z.ZodError, prefix: readonly (string | number
 // It is the hot path: zod runs only when it fails, to word the problems. It must accept exactly what
 // `envelopeSchema` (plus the ask_user rule) accepts; test/unit/envelopeFuzz.test.ts checks that they agree.
 
-const TOP_KEYS = new Set(['kind', 'version', 'status', 'instruction', 'next_actions', 'follow_up', 'errors', 'warnings', 'missing', 'partial_results', 'ask', 'recovery_actions', 'safety', 'affected_paths', 'correlation_id']);
+const TOP_KEYS = new Set([
+  'kind',
+  'version',
+  'status',
+  'instruction',
+  'next_actions',
+  'follow_up',
+  'errors',
+  'warnings',
+  'missing',
+  'partial_results',
+  'ask',
+  'recovery_actions',
+  'safety',
+  'affected_paths',
+  'correlation_id',
+]);
 const ACTION_KEYS = new Set(['tool', 'args', 'label', 'confirm']);
 const ISSUE_KEYS = new Set(['code', 'message', 'field', 'hint', 'recoverable']);
 const PARTIAL_KEYS = new Set(['step', 'outcome', 'detail']);
@@ -671,8 +767,12 @@ let lintNeeded = false;
 // ───────────────────────────── warnings ─────────────────────────────
 
 const CAMEL_ALIASES: Record<string, string> = {
-  nextActions: 'next_actions', followUp: 'follow_up', partialResults: 'partial_results', recoveryActions: 'recovery_actions',
-  affectedPaths: 'affected_paths', correlationId: 'correlation_id',
+  nextActions: 'next_actions',
+  followUp: 'follow_up',
+  partialResults: 'partial_results',
+  recoveryActions: 'recovery_actions',
+  affectedPaths: 'affected_paths',
+  correlationId: 'correlation_id',
 };
 const SAFETY_ALIASES: Record<string, string> = { writesCode: 'writes_code', touchesFiles: 'touches_files' };
 const CAMEL_ENTRIES = Object.entries(CAMEL_ALIASES);
@@ -685,10 +785,12 @@ function lintWarnings(raw: Record<string, unknown>): Problem[] {
   }
   if (isPlainObject(raw.safety)) {
     for (const [alias, name] of SAFETY_ENTRIES) {
-      if (Object.hasOwn(raw.safety, alias)) warnings.push({ path: `safety.${alias}`, message: `unknown field kept as is; MCPFlow spells it "${name}"` });
+      if (Object.hasOwn(raw.safety, alias))
+        warnings.push({ path: `safety.${alias}`, message: `unknown field kept as is; MCPFlow spells it "${name}"` });
     }
   }
-  if (raw.version !== '1') warnings.push({ path: 'version', message: `${describeValue(raw.version)} read as version "1" (MCPFlow emits the string "1")` });
+  if (raw.version !== '1')
+    warnings.push({ path: 'version', message: `${describeValue(raw.version)} read as version "1" (MCPFlow emits the string "1")` });
   warnings.push(...unemittedFields(raw));
   return warnings;
 }
@@ -702,19 +804,26 @@ const ALWAYS_EMITTED = 'MCPFlow always emits it';
  */
 function unemittedFields(raw: Record<string, unknown>): Problem[] {
   const found: Problem[] = [];
-  if (absent(raw.instruction)) found.push({ path: 'instruction', message: `missing, read as ""; ${ALWAYS_EMITTED} ("" when there is nothing to say)` });
-  if (absent(raw.next_actions)) found.push({ path: 'next_actions', message: `missing, read as []; ${ALWAYS_EMITTED} ([] when there are no steps)` });
+  if (absent(raw.instruction))
+    found.push({ path: 'instruction', message: `missing, read as ""; ${ALWAYS_EMITTED} ("" when there is nothing to say)` });
+  if (absent(raw.next_actions))
+    found.push({ path: 'next_actions', message: `missing, read as []; ${ALWAYS_EMITTED} ([] when there are no steps)` });
   for (const key of ['errors', 'warnings'] as const) {
     const list = raw[key];
     if (!Array.isArray(list)) continue;
     list.forEach((issue: unknown, i) => {
-      if (isObj(issue) && absent(issue.code)) found.push({ path: formatPath([key, i, 'code']), message: `missing, read as ""; ${ALWAYS_EMITTED} (e.g. NOT_FOUND, INVALID, PERMISSION)` });
+      if (isObj(issue) && absent(issue.code))
+        found.push({
+          path: formatPath([key, i, 'code']),
+          message: `missing, read as ""; ${ALWAYS_EMITTED} (e.g. NOT_FOUND, INVALID, PERMISSION)`,
+        });
     });
   }
   const fields = isObj(raw.ask) ? raw.ask.fields : undefined;
   if (Array.isArray(fields)) {
     fields.forEach((field: unknown, i) => {
-      if (isObj(field) && absent(field.type)) found.push({ path: formatPath(['ask', 'fields', i, 'type']), message: `missing, read as "string"; ${ALWAYS_EMITTED}` });
+      if (isObj(field) && absent(field.type))
+        found.push({ path: formatPath(['ask', 'fields', i, 'type']), message: `missing, read as "string"; ${ALWAYS_EMITTED}` });
     });
   }
   return found;
@@ -743,13 +852,19 @@ export function parseEnvelope(value: unknown): ParseEnvelopeResult {
   try {
     return parseEnvelopeUnguarded(value);
   } catch (err) {
-    return { ok: false, problems: [{ path: '', message: `could not read the envelope: ${err instanceof Error ? err.message : String(err)}` }] };
+    return {
+      ok: false,
+      problems: [{ path: '', message: `could not read the envelope: ${err instanceof Error ? err.message : String(err)}` }],
+    };
   }
 }
 
 function parseEnvelopeUnguarded(value: unknown): ParseEnvelopeResult {
   if (!isPlainObject(value)) {
-    return { ok: false, problems: [{ path: '', message: `expected an orchestrated_plan envelope (a JSON object), got ${describeValue(value)}` }] };
+    return {
+      ok: false,
+      problems: [{ path: '', message: `expected an orchestrated_plan envelope (a JSON object), got ${describeValue(value)}` }],
+    };
   }
   const verdict = fastWalk(value, LIMITS);
   if (verdict === 'ok') {
@@ -766,7 +881,10 @@ function parseEnvelopeUnguarded(value: unknown): ParseEnvelopeResult {
   problems.push(...askUserProblems(value, 'next_actions'), ...askUserProblems(value, 'recovery_actions'));
   if (problems.length > 0) return { ok: false, problems: capProblems(dedupe(problems)) };
   // The schema accepts what the fast path refused: a disagreement between the two (a Plangate bug).
-  return { ok: false, problems: [{ path: '', message: 'the envelope passed the schema but could not be normalised (a Plangate bug; please report it)' }] };
+  return {
+    ok: false,
+    problems: [{ path: '', message: 'the envelope passed the schema but could not be normalised (a Plangate bug; please report it)' }],
+  };
 }
 
 function withWarnings(plan: OrchestratedPlan, raw: Obj): ParseEnvelopeResult {

@@ -86,15 +86,20 @@ export class Gate extends DisposableBase {
   /** The one door for tool calls (also for the surfaces' own calls: Call Tool, collect mode, previews, the agent). */
   readonly door: Door;
 
-  constructor(readonly workflow: Workflow, private readonly options: GateOptions) {
+  constructor(
+    readonly workflow: Workflow,
+    private readonly options: GateOptions,
+  ) {
     super();
     this.now = options.now ?? Date.now;
     this.classify = options.classify ?? classifyResult;
-    this.door = options.door ?? new Door(options.invoker, workflow, {
-      allowCrossServer: () => options.settings().allowCrossServer,
-      newId: options.newId,
-      now: this.now,
-    });
+    this.door =
+      options.door ??
+      new Door(options.invoker, workflow, {
+        allowCrossServer: () => options.settings().allowCrossServer,
+        newId: options.newId,
+        now: this.now,
+      });
   }
 
   /** The prompts the runs wait on, in the order they were asked. */
@@ -119,14 +124,25 @@ export class Gate extends DisposableBase {
     switch (c.kind) {
       case 'plan': {
         const planId = this.options.newId();
-        const ok = this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId, origin, plan: c.plan, replacesId: extra.replacesId });
+        const ok = this.workflow.dispatch({
+          type: 'planReceived',
+          at: this.now(),
+          planId,
+          origin,
+          plan: c.plan,
+          replacesId: extra.replacesId,
+        });
         if (ok) this.resolve(planId);
         return ok ? { kind: 'plan', planId } : { kind: 'plain' };
       }
-      case 'invalid_plan': return { kind: 'invalid_plan', problems: c.problems };
-      case 'collect_form': return { kind: 'collect_form', classification: c };
-      case 'collect_error': return { kind: 'collect_error', classification: c };
-      default: return { kind: 'plain' };
+      case 'invalid_plan':
+        return { kind: 'invalid_plan', problems: c.problems };
+      case 'collect_form':
+        return { kind: 'collect_form', classification: c };
+      case 'collect_error':
+        return { kind: 'collect_error', classification: c };
+      default:
+        return { kind: 'plain' };
     }
   }
 
@@ -142,16 +158,23 @@ export class Gate extends DisposableBase {
    */
   resolve(planId: string): Promise<unknown> {
     const previous = this.resolving.get(planId) ?? Promise.resolve();
-    const next = previous.then(() => this.door.resolve(planId)).catch(() => false).finally(() => {
-      if (this.resolving.get(planId) === next) this.resolving.delete(planId);
-    });
+    const next = previous
+      .then(() => this.door.resolve(planId))
+      .catch(() => false)
+      .finally(() => {
+        if (this.resolving.get(planId) === next) this.resolving.delete(planId);
+      });
     this.resolving.set(planId, next);
     return next;
   }
 
   /** Re-resolves every plan awaiting approval (the servers or their tool lists changed). */
   refreshResolutions(): Promise<unknown> {
-    return Promise.all(Object.values(this.workflow.state.plans).filter((p) => p.phase === 'awaiting_approval').map((p) => this.resolve(p.id)));
+    return Promise.all(
+      Object.values(this.workflow.state.plans)
+        .filter((p) => p.phase === 'awaiting_approval')
+        .map((p) => this.resolve(p.id)),
+    );
   }
 
   /**
@@ -165,15 +188,24 @@ export class Gate extends DisposableBase {
     if (first?.phase === 'awaiting_approval' && (first.resolvedAt === undefined || this.resolving.has(planId))) await this.resolve(planId);
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) return 'That plan no longer exists.';
-    if (plan.phase !== 'awaiting_approval') return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
-    if (plan.resolvedAt === undefined) return 'Plangate could not find out which server runs each step (the servers could not be listed); try again when they are running.';
+    if (plan.phase !== 'awaiting_approval')
+      return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
+    if (plan.resolvedAt === undefined)
+      return 'Plangate could not find out which server runs each step (the servers could not be listed); try again when they are running.';
     if (shownHash !== undefined && shownHash !== planApprovalHash(plan)) {
-      return 'The plan changed since it was shown (a step\'s server or tool definition, or an argument); look at it again, then approve.';
+      return "The plan changed since it was shown (a step's server or tool definition, or an argument); look at it again, then approve.";
     }
     const waiter = this.nested.get(planId);
     const text = note?.trim().slice(0, MAX_NOTE_CHARS);
-    const ok = this.workflow.dispatch({ type: 'approved', at: this.now(), planId, approvalHash: planApprovalHash(plan), ...(text ? { note: text } : {}) });
-    if (!ok) return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
+    const ok = this.workflow.dispatch({
+      type: 'approved',
+      at: this.now(),
+      planId,
+      approvalHash: planApprovalHash(plan),
+      ...(text ? { note: text } : {}),
+    });
+    if (!ok)
+      return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
     if (waiter) {
       this.nested.delete(planId);
       waiter.resolve(true);
@@ -277,13 +309,22 @@ export class Gate extends DisposableBase {
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) throw new Error('That plan no longer exists.');
     const args: Record<string, unknown> = { ...plan.origin.args };
-    for (const [k, v] of Object.entries(values)) Object.defineProperty(args, k, { value: coerceAnswer(plan, k, v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(values))
+      Object.defineProperty(args, k, { value: coerceAnswer(plan, k, v), enumerable: true, writable: true, configurable: true });
     const started = this.now();
     const result = await this.door.call(
-      { server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan', decision: { by: 'user', what: 'answered the plan\'s ask form' } },
+      {
+        server: plan.origin.server,
+        tool: plan.origin.tool,
+        args,
+        entrance: 'replan',
+        decision: { by: 'user', what: "answered the plan's ask form" },
+      },
       { timeoutMs: this.options.settings().stepTimeoutMs },
     );
-    const received = this.receive({ server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan' }, result, { replacesId: planId });
+    const received = this.receive({ server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan' }, result, {
+      replacesId: planId,
+    });
     return { server: plan.origin.server, args, result, received, durationMs: this.now() - started };
   }
 
@@ -297,7 +338,9 @@ export class Gate extends DisposableBase {
     if (!plan || !action) return { error: 'That recovery action no longer exists.' };
     const label = action.label || action.tool;
     const recovery: OrchestratedPlan = {
-      kind: 'orchestrated_plan', version: '1', status: 'ok',
+      kind: 'orchestrated_plan',
+      version: '1',
+      status: 'ok',
       instruction: `Recovery action "${label}" offered by server '${plan.origin.server}' (from ${plan.origin.tool}).`,
       next_actions: [{ ...action, args: action.args ?? {} }],
       ...(plan.plan.safety ? { safety: plan.plan.safety } : {}),
@@ -316,9 +359,18 @@ export class Gate extends DisposableBase {
     const settled = () => this.isSettled(planId);
     if (settled()) return Promise.resolve(getPlan(this.workflow.state, planId));
     return new Promise((resolve) => {
-      const done = () => { sub.dispose(); runSub.dispose(); cancelSub?.dispose(); resolve(getPlan(this.workflow.state, planId)); };
-      const sub = this.workflow.onDidChange(() => { if (settled()) done(); });
-      const runSub = this.onDidChange(() => { if (settled()) done(); });
+      const done = () => {
+        sub.dispose();
+        runSub.dispose();
+        cancelSub?.dispose();
+        resolve(getPlan(this.workflow.state, planId));
+      };
+      const sub = this.workflow.onDidChange(() => {
+        if (settled()) done();
+      });
+      const runSub = this.onDidChange(() => {
+        if (settled()) done();
+      });
       const cancelSub = token?.onCancellationRequested(done);
     });
   }
@@ -352,24 +404,31 @@ export class Gate extends DisposableBase {
     const cts = new CancellationTokenSource();
     this.runs.set(root, cts);
     const settings = this.options.settings();
-    void this.prepare(root).then((ready) => (ready ? runPlan(this.workflow, planId, {
-      invoker: this.options.invoker,
-      host: this.host(),
-      classify: (r) => this.classify(r),
-      stepTimeoutMs: settings.stepTimeoutMs,
-      allowCrossServer: settings.allowCrossServer,
-      token: cts.token,
-      now: this.now,
-      newId: this.options.newId,
-      door: this.door,
-    }) : undefined)).catch((err: unknown) => {
-      // The runner settles the plan before it rejects; the user must still hear why (e.g. the ledger is not writable).
-      this._onDidFail.fire({ planId, message: err instanceof Error ? err.message : String(err) });
-    }).finally(() => {
-      this.runs.delete(root);
-      cts.dispose();
-      this._onDidChange.fire();
-    });
+    void this.prepare(root)
+      .then((ready) =>
+        ready
+          ? runPlan(this.workflow, planId, {
+              invoker: this.options.invoker,
+              host: this.host(),
+              classify: (r) => this.classify(r),
+              stepTimeoutMs: settings.stepTimeoutMs,
+              allowCrossServer: settings.allowCrossServer,
+              token: cts.token,
+              now: this.now,
+              newId: this.options.newId,
+              door: this.door,
+            })
+          : undefined,
+      )
+      .catch((err: unknown) => {
+        // The runner settles the plan before it rejects; the user must still hear why (e.g. the ledger is not writable).
+        this._onDidFail.fire({ planId, message: err instanceof Error ? err.message : String(err) });
+      })
+      .finally(() => {
+        this.runs.delete(root);
+        cts.dispose();
+        this._onDidChange.fire();
+      });
   }
 
   /** What runs after an approval and before a plan's first step (and a nested plan's): the beforeRun option, or this. */
@@ -394,27 +453,43 @@ export class Gate extends DisposableBase {
     } catch (err) {
       const step = getPlan(this.workflow.state, rootId)?.steps.find((s) => s.state === 'pending');
       const message = err instanceof Error ? err.message : String(err);
-      if (step) this.workflow.dispatch({ type: 'stepFailed', at: this.now(), planId: rootId, step: step.index, error: `Nothing ran: ${message}` });
+      if (step)
+        this.workflow.dispatch({ type: 'stepFailed', at: this.now(), planId: rootId, step: step.index, error: `Nothing ran: ${message}` });
       return false;
     }
   }
 
   private host(): RunnerHost {
-    const wait = <T>(map: Map<string, Waiter<T>>, key: string, prompt: PendingPrompt | undefined, token: CancellationToken, onCancel: T): Promise<T> =>
+    const wait = <T>(
+      map: Map<string, Waiter<T>>,
+      key: string,
+      prompt: PendingPrompt | undefined,
+      token: CancellationToken,
+      onCancel: T,
+    ): Promise<T> =>
       new Promise<T>((resolve) => {
         const sub = token.onCancellationRequested(() => {
           map.delete(key);
           this._onDidChange.fire();
           resolve(onCancel);
         });
-        map.set(key, { prompt, resolve: (v) => { sub.dispose(); resolve(v); } });
+        map.set(key, {
+          prompt,
+          resolve: (v) => {
+            sub.dispose();
+            resolve(v);
+          },
+        });
         this._onDidChange.fire();
       });
     return {
-      confirmStep: (plan, step, token) => wait(this.confirms, `${plan.id}:${step.index}`, { kind: 'confirm', planId: plan.id, step: step.index }, token, false),
+      confirmStep: (plan, step, token) =>
+        wait(this.confirms, `${plan.id}:${step.index}`, { kind: 'confirm', planId: plan.id, step: step.index }, token, false),
       askUser: (plan, step, token) => wait(this.asks, `${plan.id}:${step.index}`, askPrompt(plan, step), token, undefined),
       approveNested: (child, token) => wait(this.nested, child.id, undefined, token, false),
-      beforeNested: async (child) => { await (this.beforeRun ?? this.options.beforeRun)?.(child); },
+      beforeNested: async (child) => {
+        await (this.beforeRun ?? this.options.beforeRun)?.(child);
+      },
     };
   }
 }
@@ -424,16 +499,18 @@ function askPrompt(plan: PlanRecord, step: StepRecord): PendingPrompt {
   const args = step.call.args as { prompt?: unknown; fields?: unknown };
   const fields: AskFieldView[] = Array.isArray(args.fields)
     ? args.fields.flatMap((f): AskFieldView[] => {
-      if (!f || typeof f !== 'object' || typeof (f as { name?: unknown }).name !== 'string') return [];
-      const raw = f as { name: string; type?: unknown; required?: unknown; options?: unknown };
-      const type = String(raw.type ?? 'string').toLowerCase();
-      return [{
-        name: raw.name,
-        type: type === 'number' || type === '1' ? 'number' : type === 'select' || type === '2' ? 'select' : 'string',
-        required: raw.required === true,
-        options: Array.isArray(raw.options) ? raw.options.map(String) : undefined,
-      }];
-    })
+        if (!f || typeof f !== 'object' || typeof (f as { name?: unknown }).name !== 'string') return [];
+        const raw = f as { name: string; type?: unknown; required?: unknown; options?: unknown };
+        const type = String(raw.type ?? 'string').toLowerCase();
+        return [
+          {
+            name: raw.name,
+            type: type === 'number' || type === '1' ? 'number' : type === 'select' || type === '2' ? 'select' : 'string',
+            required: raw.required === true,
+            options: Array.isArray(raw.options) ? raw.options.map(String) : undefined,
+          },
+        ];
+      })
     : [];
   return { kind: 'askUser', planId: plan.id, step: step.index, prompt: typeof args.prompt === 'string' ? args.prompt : '', fields };
 }

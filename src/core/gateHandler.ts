@@ -52,7 +52,6 @@ export interface AgentServers {
   get(name: string): AgentServer | undefined;
 }
 
-
 export interface GateHandlerOptions {
   /** The servers the gated servers front (the extension's ServerRegistry). */
   registry: AgentServers;
@@ -92,7 +91,10 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => { idle.expired = true; wait.cancel(); }, idleMs);
+      timer = setTimeout(() => {
+        idle.expired = true;
+        wait.cancel();
+      }, idleMs);
     };
     arm();
     const sub = gate.workflow.onDidChange(({ state, event }) => {
@@ -112,9 +114,10 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
     let ending: AgentEnding = 'settled';
     if (!settled(planId)) {
       ending = idle.expired && !context.token.isCancellationRequested ? 'timed_out' : 'cancelled';
-      reason = ending === 'cancelled'
-        ? 'The agent cancelled its call (the chat request was stopped)'
-        : `Nobody decided within ${Math.round(idleMs / 60_000)} minutes, so the agent's call gave up`;
+      reason =
+        ending === 'cancelled'
+          ? 'The agent cancelled its call (the chat request was stopped)'
+          : `Nobody decided within ${Math.round(idleMs / 60_000)} minutes, so the agent's call gave up`;
       const plan = getPlan(gate.workflow.state, planId);
       log('info', `agent call: plan '${planId}' withdrawn: ${reason}`);
       if (plan?.phase === 'awaiting_approval') gate.reject(planId, reason);
@@ -147,30 +150,42 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
         return [];
       }
       await whenStarted(conn, options.startWaitMs ?? 30_000, token);
-      if (conn.state !== 'running') log('warn', `gated server '${server}' asked for tools while the server is ${conn.state}; it offers none until it runs`);
+      if (conn.state !== 'running')
+        log('warn', `gated server '${server}' asked for tools while the server is ${conn.state}; it offers none until it runs`);
       return conn.state === 'running' ? conn.tools : [];
     },
 
     async callTool(server, tool, args, context) {
       const conn = registry.get(server);
-      if (!conn) return agentErrorResult(`Plangate has no server named '${server}' (any more). Check .vscode/mcp.json or the plangate.servers setting.`);
+      if (!conn)
+        return agentErrorResult(
+          `Plangate has no server named '${server}' (any more). Check .vscode/mcp.json or the plangate.servers setting.`,
+        );
       await whenStarted(conn, options.startWaitMs ?? 30_000, context.token);
       if (conn.state !== 'running') {
-        return agentErrorResult(`Plangate's server '${server}' is ${conn.state}${conn.message ? ` (${conn.message})` : ''}. Start it in the Plangate Servers view, then call again.`);
+        return agentErrorResult(
+          `Plangate's server '${server}' is ${conn.state}${conn.message ? ` (${conn.message})` : ''}. Start it in the Plangate Servers view, then call again.`,
+        );
       }
       const started = now();
       const controller = new AbortController();
       const sub = context.token.onCancellationRequested(() => controller.abort('Cancelled by the agent'));
       let result: ToolResult;
       try {
-        result = await options.gate.door.call({
-          server, tool, args, entrance: 'agent',
-          decision: { by: 'agent', what: 'the chat agent called it through the gated server; VS Code confirmed it under its own rules' },
-        }, {
-          signal: controller.signal,
-          timeoutMs: options.callTimeoutMs?.() ?? 120_000,
-          onProgress: (p) => context.progress(p.message ?? (p.total ? `${tool}: ${p.progress}/${p.total}` : `${tool}: ${p.progress}`)),
-        });
+        result = await options.gate.door.call(
+          {
+            server,
+            tool,
+            args,
+            entrance: 'agent',
+            decision: { by: 'agent', what: 'the chat agent called it through the gated server; VS Code confirmed it under its own rules' },
+          },
+          {
+            signal: controller.signal,
+            timeoutMs: options.callTimeoutMs?.() ?? 120_000,
+            onProgress: (p) => context.progress(p.message ?? (p.total ? `${tool}: ${p.progress}/${p.total}` : `${tool}: ${p.progress}`)),
+          },
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log('warn', `agent call ${server}/${tool} failed: ${message}`);
@@ -184,17 +199,29 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
         case 'plain':
           return result;
         case 'invalid_plan':
-          return withNote(result, `Plangate: this result carries a plan that is not valid, so nothing was gated or run ` +
-            `(${received.problems.map((p) => `${p.path || 'plan'}: ${p.message}`).slice(0, 5).join('; ')}). The Plangate panel shows it.`);
+          return withNote(
+            result,
+            `Plangate: this result carries a plan that is not valid, so nothing was gated or run ` +
+              `(${received.problems
+                .map((p) => `${p.path || 'plan'}: ${p.message}`)
+                .slice(0, 5)
+                .join('; ')}). The Plangate panel shows it.`,
+          );
         case 'collect_form':
         case 'collect_error':
-          return withNote(result, 'Plangate: this result is a collect-mode form. Plangate does not take collect forms from the agent yet, ' +
-            'so it is passed on as it is.');
+          return withNote(
+            result,
+            'Plangate: this result is a collect-mode form. Plangate does not take collect forms from the agent yet, ' +
+              'so it is passed on as it is.',
+          );
         case 'plan': {
           const plan = getPlan(gate.workflow.state, received.planId);
           if (plan && plan.phase === 'finished') {
-            return withNote(result, `Plangate: the plan's status is ${String(plan.plan.status)}, so there is nothing to approve or run; ` +
-              'the Plangate panel shows its errors and questions.');
+            return withNote(
+              result,
+              `Plangate: the plan's status is ${String(plan.plan.status)}, so there is nothing to approve or run; ` +
+                'the Plangate panel shows its errors and questions.',
+            );
           }
           log('info', `agent call ${server}/${tool}: plan '${received.planId}' waits for the user's decision`);
           return awaitPlan(received.planId, context);
@@ -208,9 +235,16 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
 function whenStarted(conn: AgentServer, ms: number, token: CancellationToken): Promise<void> {
   if (conn.state !== 'starting') return Promise.resolve();
   return new Promise((resolve) => {
-    const done = () => { clearTimeout(timer); sub.dispose(); cancelSub.dispose(); resolve(); };
+    const done = () => {
+      clearTimeout(timer);
+      sub.dispose();
+      cancelSub.dispose();
+      resolve();
+    };
     const timer = setTimeout(done, ms);
-    const sub = conn.onDidChangeState((s) => { if (s.state !== 'starting') done(); });
+    const sub = conn.onDidChangeState((s) => {
+      if (s.state !== 'starting') done();
+    });
     const cancelSub = token.onCancellationRequested(done);
   });
 }

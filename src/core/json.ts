@@ -24,18 +24,40 @@ export function canonicalJson(value: unknown): string {
   const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
   /** Writes `v` (a container only opens: its frame is pushed). */
   const open = (v: unknown): void => {
-    if (v === null) { out.push('null'); return; }
+    if (v === null) {
+      out.push('null');
+      return;
+    }
     switch (typeof v) {
-      case 'string': out.push(JSON.stringify(v)); return;
-      case 'number': out.push(Number.isFinite(v) ? JSON.stringify(v) : 'null'); return;
-      case 'boolean': out.push(v ? 'true' : 'false'); return;
-      case 'bigint': out.push(JSON.stringify(v.toString())); return;
-      case 'undefined': case 'function': case 'symbol': out.push('null'); return;
-      case 'object': break;
+      case 'string':
+        out.push(JSON.stringify(v));
+        return;
+      case 'number':
+        out.push(Number.isFinite(v) ? JSON.stringify(v) : 'null');
+        return;
+      case 'boolean':
+        out.push(v ? 'true' : 'false');
+        return;
+      case 'bigint':
+        out.push(JSON.stringify(v.toString()));
+        return;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        out.push('null');
+        return;
+      case 'object':
+        break;
     }
     const obj = v as object;
-    if (obj instanceof Date) { open(obj.toJSON()); return; }
-    if (seen.has(obj)) { out.push(JSON.stringify('[Circular]')); return; }
+    if (obj instanceof Date) {
+      open(obj.toJSON());
+      return;
+    }
+    if (seen.has(obj)) {
+      out.push(JSON.stringify('[Circular]'));
+      return;
+    }
     seen.add(obj);
     if (Array.isArray(obj)) {
       out.push('[');
@@ -66,7 +88,10 @@ export function canonicalJson(value: unknown): string {
         frame.wrote = true;
         const depth = stack.length;
         open(v);
-        if (stack.length > depth) { opened = true; break; }
+        if (stack.length > depth) {
+          opened = true;
+          break;
+        }
       }
       if (opened) continue;
       out.push('}');

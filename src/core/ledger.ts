@@ -9,7 +9,19 @@
  */
 import { sameJson } from './approval';
 import { Emitter, type Disposable, type Event } from './lifecycle';
-import { canApply, EMPTY_WORKFLOW, getPlan, isCallRecord, reduce, reduceAccepted, WORKFLOW_EVENT_TYPES, type PlanRecord, type StateEvent, type WorkflowEvent, type WorkflowState } from './workflow';
+import {
+  canApply,
+  EMPTY_WORKFLOW,
+  getPlan,
+  isCallRecord,
+  reduce,
+  reduceAccepted,
+  WORKFLOW_EVENT_TYPES,
+  type PlanRecord,
+  type StateEvent,
+  type WorkflowEvent,
+  type WorkflowState,
+} from './workflow';
 import { getSubmission, isSubmissionEvent, submissionEventProblem } from './submissions';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
@@ -56,7 +68,8 @@ export class MemoryLedgerSink implements LedgerSink {
  * plain fold.
  */
 export function replay(entries: readonly LedgerEntry[]): WorkflowState {
-  if (!entries.every((e) => PLAN_LOCAL_EVENTS.has(e.event?.type))) return entries.reduce((state, entry) => reduce(state, entry.event), EMPTY_WORKFLOW);
+  if (!entries.every((e) => PLAN_LOCAL_EVENTS.has(e.event?.type)))
+    return entries.reduce((state, entry) => reduce(state, entry.event), EMPTY_WORKFLOW);
   const families = new Families();
   entries.forEach(({ event }, i) => families.add(event, i, 0));
   const endingAt = new Map<number, Family[]>();
@@ -69,10 +82,16 @@ export function replay(entries: readonly LedgerEntry[]): WorkflowState {
   entries.forEach(({ event }, i) => {
     state = reduce(state, event);
     for (const f of endingAt.get(i) ?? []) {
-      const ids = f.members.filter((k) => k.startsWith('p:')).map((k) => k.slice(2)).filter((id) => getPlan(state, id) !== undefined);
+      const ids = f.members
+        .filter((k) => k.startsWith('p:'))
+        .map((k) => k.slice(2))
+        .filter((id) => getPlan(state, id) !== undefined);
       if (ids.length === 0 || !ids.every((id) => getPlan(state, id)!.phase === 'finished')) continue;
       const plans = { ...state.plans };
-      for (const id of ids) { setAside.set(id, plans[id]!); delete plans[id]; }
+      for (const id of ids) {
+        setAside.set(id, plans[id]!);
+        delete plans[id];
+      }
       state = { ...state, plans };
     }
   });
@@ -90,10 +109,34 @@ export function replay(entries: readonly LedgerEntry[]): WorkflowState {
  * which touches only unfinished plans). A new event type belongs here once that holds for it too.
  */
 const PLAN_LOCAL_EVENTS: ReadonlySet<string> = new Set([
-  'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered', 'resolved', 'stepDrifted',
-  'callSent', 'callEnded', 'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
-  'cancelled', 'followUpAnswered', 'reverted', 'restored',
-  'formReceived', 'formStaged', 'formSubmitted', 'formDiscarded', 'approvalRequested', 'approvalChecked',
+  'planReceived',
+  'argsEdited',
+  'skipMarked',
+  'approved',
+  'rejected',
+  'confirmRequested',
+  'confirmAnswered',
+  'resolved',
+  'stepDrifted',
+  'callSent',
+  'callEnded',
+  'stepStarted',
+  'stepProgress',
+  'stepSucceeded',
+  'stepFailed',
+  'stepSkipped',
+  'retryRequested',
+  'stopped',
+  'cancelled',
+  'followUpAnswered',
+  'reverted',
+  'restored',
+  'formReceived',
+  'formStaged',
+  'formSubmitted',
+  'formDiscarded',
+  'approvalRequested',
+  'approvalChecked',
 ]);
 
 export interface WorkflowChange {
@@ -123,7 +166,11 @@ export class Workflow implements Disposable {
   /** Fires after each accepted event, in order, with the state right after it. */
   readonly onDidChange: Event<WorkflowChange> = this.changeEmitter.event;
 
-  constructor(private readonly sink: LedgerSink, entries: readonly LedgerEntry[] = [], options: WorkflowOptions = {}) {
+  constructor(
+    private readonly sink: LedgerSink,
+    entries: readonly LedgerEntry[] = [],
+    options: WorkflowOptions = {},
+  ) {
     this.current = replay(entries);
     this.seq = entries.reduce((max, e) => Math.max(max, Number.isFinite(e.seq) ? e.seq : 0), 0);
     if (entries.length) this.dispatch({ type: 'restored', at: (options.now ?? Date.now)() });
@@ -141,7 +188,9 @@ export class Workflow implements Disposable {
   /** Why `event` would be refused now; undefined when it would be accepted. */
   canApply(event: WorkflowEvent): string | undefined {
     const stored = toStored(event);
-    return stored === undefined ? 'The event is not plain JSON data (a cycle or a bigint), so it cannot be recorded.' : canApply(this.current, stored.event);
+    return stored === undefined
+      ? 'The event is not plain JSON data (a cycle or a bigint), so it cannot be recorded.'
+      : canApply(this.current, stored.event);
   }
 
   /**
@@ -309,7 +358,10 @@ export function compactEntries(entries: readonly LedgerEntry[], bytes: readonly 
   const settled = (key: string) => {
     const id = key.slice(2);
     if (key.startsWith('c:')) return families.endedCalls.has(key);
-    if (key.startsWith('p:')) { const plan = getPlan(full, id); return !plan || plan.phase === 'finished'; }
+    if (key.startsWith('p:')) {
+      const plan = getPlan(full, id);
+      return !plan || plan.phase === 'finished';
+    }
     const submission = getSubmission(full.submissions, id);
     return !submission || submission.phase === 'finished';
   };
@@ -345,7 +397,10 @@ export function compactEntries(entries: readonly LedgerEntry[], bytes: readonly 
   if (kept.length === entries.length) return undefined;
   if (!sameStateWithout(full, state, droppedKeys)) return undefined;
   return {
-    kept, state, keptBytes, droppedEntries: entries.length - kept.length,
+    kept,
+    state,
+    keptBytes,
+    droppedEntries: entries.length - kept.length,
     droppedPlans: [...droppedKeys].filter((k) => k.startsWith('p:')).map((k) => k.slice(2)),
     droppedSubmissions: [...droppedKeys].filter((k) => k.startsWith('s:')).map((k) => k.slice(2)),
   };
@@ -370,13 +425,21 @@ class Families {
 
   add(event: WorkflowEvent, index: number, bytes: number): void {
     const e = event as unknown as Record<string, unknown>;
-    const key = typeof e.callId === 'string' ? `c:${e.callId}` : typeof e.planId === 'string' ? `p:${e.planId}` : typeof e.submissionId === 'string' ? `s:${e.submissionId}` : undefined;
+    const key =
+      typeof e.callId === 'string'
+        ? `c:${e.callId}`
+        : typeof e.planId === 'string'
+          ? `p:${e.planId}`
+          : typeof e.submissionId === 'string'
+            ? `s:${e.submissionId}`
+            : undefined;
     // Events that belong to no plan, submission or call (e.g. `restored`) are never dropped for age or size.
     if (key === undefined) return;
     this.find(key);
     if (e.type === 'callEnded') this.endedCalls.add(key);
     if (key.startsWith('c:') && typeof e.planId === 'string') this.union(key, `p:${e.planId}`);
-    for (const link of ['parentId', 'replacesId', 'childPlanId']) if (typeof e[link] === 'string') this.union(key, `p:${e[link] as string}`);
+    for (const link of ['parentId', 'replacesId', 'childPlanId'])
+      if (typeof e[link] === 'string') this.union(key, `p:${e[link] as string}`);
     this.byEntry[index] = { key, bytes, at: typeof e.at === 'number' && Number.isFinite(e.at) ? e.at : Number.POSITIVE_INFINITY };
   }
 
@@ -385,7 +448,7 @@ class Families {
     for (const key of this.parent.keys()) {
       const root = this.find(key);
       let f = families.get(root);
-      if (!f) families.set(root, f = { members: [], entries: [], bytes: 0, lastAt: Number.NEGATIVE_INFINITY });
+      if (!f) families.set(root, (f = { members: [], entries: [], bytes: 0, lastAt: Number.NEGATIVE_INFINITY }));
       f.members.push(key);
     }
     this.byEntry.forEach((item, index) => {
@@ -400,9 +463,16 @@ class Families {
 
   private find(key: string): string {
     let root = this.parent.get(key);
-    if (root === undefined) { this.parent.set(key, key); return key; }
+    if (root === undefined) {
+      this.parent.set(key, key);
+      return key;
+    }
     while (root !== this.parent.get(root)) root = this.parent.get(root!)!;
-    for (let k = key; k !== root;) { const up = this.parent.get(k)!; this.parent.set(k, root); k = up; }
+    for (let k = key; k !== root;) {
+      const up = this.parent.get(k)!;
+      this.parent.set(k, root);
+      k = up;
+    }
     return root;
   }
 
@@ -437,7 +507,8 @@ function sameStateWithout(full: WorkflowState, compacted: WorkflowState, dropped
   if (Object.keys(compacted.submissions ?? {}).length !== submissions.length) return false;
   if (!submissions.every((id) => sameJson(getSubmission(full.submissions, id), getSubmission(compacted.submissions, id)))) return false;
   // Anything else the state holds (now or in a later version) must not change at all.
-  const rest = (s: WorkflowState) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'plans' && k !== 'order' && k !== 'submissions'));
+  const rest = (s: WorkflowState) =>
+    Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'plans' && k !== 'order' && k !== 'submissions'));
   return sameJson(rest(full), rest(compacted));
 }
 
@@ -467,7 +538,8 @@ function callRecordProblem(type: string, e: Record<string, unknown>): string | u
 
 function eventProblem(e: Record<string, unknown>): string | undefined {
   const type = e.type;
-  if (typeof type !== 'string' || !(WORKFLOW_EVENT_TYPES as readonly string[]).includes(type)) return `unknown type ${JSON.stringify(type)}`;
+  if (typeof type !== 'string' || !(WORKFLOW_EVENT_TYPES as readonly string[]).includes(type))
+    return `unknown type ${JSON.stringify(type)}`;
   if (typeof e.at !== 'number' || !Number.isFinite(e.at)) return `${type}.at is not a number`;
   if (type === 'restored') return undefined;
   if (isSubmissionEvent({ type })) return submissionEventProblem(e);
@@ -479,32 +551,56 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
   switch (type) {
     case 'planReceived': {
       const origin = e.origin;
-      if (!isObject(origin) || typeof origin.server !== 'string' || typeof origin.tool !== 'string' || !isObject(origin.args)) return 'planReceived.origin is not {server, tool, args}';
+      if (!isObject(origin) || typeof origin.server !== 'string' || typeof origin.tool !== 'string' || !isObject(origin.args))
+        return 'planReceived.origin is not {server, tool, args}';
       const plan = e.plan;
-      if (!isObject(plan) || typeof plan.status !== 'string' || !Array.isArray(plan.next_actions)) return 'planReceived.plan is not a parsed plan';
-      if (!plan.next_actions.every((a) => isObject(a) && typeof a.tool === 'string' && isObject(a.args))) return 'planReceived.plan.next_actions holds a step without tool and args';
-      return need('parentId', isString, 'a string', true) ?? need('parentStep', Number.isInteger, 'an integer', true) ?? need('replacesId', isString, 'a string', true);
+      if (!isObject(plan) || typeof plan.status !== 'string' || !Array.isArray(plan.next_actions))
+        return 'planReceived.plan is not a parsed plan';
+      if (!plan.next_actions.every((a) => isObject(a) && typeof a.tool === 'string' && isObject(a.args)))
+        return 'planReceived.plan.next_actions holds a step without tool and args';
+      return (
+        need('parentId', isString, 'a string', true) ??
+        need('parentStep', Number.isInteger, 'an integer', true) ??
+        need('replacesId', isString, 'a string', true)
+      );
     }
-    case 'argsEdited': return step() ?? need('args', isObject, 'an object');
-    case 'skipMarked': return step() ?? need('skip', isBoolean, 'true or false');
-    case 'approved': return need('approvalHash', isString, 'a string') ?? need('note', isString, 'a string', true);
-    case 'rejected': return need('reason', isString, 'a string', true);
-    case 'confirmAnswered': return step() ?? need('granted', isBoolean, 'true or false');
-    case 'stepStarted': return step() ?? need('server', isString, 'a string') ?? need('crossServer', isBoolean, 'true or false');
+    case 'argsEdited':
+      return step() ?? need('args', isObject, 'an object');
+    case 'skipMarked':
+      return step() ?? need('skip', isBoolean, 'true or false');
+    case 'approved':
+      return need('approvalHash', isString, 'a string') ?? need('note', isString, 'a string', true);
+    case 'rejected':
+      return need('reason', isString, 'a string', true);
+    case 'confirmAnswered':
+      return step() ?? need('granted', isBoolean, 'true or false');
+    case 'stepStarted':
+      return step() ?? need('server', isString, 'a string') ?? need('crossServer', isBoolean, 'true or false');
     case 'stepProgress': {
       const p = e.progress;
-      if (!isObject(p) || typeof p.progress !== 'number' || (p.total !== undefined && typeof p.total !== 'number') || (p.message !== undefined && typeof p.message !== 'string')) return 'stepProgress.progress is not {progress, total?, message?}';
+      if (
+        !isObject(p) ||
+        typeof p.progress !== 'number' ||
+        (p.total !== undefined && typeof p.total !== 'number') ||
+        (p.message !== undefined && typeof p.message !== 'string')
+      )
+        return 'stepProgress.progress is not {progress, total?, message?}';
       return step();
     }
-    case 'stepSucceeded': return step() ?? need('summary', isString, 'a string') ?? need('childPlanId', isString, 'a string', true);
-    case 'stepFailed': return step() ?? need('error', isString, 'a string');
+    case 'stepSucceeded':
+      return step() ?? need('summary', isString, 'a string') ?? need('childPlanId', isString, 'a string', true);
+    case 'stepFailed':
+      return step() ?? need('error', isString, 'a string');
     case 'confirmRequested':
     case 'stepSkipped':
     case 'retryRequested':
       return step();
-    case 'cancelled': return need('reason', isString, 'a string', true);
-    case 'followUpAnswered': return need('answer', (v) => v === 'yes' || v === 'no', 'yes or no');
-    default: return undefined;
+    case 'cancelled':
+      return need('reason', isString, 'a string', true);
+    case 'followUpAnswered':
+      return need('answer', (v) => v === 'yes' || v === 'no', 'yes or no');
+    default:
+      return undefined;
   }
 }
 

@@ -12,7 +12,14 @@ export type Event<T> = (listener: (e: T) => unknown, thisArg?: unknown, disposab
 
 export function toDisposable(fn: () => void): Disposable {
   let done = false;
-  return { dispose: () => { if (!done) { done = true; fn(); } } };
+  return {
+    dispose: () => {
+      if (!done) {
+        done = true;
+        fn();
+      }
+    },
+  };
 }
 
 /** Owns disposables; anything added after {@link dispose} is disposed at once, so nothing leaks late. */
@@ -30,7 +37,11 @@ export class DisposableStore implements Disposable {
     if (this.disposed) return;
     this.disposed = true;
     for (const item of [...this.items].reverse()) {
-      try { item.dispose(); } catch { /* one failing disposable must not keep the others alive */ }
+      try {
+        item.dispose();
+      } catch {
+        /* one failing disposable must not keep the others alive */
+      }
     }
     this.items.clear();
   }
@@ -60,7 +71,13 @@ export class Emitter<T> implements Disposable {
 
   fire(e: T): void {
     for (const l of [...this.listeners]) {
-      try { l(e); } catch (err) { queueMicrotask(() => { throw err; }); }
+      try {
+        l(e);
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
     }
   }
 
@@ -82,7 +99,9 @@ export class CancellationTokenSource implements Disposable {
   constructor(parent?: CancellationToken) {
     const isCancelled = () => this.cancelled;
     this.token = {
-      get isCancellationRequested() { return isCancelled(); },
+      get isCancellationRequested() {
+        return isCancelled();
+      },
       onCancellationRequested: (listener, thisArg, disposables) => {
         if (this.cancelled) {
           queueMicrotask(() => listener.call(thisArg, undefined));

@@ -58,7 +58,11 @@ const OUTCOME_ICON: Record<NonNullable<PlanRecord['outcome']>, string> = {
 
 function rowTitle(record: PlanRecord): string {
   const instruction = typeof record.plan.instruction === 'string' ? record.plan.instruction : '';
-  const first = instruction.split('\n').map((l) => l.trim()).find((l) => l !== '') || `${record.origin.tool} plan`;
+  const first =
+    instruction
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') || `${record.origin.tool} plan`;
   const chars = Array.from(first);
   return visibleText(chars.length > ROW_TITLE_MAX ? `${chars.slice(0, ROW_TITLE_MAX - 1).join('')}…` : first);
 }
@@ -74,7 +78,9 @@ export function planRowView(record: PlanRecord, received: string): PlanRowView {
   const total = record.steps.length;
   const done = record.steps.filter((s) => s.state === 'ok').length;
   // Progress means something once steps can have run: not for a plan still waiting, rejected or replaced unrun.
-  const unrun = record.phase === 'awaiting_approval' || (record.phase === 'finished' && (record.outcome === 'rejected' || record.outcome === 'replaced') && done === 0);
+  const unrun =
+    record.phase === 'awaiting_approval' ||
+    (record.phase === 'finished' && (record.outcome === 'rejected' || record.outcome === 'replaced') && done === 0);
   const progress = total === 0 || unrun ? '' : ` ${done}/${total}`;
   const server = visibleText(record.origin.server);
   const tool = visibleText(record.origin.tool);

@@ -117,19 +117,79 @@ export interface ToolDescription {
 }
 
 /** Argument names that carry the file's path, in the order they are looked for. */
-export const WRITE_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'fileName', 'target_file', 'targetFile'] as const;
+export const WRITE_PATH_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'filepath',
+  'file',
+  'filename',
+  'fileName',
+  'target_file',
+  'targetFile',
+] as const;
 /** Argument names that carry the file's full new content. */
-export const WRITE_CONTENT_KEYS = ['content', 'contents', 'text', 'new_content', 'newContent', 'file_text', 'fileText', 'file_content', 'fileContent'] as const;
+export const WRITE_CONTENT_KEYS = [
+  'content',
+  'contents',
+  'text',
+  'new_content',
+  'newContent',
+  'file_text',
+  'fileText',
+  'file_content',
+  'fileContent',
+] as const;
 /**
  * Words in a tool's name that say it does not replace a whole file with the content (appends, edits, reads, moves…).
  * A name is split into words at `_`, `-`, `.`, `/`, spaces and camelCase humps.
  */
 export const NOT_WHOLE_WRITE_WORDS: readonly string[] = [
-  'append', 'prepend', 'insert', 'patch', 'edit', 'replace', 'search', 'find', 'grep', 'read', 'get', 'list', 'delete',
-  'remove', 'rm', 'move', 'mv', 'rename', 'copy', 'cp', 'query', 'comment', 'send', 'post', 'notify', 'translate', 'lint',
+  'append',
+  'prepend',
+  'insert',
+  'patch',
+  'edit',
+  'replace',
+  'search',
+  'find',
+  'grep',
+  'read',
+  'get',
+  'list',
+  'delete',
+  'remove',
+  'rm',
+  'move',
+  'mv',
+  'rename',
+  'copy',
+  'cp',
+  'query',
+  'comment',
+  'send',
+  'post',
+  'notify',
+  'translate',
+  'lint',
 ];
 /** Argument names that say the content is not the whole file (a position, an append mode, an edit list). */
-const PARTIAL_WRITE_KEYS = ['offset', 'position', 'line', 'line_number', 'lineNumber', 'start_line', 'startLine', 'insert_line', 'edits', 'old_str', 'oldText', 'old_text', 'search', 'pattern'];
+const PARTIAL_WRITE_KEYS = [
+  'offset',
+  'position',
+  'line',
+  'line_number',
+  'lineNumber',
+  'start_line',
+  'startLine',
+  'insert_line',
+  'edits',
+  'old_str',
+  'oldText',
+  'old_text',
+  'search',
+  'pattern',
+];
 
 /**
  * The `{path, newContent}` a write-file shaped step will write, or undefined. Write-file shaped means: exactly one of
@@ -138,7 +198,10 @@ const PARTIAL_WRITE_KEYS = ['offset', 'position', 'line', 'line_number', 'lineNu
  * is partial or encoded (`append: true`, `mode: "append"`, a position or edit-list argument, an `encoding` other than
  * UTF-8). Own properties only (`__proto__` is data).
  */
-export function writeShape(call: Pick<ActionCall, 'tool' | 'args'>, tool?: ToolDescription): { path: string; newContent: string } | undefined {
+export function writeShape(
+  call: Pick<ActionCall, 'tool' | 'args'>,
+  tool?: ToolDescription,
+): { path: string; newContent: string } | undefined {
   const args = call?.args;
   if (!isPlainObject(args)) return undefined;
   if (tool?.annotations && tool.annotations.readOnlyHint === true) return undefined;
@@ -156,7 +219,11 @@ export function writeShape(call: Pick<ActionCall, 'tool' | 'args'>, tool?: ToolD
 
 /** Words of a tool name, lowercased: `writeFile` → write, file; `fs.write_text` → fs, write, text. */
 function nameWords(name: string): string[] {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 /** Names of a boolean input that makes a tool only report what it would do. */
@@ -191,7 +258,11 @@ export function withDryRun(args: Record<string, unknown>, flag: DryRunFlag): Rec
 
 /** How a step's effect on files can be known before approval. */
 export type StepPrediction =
-  | { kind: 'dryRun'; /** The flag to set. */ flag: DryRunFlag; /** The arguments to call the tool with (flag set). */ args: Record<string, unknown> }
+  | {
+      kind: 'dryRun';
+      /** The flag to set. */ flag: DryRunFlag;
+      /** The arguments to call the tool with (flag set). */ args: Record<string, unknown>;
+    }
   | { kind: 'write'; path: WorkspacePath; newContent: string }
   | { kind: 'none' };
 
@@ -201,18 +272,38 @@ export type StepPrediction =
  * deploy, a migration) is never called before approval. A step that already sets the flag to true writes nothing and
  * predicts nothing. Otherwise its arguments, when write-file shaped ({@link writeShape}); else nothing.
  */
-export function predictStep(call: Pick<ActionCall, 'tool' | 'args'>, tool: ToolDescription | undefined, roots: string | readonly string[]): StepPrediction {
+export function predictStep(
+  call: Pick<ActionCall, 'tool' | 'args'>,
+  tool: ToolDescription | undefined,
+  roots: string | readonly string[],
+): StepPrediction {
   if (!call || !isPlainObject(call.args)) return { kind: 'none' };
   const flag = dryRunFlag(tool?.inputSchema);
   if (flag && tool?.annotations?.readOnlyHint !== true && stepPaths(call, roots).length > 0) {
-    return call.args[flag] === true && Object.hasOwn(call.args, flag) ? { kind: 'none' } : { kind: 'dryRun', flag, args: withDryRun(call.args, flag) };
+    return call.args[flag] === true && Object.hasOwn(call.args, flag)
+      ? { kind: 'none' }
+      : { kind: 'dryRun', flag, args: withDryRun(call.args, flag) };
   }
   const shape = writeShape(call, tool);
   return shape ? { kind: 'write', path: toWorkspacePath(shape.path, roots), newContent: shape.newContent } : { kind: 'none' };
 }
 
 /** Argument names (besides {@link WRITE_PATH_KEYS}) that name a file a step may touch; arrays of strings count too. */
-const OTHER_PATH_KEYS = ['paths', 'files', 'source', 'destination', 'src', 'dest', 'from', 'to', 'target', 'old_path', 'new_path', 'oldPath', 'newPath'];
+const OTHER_PATH_KEYS = [
+  'paths',
+  'files',
+  'source',
+  'destination',
+  'src',
+  'dest',
+  'from',
+  'to',
+  'target',
+  'old_path',
+  'new_path',
+  'oldPath',
+  'newPath',
+];
 
 /**
  * Files a step's arguments name (`path`, `file_path`, `source`/`destination`, `paths: [...]`, …), placed in the
@@ -246,7 +337,10 @@ export function stepPaths(call: Pick<ActionCall, 'args'>, roots: string | readon
  * left out (they are flagged in the panel, never checkpointed).
  */
 export function touchedPaths(
-  globMatches: readonly string[], steps: readonly Pick<ActionCall, 'args'>[], predicted: readonly Pick<PredictedFile, 'path' | 'inside'>[], roots: string | readonly string[],
+  globMatches: readonly string[],
+  steps: readonly Pick<ActionCall, 'args'>[],
+  predicted: readonly Pick<PredictedFile, 'path' | 'inside'>[],
+  roots: string | readonly string[],
 ): string[] {
   const out = new Set<string>();
   for (const p of globMatches) {
@@ -280,9 +374,13 @@ export interface PatchFile {
 export function dryRunText(result: ToolResult | undefined): string {
   if (!result || typeof result !== 'object') return '';
   const texts = (Array.isArray(result.content) ? result.content : []).flatMap((block) =>
-    block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string'
+    block &&
+    typeof block === 'object' &&
+    (block as { type?: unknown }).type === 'text' &&
+    typeof (block as { text?: unknown }).text === 'string'
       ? [(block as { text: string }).text]
-      : []);
+      : [],
+  );
   if (texts.length) return texts.join('\n');
   const structured = result.structuredContent;
   return isPlainObject(structured) && typeof structured.content === 'string' ? structured.content : '';
@@ -307,7 +405,7 @@ export function parseUnifiedDiff(text: unknown): { files: PatchFile[] } | { erro
   for (const p of parsed) {
     const name = patchPath(p);
     if (name === undefined) {
-      if (p.hunks.length) return { error: 'The tool\'s diff has hunks but names no file (no ---/+++ or Index: header).' };
+      if (p.hunks.length) return { error: "The tool's diff has hunks but names no file (no ---/+++ or Index: header)." };
       continue;
     }
     const change = p.oldFileName === '/dev/null' ? 'create' : p.newFileName === '/dev/null' ? 'delete' : 'modify';
@@ -319,7 +417,7 @@ export function parseUnifiedDiff(text: unknown): { files: PatchFile[] } | { erro
     }
     files.push({ path: name, change, patch, hunks: p.hunks.length });
   }
-  if (files.length === 0) return { error: 'The tool\'s result holds no unified diff (no ---/+++ or @@ lines).' };
+  if (files.length === 0) return { error: "The tool's result holds no unified diff (no ---/+++ or @@ lines)." };
   return { files };
 }
 
@@ -387,7 +485,10 @@ export interface PredictedFile {
  * The files a dry run predicts, from the tool's result: an `isError` result or a result without a diff gives an
  * error in words (e.g. the edit's text was not found — the step would fail the same way).
  */
-export function predictFromDryRun(result: ToolResult | undefined, roots: string | readonly string[]): { files: PredictedFile[] } | { error: string } {
+export function predictFromDryRun(
+  result: ToolResult | undefined,
+  roots: string | readonly string[],
+): { files: PredictedFile[] } | { error: string } {
   const text = dryRunText(result);
   if (result?.isError === true) return { error: `The dry run failed: ${text.trim() || 'the tool reported an error without a message'}` };
   const parsed = parseUnifiedDiff(text);
@@ -395,7 +496,14 @@ export function predictFromDryRun(result: ToolResult | undefined, roots: string 
   return {
     files: parsed.files.map((f) => {
       const wp = toWorkspacePath(f.path, roots);
-      return { path: wp.path, inside: wp.inside, outsideReason: wp.inside ? undefined : wp.reason, source: 'dryRun', change: f.change, patch: f.patch };
+      return {
+        path: wp.path,
+        inside: wp.inside,
+        outsideReason: wp.inside ? undefined : wp.reason,
+        source: 'dryRun',
+        change: f.change,
+        patch: f.patch,
+      };
     }),
   };
 }
@@ -404,8 +512,12 @@ export function predictFromDryRun(result: ToolResult | undefined, roots: string 
 export function predictFromWrite(prediction: Extract<StepPrediction, { kind: 'write' }>, existsNow: boolean): PredictedFile {
   const wp = prediction.path;
   return {
-    path: wp.path, inside: wp.inside, outsideReason: wp.inside ? undefined : wp.reason,
-    source: 'arguments', change: existsNow ? 'modify' : 'create', newContent: prediction.newContent,
+    path: wp.path,
+    inside: wp.inside,
+    outsideReason: wp.inside ? undefined : wp.reason,
+    source: 'arguments',
+    change: existsNow ? 'modify' : 'create',
+    newContent: prediction.newContent,
   };
 }
 

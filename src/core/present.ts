@@ -3,8 +3,15 @@
  */
 import { visibleText } from '../shared/visibleText';
 import {
-  activeChild, activePlans, currentStep, pendingApprovals, planProgress, stepLabel,
-  type PlanRecord, type StepRecord, type WorkflowState,
+  activeChild,
+  activePlans,
+  currentStep,
+  pendingApprovals,
+  planProgress,
+  stepLabel,
+  type PlanRecord,
+  type StepRecord,
+  type WorkflowState,
 } from './workflow';
 
 export type StatusKind = 'idle' | 'awaiting' | 'running' | 'follow_up' | 'blocked';
@@ -55,7 +62,13 @@ export function describeStatus(state: WorkflowState): StatusDescription {
   }
   if (blocked.length) return { text: 'blocked', tooltip, icon: STATUS_ICONS.blocked, state: 'blocked', planId: last(blocked).id };
   if (awaiting.length) {
-    return { text: `awaiting approval (${awaiting.length})`, tooltip, icon: STATUS_ICONS.awaiting, state: 'awaiting', planId: last(awaiting).id };
+    return {
+      text: `awaiting approval (${awaiting.length})`,
+      tooltip,
+      icon: STATUS_ICONS.awaiting,
+      state: 'awaiting',
+      planId: last(awaiting).id,
+    };
   }
   if (followUps.length) return { text: 'follow-up', tooltip, icon: STATUS_ICONS.follow_up, state: 'follow_up', planId: last(followUps).id };
   return { text: 'idle', tooltip, icon: STATUS_ICONS.idle, state: 'idle' };
@@ -74,7 +87,11 @@ function statusTooltip(state: WorkflowState, active: PlanRecord[]): string {
 /** A plan's title: the first line of its instruction (cut at `max`), else "<tool> plan". */
 export function planTitle(plan: PlanRecord, max = 60): string {
   const instruction = typeof plan.plan.instruction === 'string' ? plan.plan.instruction : '';
-  const first = instruction.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const first =
+    instruction
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? '';
   const text = first || `${plan.origin.tool} plan`;
   // Shown in native UI too (the Plans view, tabs, notifications): invisible and bidi characters as marks.
   return clip(visibleText(text), max);
@@ -83,19 +100,26 @@ export function planTitle(plan: PlanRecord, max = 60): string {
 /** A step's state in a few words, e.g. "running (3/10: copying)", "failed: Timed out after 30 s". */
 export function describeStep(step: StepRecord): string {
   switch (step.state) {
-    case 'pending': return step.skipRequested ? 'will be skipped' : 'pending';
-    case 'awaiting_confirm': return 'waiting for your confirmation';
+    case 'pending':
+      return step.skipRequested ? 'will be skipped' : 'pending';
+    case 'awaiting_confirm':
+      return 'waiting for your confirmation';
     case 'running': {
       const p = step.progress;
       if (!p) return 'running';
       const amount = p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`;
       return `running (${amount}${p.message ? `: ${clip(p.message, 60)}` : ''})`;
     }
-    case 'ok': return step.summary ? `ok: ${clip(firstLine(step.summary), 80)}` : 'ok';
-    case 'failed': return `failed: ${clip(firstLine(step.error ?? 'no message'), 120)}`;
-    case 'skipped': return 'skipped';
-    case 'not_run': return 'not run';
-    case 'unknown': return 'outcome unknown (it was running when Plangate stopped)';
+    case 'ok':
+      return step.summary ? `ok: ${clip(firstLine(step.summary), 80)}` : 'ok';
+    case 'failed':
+      return `failed: ${clip(firstLine(step.error ?? 'no message'), 120)}`;
+    case 'skipped':
+      return 'skipped';
+    case 'not_run':
+      return 'not run';
+    case 'unknown':
+      return 'outcome unknown (it was running when Plangate stopped)';
   }
 }
 
@@ -146,7 +170,12 @@ export function describeOutcome(plan: PlanRecord): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  );
 }
 
 function clip(text: string, max: number): string {

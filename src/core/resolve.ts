@@ -32,9 +32,7 @@ export interface MissingTool {
   reason: string;
 }
 
-export type StepResolutions =
-  | { ok: true; resolutions: StepResolution[] }
-  | { ok: false; missing: MissingTool[] };
+export type StepResolutions = { ok: true; resolutions: StepResolution[] } | { ok: false; missing: MissingTool[] };
 
 export interface ResolveOptions {
   /** A tool found only on another server may run there (otherwise the step is missing). */
@@ -105,7 +103,9 @@ export function resolutionRecords(
     const one = resolveSteps([step], issuingServer, catalog, options);
     if (!one.ok) return { missing: one.missing[0].reason };
     const r = one.resolutions[0];
-    return r.toolHash === undefined ? { server: r.server, crossServer: r.crossServer } : { server: r.server, crossServer: r.crossServer, toolHash: r.toolHash };
+    return r.toolHash === undefined
+      ? { server: r.server, crossServer: r.crossServer }
+      : { server: r.server, crossServer: r.crossServer, toolHash: r.toolHash };
   });
 }
 
@@ -115,9 +115,15 @@ export function resolutionChange(
   now: StepResolutionRecord,
   tool: string,
 ): string | undefined {
-  if ('missing' in now) return approved.server === undefined && approved.unresolved ? undefined : `tool '${tool}' is no longer offered where it was approved: ${now.missing}`;
-  if (approved.server === undefined) return `the step's server was not resolved when the plan was approved; it now runs on server '${now.server}'`;
-  if (approved.server !== now.server) return `tool '${tool}' now resolves on server '${now.server}', not on server '${approved.server}' as approved`;
-  if ((approved.toolHash ?? null) !== (now.toolHash ?? null)) return `server '${now.server}' changed the definition of tool '${tool}' (description, schema or annotations) since the approval`;
+  if ('missing' in now)
+    return approved.server === undefined && approved.unresolved
+      ? undefined
+      : `tool '${tool}' is no longer offered where it was approved: ${now.missing}`;
+  if (approved.server === undefined)
+    return `the step's server was not resolved when the plan was approved; it now runs on server '${now.server}'`;
+  if (approved.server !== now.server)
+    return `tool '${tool}' now resolves on server '${now.server}', not on server '${approved.server}' as approved`;
+  if ((approved.toolHash ?? null) !== (now.toolHash ?? null))
+    return `server '${now.server}' changed the definition of tool '${tool}' (description, schema or annotations) since the approval`;
   return undefined;
 }

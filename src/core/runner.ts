@@ -16,8 +16,14 @@ import { ASK_USER_TOOL, type OrchestratedPlan } from './plan';
 import { LOCAL_SERVER, resolutionRecords, resolveSteps } from './resolve';
 import { resultText, type ToolResult } from './toolResult';
 import {
-  activeChild, currentStep, getPlan, MAX_PLAN_DEPTH, planApprovalHash,
-  type PlanRecord, type StepRecord, type WorkflowEvent,
+  activeChild,
+  currentStep,
+  getPlan,
+  MAX_PLAN_DEPTH,
+  planApprovalHash,
+  type PlanRecord,
+  type StepRecord,
+  type WorkflowEvent,
 } from './workflow';
 
 /** Per-step timeout when none is given (the MCP SDK's default request timeout). */
@@ -131,14 +137,20 @@ class PlanRun {
   private approvalChecked = false;
   private readonly door: Door;
 
-  constructor(private readonly workflow: Workflow, private readonly planId: string, private readonly deps: RunnerDeps) {
+  constructor(
+    private readonly workflow: Workflow,
+    private readonly planId: string,
+    private readonly deps: RunnerDeps,
+  ) {
     this.token = deps.token ?? new CancellationTokenSource().token;
     this.now = deps.now ?? Date.now;
-    this.door = deps.door ?? new Door(deps.invoker, workflow, {
-      allowCrossServer: () => deps.allowCrossServer ?? true,
-      newId: defaultId, // call ids: not the plan id source (`deps.newId`), whose sequence tests and callers rely on
-      now: this.now,
-    });
+    this.door =
+      deps.door ??
+      new Door(deps.invoker, workflow, {
+        allowCrossServer: () => deps.allowCrossServer ?? true,
+        newId: defaultId, // call ids: not the plan id source (`deps.newId`), whose sequence tests and callers rely on
+        now: this.now,
+      });
   }
 
   private get plan(): PlanRecord | undefined {
@@ -169,7 +181,12 @@ class PlanRun {
       // What runs must be what was approved. The hash covers every step, so check it once per run, not per
       // step (a per-step check made long plans quadratic); the reducer refuses edits after approval anyway.
       if (!this.approvalChecked && plan.approvalHash !== planApprovalHash(plan)) {
-        this.dispatch({ type: 'stepFailed', step: step.index, error: 'The plan\'s steps no longer match what was approved, so nothing more runs. Stop the plan and ask the server for a new one.' });
+        this.dispatch({
+          type: 'stepFailed',
+          step: step.index,
+          error:
+            "The plan's steps no longer match what was approved, so nothing more runs. Stop the plan and ask the server for a new one.",
+        });
         continue;
       }
       this.approvalChecked = true;
@@ -181,7 +198,8 @@ class PlanRun {
         if (!this.dispatch({ type: 'confirmRequested', step: step.index })) return;
         const granted = await settle(() => this.deps.host.confirmStep(this.plan!, this.plan!.steps[step.index], this.token), false);
         if (this.token.isCancellationRequested) continue;
-        if (this.plan?.steps[step.index]?.state === 'awaiting_confirm') this.dispatch({ type: 'confirmAnswered', step: step.index, granted: granted === true });
+        if (this.plan?.steps[step.index]?.state === 'awaiting_confirm')
+          this.dispatch({ type: 'confirmAnswered', step: step.index, granted: granted === true });
         continue;
       }
 
@@ -210,9 +228,12 @@ class PlanRun {
     if (now !== plan && now?.phase !== 'blocked') return true; // someone else decided meanwhile
     this.missingChecked = false; // check again: servers may have changed
     const index = plan.blockedStep;
-    const accepted = decision === 'retry' ? this.dispatch({ type: 'retryRequested', step: index })
-      : decision === 'skip' ? this.dispatch({ type: 'stepSkipped', step: index })
-        : this.dispatch({ type: 'stopped' });
+    const accepted =
+      decision === 'retry'
+        ? this.dispatch({ type: 'retryRequested', step: index })
+        : decision === 'skip'
+          ? this.dispatch({ type: 'stepSkipped', step: index })
+          : this.dispatch({ type: 'stopped' });
     return accepted;
   }
 
@@ -220,7 +241,10 @@ class PlanRun {
   private doorCall(plan: PlanRecord, index: number) {
     const step = plan.steps[index];
     return {
-      server: step.server ?? plan.origin.server, tool: step.call.tool, args: step.call.args, entrance: 'step' as const,
+      server: step.server ?? plan.origin.server,
+      tool: step.call.tool,
+      args: step.call.args,
+      entrance: 'step' as const,
       decision: { by: 'approval' as const, planId: plan.id, step: index, approvalHash: plan.approvalHash ?? '' },
     };
   }
@@ -242,10 +266,19 @@ class PlanRun {
     try {
       catalog = await this.door.catalog();
     } catch (err) {
-      this.dispatch({ type: 'stepFailed', step: pending[0].index, error: `Could not list the tools of the connected servers (${errorMessage(err)}); nothing ran.` });
+      this.dispatch({
+        type: 'stepFailed',
+        step: pending[0].index,
+        error: `Could not list the tools of the connected servers (${errorMessage(err)}); nothing ran.`,
+      });
       return false;
     }
-    const result = resolveSteps(pending.map((s) => s.call), plan.origin.server, catalog, { allowCrossServer: this.deps.allowCrossServer ?? true });
+    const result = resolveSteps(
+      pending.map((s) => s.call),
+      plan.origin.server,
+      catalog,
+      { allowCrossServer: this.deps.allowCrossServer ?? true },
+    );
     if (!result.ok) {
       const [first, ...others] = result.missing;
       const also = others.length ? ` Also missing: ${others.map((m) => `step ${pending[m.index].index + 1} '${m.tool}'`).join(', ')}.` : '';
@@ -279,7 +312,11 @@ class PlanRun {
     let waitingForUser = false;
     const arm = () => {
       clearTimeout(timer);
-      if (!waitingForUser) timer = setTimeout(() => { timedOut = true; abort(timeoutMessage(timeoutMs)); }, timeoutMs);
+      if (!waitingForUser)
+        timer = setTimeout(() => {
+          timedOut = true;
+          abort(timeoutMessage(timeoutMs));
+        }, timeoutMs);
     };
     const onWaitingForUser = (waiting: boolean) => {
       if (settled) return;
@@ -289,7 +326,9 @@ class PlanRun {
     // The race below ends when the call is aborted here (timeout, cancel), without waiting for the door's promise to
     // reject: resolved directly rather than through an 'abort' listener on the signal, which costs more than the rest.
     let stopWaiting: (outcome: { error: unknown }) => void = () => undefined;
-    const aborted = new Promise<{ error: unknown }>((resolve) => { stopWaiting = resolve; });
+    const aborted = new Promise<{ error: unknown }>((resolve) => {
+      stopWaiting = resolve;
+    });
     const abort = (reason: string) => {
       if (controller.signal.aborted) return;
       controller.abort(reason);
@@ -310,14 +349,27 @@ class PlanRun {
       const clean: { progress: number; total?: number; message?: string } = { progress: Number(progress.progress) };
       if (typeof progress.total === 'number') clean.total = progress.total;
       if (typeof progress.message === 'string') clean.message = clip(progress.message, 500);
-      try { this.dispatch({ type: 'stepProgress', step: index, progress: clean }); } catch { /* progress is not worth failing the step */ }
+      try {
+        this.dispatch({ type: 'stepProgress', step: index, progress: clean });
+      } catch {
+        /* progress is not worth failing the step */
+      }
     };
 
     let outcome: { result: ToolResult } | { error: unknown };
     arm();
     try {
-      const call = this.door.call({ ...this.doorCall(this.plan!, index), server }, { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser });
-      outcome = await Promise.race([call.then((result) => ({ result }), (error: unknown) => ({ error })), aborted]);
+      const call = this.door.call(
+        { ...this.doorCall(this.plan!, index), server },
+        { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser },
+      );
+      outcome = await Promise.race([
+        call.then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ),
+        aborted,
+      ]);
     } catch (error) {
       outcome = { error }; // the invoker threw synchronously
     } finally {
@@ -335,7 +387,11 @@ class PlanRun {
     }
     const result = outcome.result && typeof outcome.result === 'object' ? outcome.result : {};
     if (result.isError === true) {
-      this.dispatch({ type: 'stepFailed', step: index, error: resultText(result, 2000) || `Tool '${step.call.tool}' on server '${server}' reported an error without a message.` });
+      this.dispatch({
+        type: 'stepFailed',
+        step: index,
+        error: resultText(result, 2000) || `Tool '${step.call.tool}' on server '${server}' reported an error without a message.`,
+      });
       return;
     }
     let classified: ResultClassification;
@@ -362,12 +418,21 @@ class PlanRun {
     }
     const childId = (this.deps.newId ?? defaultId)();
     const received: WorkflowEvent = {
-      type: 'planReceived', at: this.now(), planId: childId, plan, parentId: parent.id, parentStep: index,
+      type: 'planReceived',
+      at: this.now(),
+      planId: childId,
+      plan,
+      parentId: parent.id,
+      parentStep: index,
       origin: { server, tool: step.call.tool, args: step.call.args, entrance: 'step' },
     };
     const refusal = this.workflow.canApply(received);
     if (refusal !== undefined || !this.workflow.dispatch(received)) {
-      this.dispatch({ type: 'stepFailed', step: index, error: `The step returned a plan that could not be opened: ${refusal ?? 'refused'}` });
+      this.dispatch({
+        type: 'stepFailed',
+        step: index,
+        error: `The step returned a plan that could not be opened: ${refusal ?? 'refused'}`,
+      });
       return;
     }
     let child = getPlan(this.workflow.state, childId)!;
@@ -375,8 +440,20 @@ class PlanRun {
     // Like any plan, a nested one is shown with the server of each step, so its approval covers them.
     try {
       const catalog = await this.door.catalog();
-      this.workflow.dispatch({ type: 'resolved', at: this.now(), planId: childId, steps: resolutionRecords(child.steps.map((s) => s.call), server, catalog, { allowCrossServer: this.deps.allowCrossServer ?? true }) });
-    } catch { /* unresolved: the door will not send its steps until it is resolved and approved */ }
+      this.workflow.dispatch({
+        type: 'resolved',
+        at: this.now(),
+        planId: childId,
+        steps: resolutionRecords(
+          child.steps.map((s) => s.call),
+          server,
+          catalog,
+          { allowCrossServer: this.deps.allowCrossServer ?? true },
+        ),
+      });
+    } catch {
+      /* unresolved: the door will not send its steps until it is resolved and approved */
+    }
     child = getPlan(this.workflow.state, childId)!;
     const approved = await settle(() => this.deps.host.approveNested(child, this.token), false);
     if (this.token.isCancellationRequested) {
@@ -385,9 +462,10 @@ class PlanRun {
     }
     const now = getPlan(this.workflow.state, childId)!;
     if (now.phase === 'awaiting_approval') {
-      const event: WorkflowEvent = approved === true
-        ? { type: 'approved', at: this.now(), planId: childId, approvalHash: approvalHash(now) }
-        : { type: 'rejected', at: this.now(), planId: childId };
+      const event: WorkflowEvent =
+        approved === true
+          ? { type: 'approved', at: this.now(), planId: childId, approvalHash: approvalHash(now) }
+          : { type: 'rejected', at: this.now(), planId: childId };
       this.workflow.dispatch(event);
     }
     let after = getPlan(this.workflow.state, childId)!;
@@ -396,7 +474,14 @@ class PlanRun {
         await this.deps.host.beforeNested(after);
       } catch (err) {
         const first = after.steps.find((s) => s.state === 'pending');
-        if (first) this.workflow.dispatch({ type: 'stepFailed', at: this.now(), planId: childId, step: first.index, error: `Nothing ran: ${errorMessage(err)}` });
+        if (first)
+          this.workflow.dispatch({
+            type: 'stepFailed',
+            at: this.now(),
+            planId: childId,
+            step: first.index,
+            error: `Nothing ran: ${errorMessage(err)}`,
+          });
       }
       after = getPlan(this.workflow.state, childId)!;
     }
@@ -448,7 +533,6 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-
 /**
  * Something broke in the run path itself (not a tool: a tool's failure is the step's outcome). The plan must not stay
  * "running": the running step (or the next pending one) fails with the reason. If even that cannot be recorded, the
@@ -460,10 +544,14 @@ function settleAfterError(workflow: Workflow, planId: string, err: unknown, now:
     if (plan) return;
     throw err;
   }
-  const step = plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm') ?? plan.steps.find((s) => s.state === 'pending');
+  const step =
+    plan.steps.find((s) => s.state === 'running' || s.state === 'awaiting_confirm') ?? plan.steps.find((s) => s.state === 'pending');
   if (!step) throw err;
   const event: WorkflowEvent = {
-    type: 'stepFailed', at: now(), planId, step: step.index,
+    type: 'stepFailed',
+    at: now(),
+    planId,
+    step: step.index,
     error: clip(`Plangate could not finish this step: ${errorMessage(err)}. The plan stopped here; see the log.`, 2000),
   };
   const cancel: WorkflowEvent = { type: 'cancelled', at: now(), planId, reason: event.error };
@@ -471,6 +559,8 @@ function settleAfterError(workflow: Workflow, planId: string, err: unknown, now:
     if (!workflow.dispatch(event)) workflow.dispatch(cancel);
   } catch (writeError) {
     if (!workflow.applyUnrecorded(event)) workflow.applyUnrecorded(cancel);
-    throw new Error(`The ledger could not be written (${errorMessage(writeError)}); plan '${planId}' was stopped at step ${step.index + 1}, and that is not on the record.`);
+    throw new Error(
+      `The ledger could not be written (${errorMessage(writeError)}); plan '${planId}' was stopped at step ${step.index + 1}, and that is not on the record.`,
+    );
   }
 }

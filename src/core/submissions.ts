@@ -5,12 +5,30 @@
  * the stage/submit/discard/approval flows in engine.ts. New code imports from there.
  */
 export type {
-  ApprovalRecord, ApprovalStatus, ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionEventType,
-  SubmissionOutcome, SubmissionPhase, SubmissionRecord, Submissions, SubmitCall,
+  ApprovalRecord,
+  ApprovalStatus,
+  ControlValue,
+  FieldChange,
+  StagedEntry,
+  SubmissionEvent,
+  SubmissionEventType,
+  SubmissionOutcome,
+  SubmissionPhase,
+  SubmissionRecord,
+  Submissions,
+  SubmitCall,
 } from './collect/types';
 export { SUBMISSION_EVENT_TYPES } from './collect/types';
 export {
-  canApplySubmission, getSubmission, isSubmissionEvent, reduceSubmissions, stagedConflict, stagedSubmissions, submissionEventProblem,
-  submissionList, submissionModel, submitBlocker,
+  canApplySubmission,
+  getSubmission,
+  isSubmissionEvent,
+  reduceSubmissions,
+  stagedConflict,
+  stagedSubmissions,
+  submissionEventProblem,
+  submissionList,
+  submissionModel,
+  submitBlocker,
 } from './collect/reducer';
 export { describeCollectError } from './collect/words';

@@ -42,13 +42,28 @@ export function toolPickRows(servers: readonly PickServer[]): PickRow[] {
 function statusRow(s: PickServer): PickRow {
   switch (s.state) {
     case 'starting':
-      return { kind: 'status', server: s.name, label: `$(loading~spin) ${s.name} is starting…`, detail: 'Its tools appear here as soon as it runs.' };
+      return {
+        kind: 'status',
+        server: s.name,
+        label: `$(loading~spin) ${s.name} is starting…`,
+        detail: 'Its tools appear here as soon as it runs.',
+      };
     case 'running':
       return { kind: 'status', server: s.name, label: `${s.name} offers no tools` };
     case 'error':
-      return { kind: 'status', server: s.name, label: `$(error) ${s.name} is not running`, detail: s.message ? `${s.message.split('\n')[0]} — see Plangate: Show Log` : 'See Plangate: Show Log.' };
+      return {
+        kind: 'status',
+        server: s.name,
+        label: `$(error) ${s.name} is not running`,
+        detail: s.message ? `${s.message.split('\n')[0]} — see Plangate: Show Log` : 'See Plangate: Show Log.',
+      };
     case 'stopped':
-      return { kind: 'status', server: s.name, label: `$(debug-stop) ${s.name} is stopped`, detail: s.message ?? 'Start it from the Servers view.' };
+      return {
+        kind: 'status',
+        server: s.name,
+        label: `$(debug-stop) ${s.name} is stopped`,
+        detail: s.message ?? 'Start it from the Servers view.',
+      };
   }
 }
 

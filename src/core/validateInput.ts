@@ -51,7 +51,9 @@ function validateUnguarded(text: string): ValidateReport {
     return plain('the input is empty; expected an orchestrated_plan envelope, a CallToolResult, or text with a ```json fenced envelope');
   }
   if (text.length > LIMITS.maxInputChars) {
-    return plain(`the input is ${text.length.toLocaleString('en-US')} characters; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')}`);
+    return plain(
+      `the input is ${text.length.toLocaleString('en-US')} characters; Plangate reads at most ${LIMITS.maxInputChars.toLocaleString('en-US')}`,
+    );
   }
   const bounds = jsonObjectBounds(text);
   if (bounds) {
@@ -66,7 +68,11 @@ function validateUnguarded(text: string): ValidateReport {
     if (!text.includes('```')) return plain(`the input is not valid JSON: ${syntaxError}`);
   } else if (!text.includes('```')) {
     const first = text.trimStart().charAt(0);
-    return plain(first === '[' ? `${NOT_FOUND}: the input is a JSON array; expected an object` : `${NOT_FOUND}: the input is neither a JSON object nor text with a \`\`\`json fenced block`);
+    return plain(
+      first === '['
+        ? `${NOT_FOUND}: the input is a JSON array; expected an object`
+        : `${NOT_FOUND}: the input is neither a JSON object nor text with a \`\`\`json fenced block`,
+    );
   }
   return fromClassification({ content: [{ type: 'text', text }] }, text);
 }
@@ -75,7 +81,16 @@ function validateJson(value: unknown): ValidateReport {
   if (!isPlainObject(value)) return plain(`${NOT_FOUND}: expected a JSON object, got ${describeValue(value)}`);
   if (Object.hasOwn(value, 'kind')) {
     if (value.kind !== 'orchestrated_plan') {
-      return { valid: false, kind: 'plain', problems: [{ path: 'kind', message: `expected "orchestrated_plan", got ${describeValue(value.kind)}; this is not an orchestrated_plan envelope` }] };
+      return {
+        valid: false,
+        kind: 'plain',
+        problems: [
+          {
+            path: 'kind',
+            message: `expected "orchestrated_plan", got ${describeValue(value.kind)}; this is not an orchestrated_plan envelope`,
+          },
+        ],
+      };
     }
     return fromParse(value, 'input');
   }
@@ -86,7 +101,16 @@ function validateJson(value: unknown): ValidateReport {
     const form = parseCollectForm(value);
     return collectForm(form.ok ? undefined : form.problems);
   }
-  return { valid: false, kind: 'plain', problems: [{ path: 'kind', message: `Required: this JSON object is neither an orchestrated_plan envelope (kind "orchestrated_plan") nor a CallToolResult (content)` }] };
+  return {
+    valid: false,
+    kind: 'plain',
+    problems: [
+      {
+        path: 'kind',
+        message: `Required: this JSON object is neither an orchestrated_plan envelope (kind "orchestrated_plan") nor a CallToolResult (content)`,
+      },
+    ],
+  };
 }
 
 function fromParse(value: unknown, source: 'input' | PlanSource): ValidateReport {
@@ -136,8 +160,10 @@ function fenceDiagnosis(text: string): string {
     if (body.trim() === '') continue;
     try {
       const value: unknown = JSON.parse(body);
-      if (!isPlainObject(value)) return `${NOT_FOUND}: the fenced block at line ${line} holds ${describeValue(value)}, not an envelope object`;
-      if (value.kind !== 'orchestrated_plan') return `${NOT_FOUND}: the fenced block at line ${line} has kind ${describeValue(value.kind)}, not "orchestrated_plan"`;
+      if (!isPlainObject(value))
+        return `${NOT_FOUND}: the fenced block at line ${line} holds ${describeValue(value)}, not an envelope object`;
+      if (value.kind !== 'orchestrated_plan')
+        return `${NOT_FOUND}: the fenced block at line ${line} has kind ${describeValue(value.kind)}, not "orchestrated_plan"`;
     } catch (err) {
       return `${NOT_FOUND}: the fenced block at line ${line} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`;
     }

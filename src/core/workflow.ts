@@ -11,16 +11,31 @@
 import { approvalHash } from './approval';
 import { sameJson } from './json';
 import { assertNever } from './lifecycle';
-import type { ActionCall, OrchestratedPlan, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from './plan';
-import { canApplySubmission, isSubmissionEvent, reduceSubmissions, SUBMISSION_EVENT_TYPES, type SubmissionEvent, type Submissions } from './submissions';
+import type {
+  ActionCall,
+  OrchestratedPlan,
+  PlanOrigin,
+  PlanOutcome,
+  PlanPhase,
+  PlanRecord,
+  StepProgress,
+  StepRecord,
+  StepState,
+} from './plan';
+import {
+  canApplySubmission,
+  isSubmissionEvent,
+  reduceSubmissions,
+  SUBMISSION_EVENT_TYPES,
+  type SubmissionEvent,
+  type Submissions,
+} from './submissions';
 
 // The records' types live in plan.ts (approval.ts and submissions.ts need them without importing the reducer).
 export type { Entrance, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from './plan';
 
 /** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
-export type StepResolutionRecord =
-  | { server: string; crossServer: boolean; toolHash?: string }
-  | { missing: string };
+export type StepResolutionRecord = { server: string; crossServer: boolean; toolHash?: string } | { missing: string };
 
 /** The ledger's record of one tool call (see door.ts): kept in the ledger, never part of a plan's state. */
 export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' }>;
@@ -61,7 +76,16 @@ export interface WorkflowState {
 }
 
 export type WorkflowEvent =
-  | { type: 'planReceived'; at: number; planId: string; origin: PlanOrigin; plan: OrchestratedPlan; parentId?: string; parentStep?: number; replacesId?: string }
+  | {
+      type: 'planReceived';
+      at: number;
+      planId: string;
+      origin: PlanOrigin;
+      plan: OrchestratedPlan;
+      parentId?: string;
+      parentStep?: number;
+      replacesId?: string;
+    }
   | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
   | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
   /** `note`: what the user wrote with the approval (instructions, caveats), for the record and the agent. */
@@ -75,7 +99,19 @@ export type WorkflowEvent =
    * `args` and `argsHash` (SHA-256 of their canonical JSON): the call's own arguments. Absent for an approved plan step,
    * whose arguments are the plan's, pinned by `planId`, `step` and the decision's approval hash.
    */
-  | { type: 'callSent'; at: number; callId: string; server: string; tool: string; entrance: CallEntrance; decision: CallDecision; argsHash?: string; args?: Record<string, unknown>; planId?: string; step?: number }
+  | {
+      type: 'callSent';
+      at: number;
+      callId: string;
+      server: string;
+      tool: string;
+      entrance: CallEntrance;
+      decision: CallDecision;
+      argsHash?: string;
+      args?: Record<string, unknown>;
+      planId?: string;
+      step?: number;
+    }
   | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
@@ -102,9 +138,29 @@ export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plan
 
 /** Every event type, for validating stored events. */
 export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
-  'resolved', 'stepDrifted', 'callSent', 'callEnded', 'planReceived', 'argsEdited', 'skipMarked', 'approved', 'rejected', 'confirmRequested', 'confirmAnswered',
-  'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested', 'stopped',
-  'cancelled', 'followUpAnswered', 'reverted', 'restored', ...SUBMISSION_EVENT_TYPES,
+  'resolved',
+  'stepDrifted',
+  'callSent',
+  'callEnded',
+  'planReceived',
+  'argsEdited',
+  'skipMarked',
+  'approved',
+  'rejected',
+  'confirmRequested',
+  'confirmAnswered',
+  'stepStarted',
+  'stepProgress',
+  'stepSucceeded',
+  'stepFailed',
+  'stepSkipped',
+  'retryRequested',
+  'stopped',
+  'cancelled',
+  'followUpAnswered',
+  'reverted',
+  'restored',
+  ...SUBMISSION_EVENT_TYPES,
 ];
 
 const EVENT_TYPE_SET: ReadonlySet<string> = new Set(WORKFLOW_EVENT_TYPES);
@@ -211,14 +267,18 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
   if (event.type === 'planReceived') return canReceive(state, event);
   if (event.type === 'callSent') {
     return typeof event.callId === 'string' && typeof event.server === 'string' && typeof event.tool === 'string' && !!event.decision
-      ? undefined : 'A call record needs an id, a server, a tool and the decision that covers it.';
+      ? undefined
+      : 'A call record needs an id, a server, a tool and the decision that covers it.';
   }
   if (event.type === 'callEnded') return typeof event.callId === 'string' ? undefined : 'A call record needs its id.';
 
   const plan = getPlan(state, event.planId);
   if (!plan) return `There is no plan '${String(event.planId)}'.`;
   const name = `Plan '${plan.id}'`;
-  const phaseIs = (...phases: PlanPhase[]) => phases.includes(plan.phase) ? undefined : `${name} is ${phaseWords(plan)}; ${event.type} applies only while it is ${phases.map(phaseWordsOf).join(' or ')}.`;
+  const phaseIs = (...phases: PlanPhase[]) =>
+    phases.includes(plan.phase)
+      ? undefined
+      : `${name} is ${phaseWords(plan)}; ${event.type} applies only while it is ${phases.map(phaseWordsOf).join(' or ')}.`;
 
   let step: StepRecord | undefined;
   if ('step' in event) {
@@ -226,7 +286,8 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     if (!step) return `${name} has no step ${String(event.step)} (it has ${plan.steps.length}).`;
   }
   const stepName = step ? `Step ${step.index + 1} (${stepLabel(step)})` : '';
-  const stepIs = (...states: StepState[]) => step && states.includes(step.state) ? undefined : `${stepName} is ${step?.state}; ${event.type} needs it ${states.join(' or ')}.`;
+  const stepIs = (...states: StepState[]) =>
+    step && states.includes(step.state) ? undefined : `${stepName} is ${step?.state}; ${event.type} needs it ${states.join(' or ')}.`;
 
   switch (event.type) {
     case 'argsEdited':
@@ -236,15 +297,18 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       if (typeof event.skip !== 'boolean') return `${stepName}: skip must be true or false.`;
       return phaseIs('awaiting_approval') ?? stepIs('pending');
     case 'resolved':
-      if (!Array.isArray(event.steps) || event.steps.length !== plan.steps.length) return `${name}: a resolution must name one place per step (${plan.steps.length}).`;
+      if (!Array.isArray(event.steps) || event.steps.length !== plan.steps.length)
+        return `${name}: a resolution must name one place per step (${plan.steps.length}).`;
       return phaseIs('awaiting_approval');
     case 'stepDrifted':
-      if (!event.resolution || typeof event.change !== 'string') return `${stepName}: a drift must say where the step resolves now and what changed.`;
+      if (!event.resolution || typeof event.change !== 'string')
+        return `${stepName}: a drift must say where the step resolves now and what changed.`;
       return phaseIs('executing') ?? stepIs('pending', 'running');
     case 'approved': {
       const refusal = phaseIs('awaiting_approval');
       if (refusal) return refusal;
-      if (event.approvalHash !== planApprovalHash(plan)) return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
+      if (event.approvalHash !== planApprovalHash(plan))
+        return `${name} changed since it was shown (the approval does not cover its current steps); review it and approve again.`;
       if (event.note !== undefined && typeof event.note !== 'string') return `${name}: the note with the approval must be text.`;
       return undefined;
     }
@@ -257,8 +321,14 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       return phaseIs('executing') ?? stepIs('awaiting_confirm');
     case 'stepStarted':
       if (typeof event.server !== 'string' || event.server === '') return `${stepName}: the server it runs on is missing.`;
-      return phaseIs('executing') ?? stepIs('pending') ?? notNext(plan, step!)
-        ?? (step!.call.confirm === true && step!.confirmedAt === undefined ? `${stepName} needs its own confirmation before it starts.` : undefined);
+      return (
+        phaseIs('executing') ??
+        stepIs('pending') ??
+        notNext(plan, step!) ??
+        (step!.call.confirm === true && step!.confirmedAt === undefined
+          ? `${stepName} needs its own confirmation before it starts.`
+          : undefined)
+      );
     case 'stepProgress':
       return phaseIs('executing') ?? stepIs('running');
     case 'stepSucceeded':
@@ -273,12 +343,19 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     }
     case 'stepSkipped':
       if (plan.phase === 'blocked') {
-        return event.step === plan.blockedStep ? undefined : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be skipped.`;
+        return event.step === plan.blockedStep
+          ? undefined
+          : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be skipped.`;
       }
       if (plan.phase === 'executing' && step!.state === 'pending' && step!.skipRequested) return undefined;
       return `${stepName} cannot be skipped now: only the step a plan is blocked on, or a step marked to skip, can be.`;
     case 'retryRequested':
-      return phaseIs('blocked') ?? (event.step === plan.blockedStep ? undefined : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be retried.`);
+      return (
+        phaseIs('blocked') ??
+        (event.step === plan.blockedStep
+          ? undefined
+          : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}; only that step can be retried.`)
+      );
     case 'stopped':
       return phaseIs('blocked');
     case 'cancelled':
@@ -287,7 +364,8 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
       return phaseIs('follow_up');
     case 'reverted':
-      if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== '')) return `${name}: a revert must list the files it put back.`;
+      if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== ''))
+        return `${name}: a revert must list the files it put back.`;
       if (plan.approvedAt === undefined) return `${name} was never approved, so it changed no files to revert.`;
       return plan.phase === 'executing' ? `${name} is executing; cancel it before reverting its files.` : undefined;
     default:
@@ -298,16 +376,21 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
 function canReceive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'planReceived' }>): string | undefined {
   if (typeof event.planId !== 'string' || event.planId === '') return 'A plan needs an id.';
   if (getPlan(state, event.planId)) return `There is already a plan '${event.planId}'.`;
-  if (!event.plan || typeof event.plan !== 'object' || !Array.isArray(event.plan.next_actions)) return `Plan '${event.planId}' has no next_actions list.`;
-  if (!event.origin || typeof event.origin !== 'object' || typeof event.origin.server !== 'string') return `Plan '${event.planId}' does not say which server it came from.`;
-  if ((event.parentId === undefined) !== (event.parentStep === undefined)) return `Plan '${event.planId}': a nested plan needs both its parent plan and step.`;
+  if (!event.plan || typeof event.plan !== 'object' || !Array.isArray(event.plan.next_actions))
+    return `Plan '${event.planId}' has no next_actions list.`;
+  if (!event.origin || typeof event.origin !== 'object' || typeof event.origin.server !== 'string')
+    return `Plan '${event.planId}' does not say which server it came from.`;
+  if ((event.parentId === undefined) !== (event.parentStep === undefined))
+    return `Plan '${event.planId}': a nested plan needs both its parent plan and step.`;
   if (event.parentId !== undefined) {
     const parent = getPlan(state, event.parentId);
     if (!parent) return `Plan '${event.planId}': there is no parent plan '${event.parentId}'.`;
     const step = Number.isInteger(event.parentStep) ? parent.steps[event.parentStep!] : undefined;
     if (!step) return `Plan '${event.planId}': parent plan '${parent.id}' has no step ${String(event.parentStep)}.`;
-    if (parent.phase !== 'executing' || step.state !== 'running') return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' is not running, so it cannot have produced a plan.`;
-    if (step.childPlanId !== undefined) return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' already produced plan '${step.childPlanId}'.`;
+    if (parent.phase !== 'executing' || step.state !== 'running')
+      return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' is not running, so it cannot have produced a plan.`;
+    if (step.childPlanId !== undefined)
+      return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' already produced plan '${step.childPlanId}'.`;
     if (parent.depth + 1 > MAX_PLAN_DEPTH) return `nested plan depth ${parent.depth + 1} exceeds the limit of ${MAX_PLAN_DEPTH}`;
   }
   if (event.replacesId !== undefined) {
@@ -320,7 +403,9 @@ function canReceive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 
 }
 
 function notNext(plan: PlanRecord, step: StepRecord): string | undefined {
-  return nextStep(plan)?.index === step.index ? undefined : `Step ${step.index + 1} (${stepLabel(step)}) is not next: every earlier step must be ok or skipped first.`;
+  return nextStep(plan)?.index === step.index
+    ? undefined
+    : `Step ${step.index + 1} (${stepLabel(step)}) is not next: every earlier step must be ok or skipped first.`;
 }
 
 function waitingOnChild(state: WorkflowState, step: StepRecord, stepName: string): string | undefined {
@@ -329,7 +414,11 @@ function waitingOnChild(state: WorkflowState, step: StepRecord, stepName: string
 }
 
 const PHASE_WORDS: Record<PlanPhase, string> = {
-  awaiting_approval: 'awaiting approval', executing: 'executing', follow_up: 'awaiting its follow-up answer', blocked: 'blocked', finished: 'finished',
+  awaiting_approval: 'awaiting approval',
+  executing: 'executing',
+  follow_up: 'awaiting its follow-up answer',
+  blocked: 'blocked',
+  finished: 'finished',
 };
 function phaseWordsOf(phase: PlanPhase): string {
   return PHASE_WORDS[phase];
@@ -395,16 +484,21 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
       };
       break;
     case 'approved':
-      next = settle({
-        ...plan,
-        reapproval: undefined,
-        phase: 'executing',
-        approvalHash: event.approvalHash,
-        approvedAt: at,
-        ...(event.note ? { approvalNote: event.note } : {}),
-        // The same list when nothing is skipped: what was approved is then the very list the hash was taken of.
-        steps: plan.steps.some((s) => s.skipRequested) ? plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s)) : plan.steps,
-      }, at);
+      next = settle(
+        {
+          ...plan,
+          reapproval: undefined,
+          phase: 'executing',
+          approvalHash: event.approvalHash,
+          approvedAt: at,
+          ...(event.note ? { approvalNote: event.note } : {}),
+          // The same list when nothing is skipped: what was approved is then the very list the hash was taken of.
+          steps: plan.steps.some((s) => s.skipRequested)
+            ? plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s))
+            : plan.steps,
+        },
+        at,
+      );
       break;
     case 'rejected':
       next = {
@@ -422,10 +516,16 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
     case 'confirmAnswered':
       next = event.granted
         ? withStep(plan, event.step, (s) => ({ ...s, state: 'pending', confirmedAt: at }))
-        : finish({
-          ...plan,
-          steps: plan.steps.map((s) => (s.index >= event.step && s.state !== 'ok' && s.state !== 'skipped' ? { ...s, state: 'not_run' as const } : s)),
-        }, 'stopped', at);
+        : finish(
+            {
+              ...plan,
+              steps: plan.steps.map((s) =>
+                s.index >= event.step && s.state !== 'ok' && s.state !== 'skipped' ? { ...s, state: 'not_run' as const } : s,
+              ),
+            },
+            'stopped',
+            at,
+          );
       break;
     case 'stepStarted':
       next = withStep(plan, event.step, (s) => ({
@@ -446,24 +546,30 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
       next = withStep(plan, event.step, (s) => ({ ...s, progress: event.progress }));
       break;
     case 'stepSucceeded':
-      next = settle(withStep(plan, event.step, (s) => ({
-        ...s,
-        state: 'ok',
-        summary: event.summary,
-        childPlanId: event.childPlanId ?? s.childPlanId,
-        endedAt: at,
-      })), at);
+      next = settle(
+        withStep(plan, event.step, (s) => ({
+          ...s,
+          state: 'ok',
+          summary: event.summary,
+          childPlanId: event.childPlanId ?? s.childPlanId,
+          endedAt: at,
+        })),
+        at,
+      );
       break;
     case 'stepFailed':
       next = failStep(plan, event.step, String(event.error), at);
       break;
     case 'stepSkipped':
-      next = settle({
-        ...withStep(plan, event.step, (s) => ({ ...s, state: 'skipped', endedAt: s.endedAt ?? at })),
-        phase: 'executing',
-        blockedStep: undefined,
-        blockedReason: undefined,
-      }, at);
+      next = settle(
+        {
+          ...withStep(plan, event.step, (s) => ({ ...s, state: 'skipped', endedAt: s.endedAt ?? at })),
+          phase: 'executing',
+          blockedStep: undefined,
+          blockedReason: undefined,
+        },
+        at,
+      );
       break;
     case 'retryRequested':
       next = {
@@ -513,12 +619,17 @@ function receive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'pl
     replacesId: event.replacesId,
   };
   let next: WorkflowState = { ...state, plans: { ...state.plans, [record.id]: record }, order: [...state.order, record.id] };
-  if (parent) next = put(next, withStep(parent, event.parentStep!, (s) => ({ ...s, childPlanId: record.id })));
+  if (parent)
+    next = put(
+      next,
+      withStep(parent, event.parentStep!, (s) => ({ ...s, childPlanId: record.id })),
+    );
   if (event.replacesId !== undefined) {
     const old = getPlan(next, event.replacesId)!;
-    const replaced: PlanRecord = old.phase === 'finished' && old.outcome !== 'not_ok'
-      ? { ...old, replacedById: record.id }
-      : { ...finish(old, 'replaced', at), replacedById: record.id, finishedAt: old.finishedAt ?? at };
+    const replaced: PlanRecord =
+      old.phase === 'finished' && old.outcome !== 'not_ok'
+        ? { ...old, replacedById: record.id }
+        : { ...finish(old, 'replaced', at), replacedById: record.id, finishedAt: old.finishedAt ?? at };
     next = propagate(put(next, replaced), old.id, at);
   }
   // A child that is not ok is finished at once: its parent step fails here.
@@ -591,10 +702,16 @@ function cancelDown(state: WorkflowState, planId: string, reason: string | undef
   if (!plan || plan.phase === 'finished') return state;
   const child = activeChild(state, plan);
   const error = !reason ? 'Cancelled' : /^cancel/i.test(reason) ? reason : `Cancelled: ${reason}`;
-  const cancelled = finish({
-    ...plan,
-    steps: plan.steps.map((s) => (s.state === 'running' ? { ...s, state: 'failed' as const, error, endedAt: at, progress: undefined } : s)),
-  }, 'cancelled', at);
+  const cancelled = finish(
+    {
+      ...plan,
+      steps: plan.steps.map((s) =>
+        s.state === 'running' ? { ...s, state: 'failed' as const, error, endedAt: at, progress: undefined } : s,
+      ),
+    },
+    'cancelled',
+    at,
+  );
   const next = put(state, cancelled);
   return child ? cancelDown(next, child.id, reason === undefined ? 'its parent plan was cancelled' : reason, at) : next;
 }
@@ -613,7 +730,15 @@ function propagate(state: WorkflowState, childId: string, at: number): WorkflowS
 
   if (child.phase === 'follow_up' || child.outcome === 'completed') {
     const n = child.steps.length;
-    const done = settle(withStep(parent, step.index, (s) => ({ ...s, state: 'ok', summary: `nested plan completed (${n} step${n === 1 ? '' : 's'})`, endedAt: at })), at);
+    const done = settle(
+      withStep(parent, step.index, (s) => ({
+        ...s,
+        state: 'ok',
+        summary: `nested plan completed (${n} step${n === 1 ? '' : 's'})`,
+        endedAt: at,
+      })),
+      at,
+    );
     return propagate(put(state, done), parent.id, at);
   }
   if (child.outcome === 'cancelled') return propagate(cancelDown(state, parent.id, 'its nested plan was cancelled', at), parent.id, at);
@@ -653,16 +778,26 @@ function restoreAll(state: WorkflowState): WorkflowState {
     let changed = false;
     let blockedOn: { index: number; reason: string } | undefined;
     const steps = plan.steps.map((s): StepRecord => {
-      if (s.state === 'awaiting_confirm') { changed = true; return { ...s, state: 'pending' }; }
+      if (s.state === 'awaiting_confirm') {
+        changed = true;
+        return { ...s, state: 'pending' };
+      }
       if (s.state !== 'running' || waiting) return s;
       changed = true;
-      blockedOn ??= { index: s.index, reason: `Step ${s.index + 1} (${stepLabel(s)}) was running when Plangate stopped; its outcome is unknown. Retry runs it again; Skip or Stop leave it as it is.` };
+      blockedOn ??= {
+        index: s.index,
+        reason: `Step ${s.index + 1} (${stepLabel(s)}) was running when Plangate stopped; its outcome is unknown. Retry runs it again; Skip or Stop leave it as it is.`,
+      };
       return { ...s, state: 'unknown', error: INTERRUPTED_STEP_ERROR, progress: undefined };
     });
     let restored: PlanRecord = changed ? { ...plan, steps } : plan;
     if (!blockedOn && restored.phase === 'executing' && !waiting) {
       const pending = nextStep(restored);
-      if (pending) blockedOn = { index: pending.index, reason: `Plangate stopped before step ${pending.index + 1} (${stepLabel(pending)}) ran. Retry resumes from step ${pending.index + 1}; Stop ends the plan.` };
+      if (pending)
+        blockedOn = {
+          index: pending.index,
+          reason: `Plangate stopped before step ${pending.index + 1} (${stepLabel(pending)}) ran. Retry resumes from step ${pending.index + 1}; Stop ends the plan.`,
+        };
     }
     if (blockedOn) restored = { ...restored, phase: 'blocked', blockedStep: blockedOn.index, blockedReason: blockedOn.reason };
     if (restored !== plan) next = put(next, restored);

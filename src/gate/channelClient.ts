@@ -5,8 +5,14 @@
  */
 import * as net from 'node:net';
 import {
-  encodeLine, field, GATE_PROTOCOL_VERSION, GateMethods, LineReader, MAX_LINE,
-  type HelloResult, type JsonRpcId,
+  encodeLine,
+  field,
+  GATE_PROTOCOL_VERSION,
+  GateMethods,
+  LineReader,
+  MAX_LINE,
+  type HelloResult,
+  type JsonRpcId,
 } from './channelProtocol';
 
 /** The channel is closed (or never opened); `message` says why and what to do. */
@@ -14,7 +20,10 @@ export class ChannelClosedError extends Error {}
 
 /** The extension answered a request with an error. */
 export class ChannelRequestError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -40,7 +49,10 @@ export class ChannelClient {
   private readonly closeListeners: ((reason: string) => void)[] = [];
   private readonly notificationListeners: ((method: string, params: unknown) => void)[] = [];
 
-  private constructor(private readonly socket: net.Socket, readonly hello: HelloResult) {}
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly hello: HelloResult,
+  ) {}
 
   /**
    * Connects and says hello. Rejects with a {@link ChannelClosedError} naming the cause: no such socket, refused
@@ -61,37 +73,49 @@ export class ChannelClient {
         reject(new ChannelClosedError(message));
       };
       const timer = setTimeout(() => fail(`Plangate did not answer on its channel within ${timeoutMs / 1000} s.`), timeoutMs);
-      const reader = new LineReader(() => MAX_LINE, (message) => {
-        if (client) return client.onMessage(message);
-        // Before the hello is answered only its response is expected.
-        if (field(message, 'id') !== 0) return;
-        const error = field(message, 'error');
-        if (error !== undefined) return fail(`Plangate refused the connection: ${String(field(error, 'message') ?? 'no reason given')}`);
-        settled = true;
-        clearTimeout(timer);
-        client = new ChannelClient(socket, sanitizeHello(field(message, 'result')));
-        resolve(client);
-      }, () => {
-        if (client) client.shutdown('Plangate sent a line longer than the channel allows.');
-        else fail('Plangate sent a line longer than the channel allows.');
-      });
+      const reader = new LineReader(
+        () => MAX_LINE,
+        (message) => {
+          if (client) return client.onMessage(message);
+          // Before the hello is answered only its response is expected.
+          if (field(message, 'id') !== 0) return;
+          const error = field(message, 'error');
+          if (error !== undefined) return fail(`Plangate refused the connection: ${String(field(error, 'message') ?? 'no reason given')}`);
+          settled = true;
+          clearTimeout(timer);
+          client = new ChannelClient(socket, sanitizeHello(field(message, 'result')));
+          resolve(client);
+        },
+        () => {
+          if (client) client.shutdown('Plangate sent a line longer than the channel allows.');
+          else fail('Plangate sent a line longer than the channel allows.');
+        },
+      );
       socket.on('data', (chunk: string) => reader.push(chunk));
       socket.on('error', (err: NodeJS.ErrnoException) => {
-        const why = err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
-          ? 'Plangate\'s channel is not there (the VS Code window that started this gated server closed, or Plangate was deactivated)'
-          : `the channel failed: ${err.message}`;
+        const why =
+          err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
+            ? "Plangate's channel is not there (the VS Code window that started this gated server closed, or Plangate was deactivated)"
+            : `the channel failed: ${err.message}`;
         if (client) client.shutdown(`${why}.`);
         else fail(`${why}.`);
       });
       socket.on('close', () => {
-        if (client) client.shutdown('Plangate closed the channel (the VS Code window that started this gated server closed, or Plangate was deactivated or reloaded).');
+        if (client)
+          client.shutdown(
+            'Plangate closed the channel (the VS Code window that started this gated server closed, or Plangate was deactivated or reloaded).',
+          );
         else fail('Plangate closed the channel before answering the hello (wrong secret?).');
       });
       socket.once('connect', () => {
-        socket.write(encodeLine({
-          jsonrpc: '2.0', id: 0, method: GateMethods.hello,
-          params: { secret: options.secret, server: options.server, protocol: GATE_PROTOCOL_VERSION },
-        }));
+        socket.write(
+          encodeLine({
+            jsonrpc: '2.0',
+            id: 0,
+            method: GateMethods.hello,
+            params: { secret: options.secret, server: options.server, protocol: GATE_PROTOCOL_VERSION },
+          }),
+        );
       });
     });
   }
@@ -143,7 +167,12 @@ export class ChannelClient {
     const error = field(message, 'error');
     if (error !== undefined) {
       const code = field(error, 'code');
-      waiter.reject(new ChannelRequestError(typeof code === 'number' ? code : -32603, String(field(error, 'message') ?? 'Plangate answered with an error.')));
+      waiter.reject(
+        new ChannelRequestError(
+          typeof code === 'number' ? code : -32603,
+          String(field(error, 'message') ?? 'Plangate answered with an error.'),
+        ),
+      );
     } else {
       waiter.resolve(field(message, 'result'));
     }

@@ -8,8 +8,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError,
-  type CallToolResult, type ListToolsResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ChannelClient, ChannelClosedError, ChannelRequestError } from './channelClient';
 import { field, GateMethods } from './channelProtocol';
@@ -45,7 +49,12 @@ export async function createGatedProxy(options: GatedProxyOptions): Promise<Gate
   let channel: ChannelClient | undefined;
   let channelError: string | undefined;
   try {
-    channel = await ChannelClient.connect({ path: options.socketPath, secret: options.secret, server: options.server, timeoutMs: options.connectTimeoutMs });
+    channel = await ChannelClient.connect({
+      path: options.socketPath,
+      secret: options.secret,
+      server: options.server,
+      timeoutMs: options.connectTimeoutMs,
+    });
   } catch (err) {
     channelError = err instanceof Error ? err.message : String(err);
     log(`plangate gated server '${options.server}': ${channelError}`);
@@ -57,11 +66,19 @@ export async function createGatedProxy(options: GatedProxyOptions): Promise<Gate
 
   const info = channel?.hello.serverInfo;
   const server = new Server(
-    { name: info ? `${info.name} (gated by Plangate)` : `${options.server} (gated by Plangate)`, version: info?.version ?? VERSION, title: `${options.server} (gated)` },
-    { capabilities: { tools: { listChanged: true } }, ...(channel?.hello.instructions ? { instructions: channel.hello.instructions } : {}) },
+    {
+      name: info ? `${info.name} (gated by Plangate)` : `${options.server} (gated by Plangate)`,
+      version: info?.version ?? VERSION,
+      title: `${options.server} (gated)`,
+    },
+    {
+      capabilities: { tools: { listChanged: true } },
+      ...(channel?.hello.instructions ? { instructions: channel.hello.instructions } : {}),
+    },
   );
-  const unavailable = () => `Plangate cannot answer for server '${options.server}': ${channelError ?? 'the channel is closed.'} ` +
-    'Restart this server from VS Code\'s MCP server list (or reload the window) once Plangate is running.';
+  const unavailable = () =>
+    `Plangate cannot answer for server '${options.server}': ${channelError ?? 'the channel is closed.'} ` +
+    "Restart this server from VS Code's MCP server list (or reload the window) once Plangate is running.";
 
   server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => {
     if (!channel || channelError) throw new McpError(ErrorCode.InternalError, unavailable());
@@ -81,32 +98,51 @@ export async function createGatedProxy(options: GatedProxyOptions): Promise<Gate
     let requestId: number | undefined;
     let progress = 0;
     const onProgress = (method: string, params: unknown) => {
-      if (method !== GateMethods.progress || requestId === undefined || field(params, 'requestId') !== requestId || progressToken === undefined) return;
+      if (
+        method !== GateMethods.progress ||
+        requestId === undefined ||
+        field(params, 'requestId') !== requestId ||
+        progressToken === undefined
+      )
+        return;
       const message = field(params, 'message');
-      void extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken, progress: ++progress, ...(typeof message === 'string' ? { message } : {}) },
-      }).catch(() => undefined);
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: ++progress, ...(typeof message === 'string' ? { message } : {}) },
+        })
+        .catch(() => undefined);
     };
     progressListeners.add(onProgress);
     const onAbort = () => {
-      if (requestId !== undefined) channel?.notify(GateMethods.cancelled, { requestId, reason: String(extra.signal.reason ?? 'Cancelled by the client') });
+      if (requestId !== undefined)
+        channel?.notify(GateMethods.cancelled, { requestId, reason: String(extra.signal.reason ?? 'Cancelled by the client') });
     };
     extra.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const result = await channel.request(GateMethods.callTool, {
-        name: request.params.name,
-        arguments: request.params.arguments ?? {},
-        wantsProgress: progressToken !== undefined,
-      }, (id) => { requestId = id; });
+      const result = await channel.request(
+        GateMethods.callTool,
+        {
+          name: request.params.name,
+          arguments: request.params.arguments ?? {},
+          wantsProgress: progressToken !== undefined,
+        },
+        (id) => {
+          requestId = id;
+        },
+      );
       return result as CallToolResult;
     } catch (err) {
       if (err instanceof ChannelClosedError) {
-        return errorResult(`Plangate's channel closed while the call to '${request.params.name}' was waiting, so its outcome is unknown: ${err.message} ` +
-          'Check the Plangate panel (Plans view) before calling again.');
+        return errorResult(
+          `Plangate's channel closed while the call to '${request.params.name}' was waiting, so its outcome is unknown: ${err.message} ` +
+            'Check the Plangate panel (Plans view) before calling again.',
+        );
       }
       if (err instanceof ChannelRequestError) return errorResult(err.message);
-      return errorResult(`Plangate could not answer the call to '${request.params.name}': ${err instanceof Error ? err.message : String(err)}`);
+      return errorResult(
+        `Plangate could not answer the call to '${request.params.name}': ${err instanceof Error ? err.message : String(err)}`,
+      );
     } finally {
       progressListeners.delete(onProgress);
       extra.signal.removeEventListener('abort', onAbort);
@@ -124,7 +160,9 @@ export async function createGatedProxy(options: GatedProxyOptions): Promise<Gate
 
   return {
     server,
-    get channelError() { return channelError; },
+    get channelError() {
+      return channelError;
+    },
     connect: (transport) => server.connect(transport),
     async close() {
       channel?.close();

@@ -11,8 +11,10 @@ async function main(): Promise<void> {
   const secret = process.env[GateEnv.secret];
   const server = process.env[GateEnv.server];
   if (!socketPath || !secret || !server) {
-    process.stderr.write(`plangate gated server: ${GateEnv.socket}, ${GateEnv.secret} and ${GateEnv.server} must be set; ` +
-      'this program is started by the Plangate extension, not by hand.\n');
+    process.stderr.write(
+      `plangate gated server: ${GateEnv.socket}, ${GateEnv.secret} and ${GateEnv.server} must be set; ` +
+        'this program is started by the Plangate extension, not by hand.\n',
+    );
     process.exit(2);
   }
   // The secret is not needed by anything this process starts.

@@ -106,7 +106,10 @@ export interface ResolveContext {
 
 /** A configuration mistake found while resolving a server; the message names the server and the fix. */
 export class ConfigError extends Error {
-  constructor(readonly server: string, message: string) {
+  constructor(
+    readonly server: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -114,7 +117,10 @@ export class ConfigError extends Error {
 
 /** A server that waits for workspace trust: {@link decideStart} gave `reasons`. */
 export class TrustRequiredError extends ConfigError {
-  constructor(server: string, readonly reasons: readonly string[]) {
+  constructor(
+    server: string,
+    readonly reasons: readonly string[],
+  ) {
     super(server, describeTrustWait(server, reasons));
     this.name = 'TrustRequiredError';
   }
@@ -133,23 +139,30 @@ export const serverEntrySchema = z.looseObject({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
-const inputSchema = z.discriminatedUnion('type', [
-  z.looseObject({
-    id: z.string().min(1),
-    type: z.literal('promptString'),
-    description: z.string().optional(),
-    password: z.boolean().optional(),
-    default: z.string().optional(),
-  }),
-  z.looseObject({
-    id: z.string().min(1),
-    type: z.literal('pickString'),
-    description: z.string().optional(),
-    // VS Code takes strings, and (newer) {label, value} pairs.
-    options: z.array(z.union([z.string(), z.looseObject({ label: z.string().optional(), value: z.string() })])).min(1),
-    default: z.string().optional(),
-  }),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'expected "promptString" or "pickString" (Plangate does not run "command" inputs)' : undefined) });
+const inputSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.looseObject({
+      id: z.string().min(1),
+      type: z.literal('promptString'),
+      description: z.string().optional(),
+      password: z.boolean().optional(),
+      default: z.string().optional(),
+    }),
+    z.looseObject({
+      id: z.string().min(1),
+      type: z.literal('pickString'),
+      description: z.string().optional(),
+      // VS Code takes strings, and (newer) {label, value} pairs.
+      options: z.array(z.union([z.string(), z.looseObject({ label: z.string().optional(), value: z.string() })])).min(1),
+      default: z.string().optional(),
+    }),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union' ? 'expected "promptString" or "pickString" (Plangate does not run "command" inputs)' : undefined,
+  },
+);
 
 /** Whether a server comes from workspace configuration (refused in an untrusted workspace). */
 export function isWorkspaceSource(source: ServerSource): boolean {
@@ -162,9 +175,7 @@ export function isWorkspaceSource(source: ServerSource): boolean {
  * workspace is untrusted and starting it would run or read something of the folder; `reasons` say what, in words
  * for the Servers view ("comes from .vscode/mcp.json", "uses ${workspaceFolder}").
  */
-export type StartDecision =
-  | { kind: 'start'; cwd?: string }
-  | { kind: 'waitForTrust'; reasons: string[] };
+export type StartDecision = { kind: 'start'; cwd?: string } | { kind: 'waitForTrust'; reasons: string[] };
 
 export interface TrustContext {
   trusted: boolean;
@@ -191,7 +202,9 @@ export function decideStart(config: ServerConfig, ctx: TrustContext): StartDecis
   const folder = ctx.workspaceFolder;
   if (ctx.trusted) return folder === undefined ? { kind: 'start' } : { kind: 'start', cwd: folder };
   const reasons: string[] = [];
-  const add = (r: string) => { if (!reasons.includes(r)) reasons.push(r); };
+  const add = (r: string) => {
+    if (!reasons.includes(r)) reasons.push(r);
+  };
   if (isWorkspaceSource(config.source)) add(`comes from ${config.file}`);
   const strings = configStrings(config);
   for (const s of strings) {
@@ -203,8 +216,10 @@ export function decideStart(config: ServerConfig, ctx: TrustContext): StartDecis
   }
   if (config.type === 'stdio') {
     const inFolder = (p: string) => folder !== undefined && path.isAbsolute(p) && isInside(folder, p);
-    if (config.envFile !== undefined && (!path.isAbsolute(config.envFile) || inFolder(config.envFile))) add(`reads envFile "${config.envFile}" from the workspace folder`);
-    if (config.cwd !== undefined && (!path.isAbsolute(config.cwd) || inFolder(config.cwd))) add(`runs in "${config.cwd}", inside the workspace folder`);
+    if (config.envFile !== undefined && (!path.isAbsolute(config.envFile) || inFolder(config.envFile)))
+      add(`reads envFile "${config.envFile}" from the workspace folder`);
+    if (config.cwd !== undefined && (!path.isAbsolute(config.cwd) || inFolder(config.cwd)))
+      add(`runs in "${config.cwd}", inside the workspace folder`);
     for (const s of [config.command, ...config.args]) if (inFolder(s)) add(`runs "${s}", inside the workspace folder`);
     // the home folder is where the others run; when the workspace holds it, there is nowhere outside to go
     if (config.cwd === undefined && inFolder(ctx.userHome)) add('would run in your home folder, which is inside the workspace folder');
@@ -214,14 +229,22 @@ export function decideStart(config: ServerConfig, ctx: TrustContext): StartDecis
 
 /** What the Servers view and the log say about a server that waits for trust. */
 export function describeTrustWait(server: string, reasons: readonly string[]): string {
-  return `Server '${server}' waits for workspace trust: this workspace is in Restricted Mode, and the server ${reasons.join('; ')}. `
-    + 'Trust the workspace to start it.';
+  return (
+    `Server '${server}' waits for workspace trust: this workspace is in Restricted Mode, and the server ${reasons.join('; ')}. ` +
+    'Trust the workspace to start it.'
+  );
 }
 
 /** Every string of a server's configuration that may hold `${…}` variables. */
 function configStrings(config: ServerConfig): string[] {
   return config.type === 'stdio'
-    ? [config.command, ...config.args, ...Object.values(config.env).filter((v): v is string => v !== null), config.envFile ?? '', config.cwd ?? '']
+    ? [
+        config.command,
+        ...config.args,
+        ...Object.values(config.env).filter((v): v is string => v !== null),
+        config.envFile ?? '',
+        config.cwd ?? '',
+      ]
     : [config.url, ...Object.values(config.headers)];
 }
 
@@ -245,11 +268,19 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   for (const e of errors) {
-    result.problems.push({ file: fileLabel, ...lineColumn(text, e.offset), message: `syntax error: ${describeParseError(printParseErrorCode(e.error))}` });
+    result.problems.push({
+      file: fileLabel,
+      ...lineColumn(text, e.offset),
+      message: `syntax error: ${describeParseError(printParseErrorCode(e.error))}`,
+    });
   }
   if (!root) return result;
   if (root.type !== 'object') {
-    result.problems.push({ file: fileLabel, ...lineColumn(text, root.offset), message: 'expected a JSON object with "servers" (and optionally "inputs")' });
+    result.problems.push({
+      file: fileLabel,
+      ...lineColumn(text, root.offset),
+      message: 'expected a JSON object with "servers" (and optionally "inputs")',
+    });
     return result;
   }
   const broken = (n: Node) => errors.some((e) => e.offset >= n.offset && e.offset <= n.offset + n.length);
@@ -259,7 +290,12 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
   };
   const serversNode = findNodeAtLocation(root, ['servers']);
   if (serversNode && serversNode.type !== 'object') {
-    result.problems.push({ file: fileLabel, path: 'servers', ...lineColumn(text, serversNode.offset), message: `expected an object of servers, got ${kindOf(toValue(serversNode))}` });
+    result.problems.push({
+      file: fileLabel,
+      path: 'servers',
+      ...lineColumn(text, serversNode.offset),
+      message: `expected an object of servers, got ${kindOf(toValue(serversNode))}`,
+    });
   } else if (serversNode) {
     const seen = new Set<string>();
     for (const prop of serversNode.children ?? []) {
@@ -267,7 +303,12 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
       if (!keyNode || !valueNode || broken(prop)) continue;
       const name = String(keyNode.value);
       if (seen.has(name)) {
-        result.problems.push({ file: fileLabel, path: `servers.${name}`, ...lineColumn(text, keyNode.offset), message: 'this server name is used twice; the first one is used' });
+        result.problems.push({
+          file: fileLabel,
+          path: `servers.${name}`,
+          ...lineColumn(text, keyNode.offset),
+          message: 'this server name is used twice; the first one is used',
+        });
         continue;
       }
       seen.add(name);
@@ -278,7 +319,12 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
   }
   const inputsNode = findNodeAtLocation(root, ['inputs']);
   if (inputsNode && inputsNode.type !== 'array') {
-    result.problems.push({ file: fileLabel, path: 'inputs', ...lineColumn(text, inputsNode.offset), message: 'expected an array of inputs' });
+    result.problems.push({
+      file: fileLabel,
+      path: 'inputs',
+      ...lineColumn(text, inputsNode.offset),
+      message: 'expected an array of inputs',
+    });
   } else if (inputsNode) {
     (inputsNode.children ?? []).forEach((node, i) => {
       if (broken(node)) return;
@@ -286,19 +332,37 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
       if (!r.success) {
         for (const issue of r.error.issues) {
           const p = [i, ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
-          result.problems.push({ file: fileLabel, path: joinPath('inputs', p), ...position(['inputs', ...p]), message: describeIssue(issue, toValue(node), issue.path) });
+          result.problems.push({
+            file: fileLabel,
+            path: joinPath('inputs', p),
+            ...position(['inputs', ...p]),
+            message: describeIssue(issue, toValue(node), issue.path),
+          });
         }
         return;
       }
       if (result.inputs.some((d) => d.id === r.data.id)) {
-        result.problems.push({ file: fileLabel, path: `inputs.${i}.id`, ...position(['inputs', i, 'id']), message: `input id "${r.data.id}" is defined twice; the first one is used` });
+        result.problems.push({
+          file: fileLabel,
+          path: `inputs.${i}.id`,
+          ...position(['inputs', i, 'id']),
+          message: `input id "${r.data.id}" is defined twice; the first one is used`,
+        });
         return;
       }
       const data = r.data;
       const description = data.description ?? data.id;
-      const def: InputDef = data.type === 'promptString'
-        ? { id: data.id, type: 'promptString', description, password: data.password ?? false }
-        : { id: data.id, type: 'pickString', description, options: data.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value })) };
+      const def: InputDef =
+        data.type === 'promptString'
+          ? { id: data.id, type: 'promptString', description, password: data.password ?? false }
+          : {
+              id: data.id,
+              type: 'pickString',
+              description,
+              options: data.options.map((o) =>
+                typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value },
+              ),
+            };
       if (data.default !== undefined) def.default = data.default;
       result.inputs.push(def);
     });
@@ -310,7 +374,11 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
  * Parses a settings value that is an object of servers (the `plangate.servers` setting), with the same schema as
  * mcp.json's `servers`. Key paths in problems are relative to the setting (`db.command`).
  */
-export function parseServersSetting(value: unknown, source: 'settings-user' | 'settings-workspace', settingLabel = 'plangate.servers'): ParsedConfig {
+export function parseServersSetting(
+  value: unknown,
+  source: 'settings-user' | 'settings-workspace',
+  settingLabel = 'plangate.servers',
+): ParsedConfig {
   const result: ParsedConfig = { servers: [], inputs: [], problems: [] };
   if (value === undefined || value === null) return result;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -327,8 +395,14 @@ export function parseServersSetting(value: unknown, source: 'settings-user' | 's
 
 type Position = { line?: number; column?: number };
 
-function parseServerEntry(name: string, value: unknown, source: ServerSource, file: string,
-  position: (p: (string | number)[]) => Position, prefix = 'servers'): { server: ServerConfig } | { problems: ConfigProblem[] } {
+function parseServerEntry(
+  name: string,
+  value: unknown,
+  source: ServerSource,
+  file: string,
+  position: (p: (string | number)[]) => Position,
+  prefix = 'servers',
+): { server: ServerConfig } | { problems: ConfigProblem[] } {
   const base = prefix ? `${prefix}.${name}` : name;
   const r = serverEntrySchema.safeParse(value);
   if (!r.success) {
@@ -341,7 +415,9 @@ function parseServerEntry(name: string, value: unknown, source: ServerSource, fi
   }
   const e = r.data;
   const type = e.type ?? (e.command !== undefined ? 'stdio' : e.url !== undefined ? 'http' : undefined);
-  const fail = (key: string, message: string) => ({ problems: [{ file, path: key ? `${base}.${key}` : base, ...position(key ? [key] : []), message }] });
+  const fail = (key: string, message: string) => ({
+    problems: [{ file, path: key ? `${base}.${key}` : base, ...position(key ? [key] : []), message }],
+  });
   if (!type) return fail('', 'needs "command" (a stdio server) or "url" (an http/sse server)');
   if (type === 'stdio') {
     if (e.command === undefined) return fail('command', 'a "stdio" server needs "command" (the program to start)');
@@ -364,7 +440,9 @@ function parseServerEntry(name: string, value: unknown, source: ServerSource, fi
  * {@link decideStart}). Every input value is among the `secrets`, password or not.
  */
 export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolvedServer> {
-  const fail = (message: string): never => { throw new ConfigError(config.name, `Server '${config.name}' (${config.file}): ${message}`); };
+  const fail = (message: string): never => {
+    throw new ConfigError(config.name, `Server '${config.name}' (${config.file}): ${message}`);
+  };
   const trusted = ctx.trusted ?? true;
   const decision = decideStart(config, { trusted, workspaceFolder: ctx.workspaceFolder, userHome: ctx.userHome });
   if (decision.kind === 'waitForTrust') throw new TrustRequiredError(config.name, decision.reasons);
@@ -376,7 +454,10 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
       const id = m[1]!.trim();
       if (inputValues.has(id)) continue;
       const def = ctx.inputs?.find((d) => d.id === id);
-      if (!def) fail(`\${input:${id}} refers to an input that is not defined. Add {"id": "${id}", "type": "promptString", "description": "…"} to "inputs" in mcp.json.`);
+      if (!def)
+        fail(
+          `\${input:${id}} refers to an input that is not defined. Add {"id": "${id}", "type": "promptString", "description": "…"} to "inputs" in mcp.json.`,
+        );
       const value = await ctx.resolveInput(id, def!);
       if (value === undefined) fail(`input "${id}" (${def!.description}) was not provided. Start the server again and enter a value.`);
       inputValues.set(id, value!);
@@ -386,18 +467,19 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   }
   // Untrusted: decideStart let through only servers that need no folder; never resolve against it all the same.
   const folder = trusted ? ctx.workspaceFolder : undefined;
-  const sub = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (whole, raw: string) => {
-    const v = raw.trim();
-    if (v === 'workspaceFolder' || v === 'workspaceFolderBasename') {
-      if (folder === undefined) return fail(`\${${v}} needs an open folder. Open the folder, or use an absolute path.`);
-      return v === 'workspaceFolder' ? folder : path.basename(folder);
-    }
-    if (v === 'userHome') return ctx.userHome;
-    if (v === 'pathSeparator' || v === '/') return path.sep;
-    if (v.startsWith('env:')) return ctx.env[v.slice(4)] ?? '';
-    if (v.startsWith('input:')) return inputValues.get(v.slice(6).trim()) ?? '';
-    return whole; // unknown variables stay as written, as in VS Code
-  });
+  const sub = (s: string): string =>
+    s.replace(/\$\{([^}]+)\}/g, (whole, raw: string) => {
+      const v = raw.trim();
+      if (v === 'workspaceFolder' || v === 'workspaceFolderBasename') {
+        if (folder === undefined) return fail(`\${${v}} needs an open folder. Open the folder, or use an absolute path.`);
+        return v === 'workspaceFolder' ? folder : path.basename(folder);
+      }
+      if (v === 'userHome') return ctx.userHome;
+      if (v === 'pathSeparator' || v === '/') return path.sep;
+      if (v.startsWith('env:')) return ctx.env[v.slice(4)] ?? '';
+      if (v.startsWith('input:')) return inputValues.get(v.slice(6).trim()) ?? '';
+      return whole; // unknown variables stay as written, as in VS Code
+    });
   const absolute = (p: string) => (path.isAbsolute(p) ? p : path.resolve(folder ?? ctx.userHome, p));
 
   if (config.type !== 'stdio') {
@@ -427,7 +509,13 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   }
   for (const [k, v] of Object.entries(env)) if (isSecretKey(k) && looksSecret(v)) secrets.push(v);
   const resolved: ResolvedStdioServer = {
-    name: config.name, source: config.source, type: 'stdio', command: sub(config.command), args: config.args.map(sub), env, secrets: unique(secrets),
+    name: config.name,
+    source: config.source,
+    type: 'stdio',
+    command: sub(config.command),
+    args: config.args.map(sub),
+    env,
+    secrets: unique(secrets),
   };
   const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : decision.cwd;
   if (cwd !== undefined) resolved.cwd = cwd;
@@ -470,8 +558,12 @@ export function inputRefs(config: ServerConfig): string[] {
  * `resolveInput` for {@link resolveServer}: recalls the value stored for this server in `scope`, else calls `ask`
  * and keeps its answer (a dismissed prompt keeps nothing).
  */
-export function storedInputs(store: InputStore, scope: string, server: string,
-  ask: (id: string, def: InputDef) => Promise<string | undefined>): ResolveContext['resolveInput'] {
+export function storedInputs(
+  store: InputStore,
+  scope: string,
+  server: string,
+  ask: (id: string, def: InputDef) => Promise<string | undefined>,
+): ResolveContext['resolveInput'] {
   return async (id, def) => {
     const key = inputValueKey(scope, server, id);
     const stored = await store.get(key);
@@ -484,10 +576,14 @@ export function storedInputs(store: InputStore, scope: string, server: string,
 
 /** A stable hash of everything that affects how a server is started; equal fingerprints need no restart. */
 export function serverFingerprint(resolved: ResolvedServer): string {
-  const sorted = (o: Record<string, string>) => Object.keys(o).sort().map((k) => [k, o[k]]);
-  const parts = resolved.type === 'stdio'
-    ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null]
-    : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers)];
+  const sorted = (o: Record<string, string>) =>
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]);
+  const parts =
+    resolved.type === 'stdio'
+      ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null]
+      : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers)];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -528,17 +624,26 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   let line = 1;
   let start = 0;
   for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) { line++; start = i + 1; }
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
   }
   return { line, column: offset - start + 1 };
 }
 
 function describeParseError(code: string): string {
   const words: Record<string, string> = {
-    CommaExpected: 'expected a comma', ColonExpected: 'expected a colon', ValueExpected: 'expected a value',
-    PropertyNameExpected: 'expected a property name in double quotes', CloseBraceExpected: 'expected "}"',
-    CloseBracketExpected: 'expected "]"', EndOfFileExpected: 'unexpected text after the end', InvalidSymbol: 'unexpected character',
-    UnexpectedEndOfString: 'unterminated string', UnexpectedEndOfComment: 'unterminated comment',
+    CommaExpected: 'expected a comma',
+    ColonExpected: 'expected a colon',
+    ValueExpected: 'expected a value',
+    PropertyNameExpected: 'expected a property name in double quotes',
+    CloseBraceExpected: 'expected "}"',
+    CloseBracketExpected: 'expected "]"',
+    EndOfFileExpected: 'unexpected text after the end',
+    InvalidSymbol: 'unexpected character',
+    UnexpectedEndOfString: 'unterminated string',
+    UnexpectedEndOfComment: 'unterminated comment',
   };
   return words[code] ?? code;
 }
@@ -569,7 +674,9 @@ function describeIssue(issue: z.core.$ZodIssue, root: unknown, p: readonly Prope
     }
     case 'invalid_union':
       // A discriminated union whose discriminator matched nothing (an input's "type") carries its own message.
-      return issue.errors.length === 0 && issue.message ? `${issue.message}, got ${JSON.stringify(valueAt(root, p))}` : `expected a string, got ${got}`;
+      return issue.errors.length === 0 && issue.message
+        ? `${issue.message}, got ${JSON.stringify(valueAt(root, p))}`
+        : `expected a string, got ${got}`;
     case 'invalid_value':
       return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${JSON.stringify(valueAt(root, p))}`;
     case 'too_small':

@@ -14,14 +14,37 @@ import type { ToolResult } from '../core/toolResult';
 import type { ResolvedServer } from './config';
 import { redact } from './redact';
 import { augmentedPath } from './shellPath';
-import { CallError, closeSession, createClient, describeStartFailure, listAllTools, MAX_TIMER_MS, rawResultSchema, shouldFallBackToSse, StderrTail,
-  timeoutError, toCallError, TrackedStdioTransport, type ElicitAnswer, type ElicitParams, type LogLevel, type Session } from './transport';
+import {
+  CallError,
+  closeSession,
+  createClient,
+  describeStartFailure,
+  listAllTools,
+  MAX_TIMER_MS,
+  rawResultSchema,
+  shouldFallBackToSse,
+  StderrTail,
+  timeoutError,
+  toCallError,
+  TrackedStdioTransport,
+  type ElicitAnswer,
+  type ElicitParams,
+  type LogLevel,
+  type Session,
+} from './transport';
 
 export { CallError, type ElicitAnswer, type ElicitParams, type LogLevel } from './transport';
 export type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 export type ServerState = 'stopped' | 'starting' | 'running' | 'error';
-export interface ConnectionStatus { state: ServerState; message?: string }
-export interface LogEntry { server: string; level: LogLevel; text: string }
+export interface ConnectionStatus {
+  state: ServerState;
+  message?: string;
+}
+export interface LogEntry {
+  server: string;
+  level: LogLevel;
+  text: string;
+}
 /** Answers a server's elicitation request (the UI or CLI asks the user). */
 export type ElicitHandler = (server: string, params: ElicitParams) => Promise<ElicitAnswer>;
 
@@ -66,7 +89,10 @@ export class ServerConnection {
   private probing = false;
   /** Sessions being closed; stop() waits for them so no child process outlives the connection. */
   private readonly closing = new Set<Promise<void>>();
-  private readonly tail = new StderrTail((line) => { this.stderrEmitter.fire(line); this.log('info', `[stderr] ${line}`); });
+  private readonly tail = new StderrTail((line) => {
+    this.stderrEmitter.fire(line);
+    this.log('info', `[stderr] ${line}`);
+  });
   private readonly stderrEmitter = new Emitter<string>();
   private readonly stateEmitter = new Emitter<ConnectionStatus>();
   private readonly toolsEmitter = new Emitter<readonly Tool[]>();
@@ -82,37 +108,61 @@ export class ServerConnection {
   private asking = 0;
   private readonly waitListeners = new Set<(waiting: boolean) => void>();
 
-  constructor(config: ResolvedServer, private readonly options: ConnectionOptions = {}) {
+  constructor(
+    config: ResolvedServer,
+    private readonly options: ConnectionOptions = {},
+  ) {
     this._config = config;
   }
 
-  get name(): string { return this._config.name; }
-  get config(): ResolvedServer { return this._config; }
-  get state(): ServerState { return this.status.state; }
+  get name(): string {
+    return this._config.name;
+  }
+  get config(): ResolvedServer {
+    return this._config;
+  }
+  get state(): ServerState {
+    return this.status.state;
+  }
   /** Why the server is in its state (the error, the reconnect countdown), if there is something to say. */
-  get message(): string | undefined { return this.status.message; }
-  get tools(): readonly Tool[] { return this._tools; }
+  get message(): string | undefined {
+    return this.status.message;
+  }
+  get tools(): readonly Tool[] {
+    return this._tools;
+  }
 
   private hashCache?: { tools: readonly Tool[]; hashes: ReadonlyMap<string, string> };
   /** Each listed tool's definition hash by name (computed once per tool list). */
   get toolHashes(): ReadonlyMap<string, string> {
     if (this.hashCache?.tools !== this._tools) {
-      this.hashCache = { tools: this._tools, hashes: new Map(this._tools.map((t) => [t.name, toolDefinitionHash(t as ToolDefinitionLike)])) };
+      this.hashCache = {
+        tools: this._tools,
+        hashes: new Map(this._tools.map((t) => [t.name, toolDefinitionHash(t as ToolDefinitionLike)])),
+      };
     }
     return this.hashCache.hashes;
   }
-  get serverInfo(): Implementation | undefined { return this.session?.client?.getServerVersion(); }
-  get instructions(): string | undefined { return this.session?.client?.getInstructions(); }
+  get serverInfo(): Implementation | undefined {
+    return this.session?.client?.getServerVersion();
+  }
+  get instructions(): string | undefined {
+    return this.session?.client?.getInstructions();
+  }
   /** The process id of a running stdio server. */
   get pid(): number | undefined {
     const t = this.session?.transport;
-    return t instanceof TrackedStdioTransport ? t.pid ?? undefined : undefined;
+    return t instanceof TrackedStdioTransport ? (t.pid ?? undefined) : undefined;
   }
   /** The last stderr lines of a stdio server (about 40 lines / 8 KB). */
-  stderrTail(): string { return this.tail.text(); }
+  stderrTail(): string {
+    return this.tail.text();
+  }
 
   /** Replaces the configuration; takes effect at the next start (the registry restarts when it changed). */
-  setConfig(config: ResolvedServer): void { this._config = config; }
+  setConfig(config: ResolvedServer): void {
+    this._config = config;
+  }
 
   /** Starts the server if it is not running; rejects with a message naming the server when it cannot start. */
   start(): Promise<void> {
@@ -120,10 +170,14 @@ export class ServerConnection {
     if (this.pending) return this.pending;
     clearTimeout(this.reconnectTimer);
     this.failures = 0;
-    this.pending = this.connect().catch((err: Error) => {
-      if (!(err instanceof StoppedWhileStarting)) this.setStatus('error', err.message);
-      throw err;
-    }).finally(() => { this.pending = undefined; });
+    this.pending = this.connect()
+      .catch((err: Error) => {
+        if (!(err instanceof StoppedWhileStarting)) this.setStatus('error', err.message);
+        throw err;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
   }
 
@@ -137,7 +191,10 @@ export class ServerConnection {
     this.session = undefined;
     if (session) this.close(session);
     await Promise.all(this.closing);
-    if (this._tools.length) { this._tools = []; this.toolsEmitter.fire(this._tools); }
+    if (this._tools.length) {
+      this._tools = [];
+      this.toolsEmitter.fire(this._tools);
+    }
     if (this.status.state !== 'stopped') this.setStatus('stopped');
   }
 
@@ -154,7 +211,10 @@ export class ServerConnection {
     if (this.pending) await this.pending.catch(() => undefined);
     const client = this.session?.client;
     if (this.status.state !== 'running' || !client) {
-      throw new CallError('notRunning', `Server '${this.name}' is not running${this.status.message ? ` (${this.status.message})` : ''}. Start it, then try again.`);
+      throw new CallError(
+        'notRunning',
+        `Server '${this.name}' is not running${this.status.message ? ` (${this.status.message})` : ''}. Start it, then try again.`,
+      );
     }
     const { signal, onProgress, onWaitingForUser } = options;
     if (signal?.aborted) throw new CallError('cancelled', 'Cancelled');
@@ -169,7 +229,11 @@ export class ServerConnection {
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);
-      if (!waiting) timer = setTimeout(() => { timedOut = true; timeoutController.abort(); }, timeout);
+      if (!waiting)
+        timer = setTimeout(() => {
+          timedOut = true;
+          timeoutController.abort();
+        }, timeout);
     };
     const onWait = (now: boolean) => {
       waiting = now;
@@ -179,15 +243,19 @@ export class ServerConnection {
     this.waitListeners.add(onWait);
     arm();
     try {
-      const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
+      const result = (await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
         signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
         timeout: MAX_TIMER_MS,
         // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
         onprogress: (p) => {
           arm();
-          onProgress?.({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), ...(p.message !== undefined && { message: p.message }) });
+          onProgress?.({
+            progress: p.progress,
+            ...(p.total !== undefined && { total: p.total }),
+            ...(p.message !== undefined && { message: p.message }),
+          });
         },
-      }) as ToolResult;
+      })) as ToolResult;
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
       return result;
@@ -207,7 +275,12 @@ export class ServerConnection {
     this.asking = Math.max(0, this.asking + delta);
     const now = this.asking > 0;
     if (was === now) return;
-    this.log('debug', now ? 'waiting for the user to answer an elicitation request: call timeouts stand still' : 'the elicitation request was answered: call timeouts start afresh');
+    this.log(
+      'debug',
+      now
+        ? 'waiting for the user to answer an elicitation request: call timeouts stand still'
+        : 'the elicitation request was answered: call timeouts start afresh',
+    );
     for (const listener of [...this.waitListeners]) listener(now);
   }
 
@@ -223,7 +296,9 @@ export class ServerConnection {
   private async connect(): Promise<void> {
     const gen = ++this.gen;
     const session: Session = { closed: false };
-    const live = () => { if (gen !== this.gen) throw new StoppedWhileStarting(`Server '${this.name}' was stopped while starting.`); };
+    const live = () => {
+      if (gen !== this.gen) throw new StoppedWhileStarting(`Server '${this.name}' was stopped while starting.`);
+    };
     if (!this.failures || this.status.state !== 'starting') this.setStatus('starting');
     const config = this._config;
     const mark = this.tail.mark();
@@ -233,18 +308,29 @@ export class ServerConnection {
         urlElicitation: this.options.urlElicitation ?? false,
         elicitHandler: () => {
           const h = this.onElicit;
-          return h && (async (params) => {
-            this.setAsking(+1);
-            try {
-              return await h(this.name, params);
-            } finally {
-              this.setAsking(-1);
-            }
-          });
+          return (
+            h &&
+            (async (params) => {
+              this.setAsking(+1);
+              try {
+                return await h(this.name, params);
+              } finally {
+                this.setAsking(-1);
+              }
+            })
+          );
         },
         onToolsChanged: () => {
           // Until the new list is in, the old one is stale: the door waits for it before it checks a step.
-          if (!this.staleTools) { let done!: () => void; this.staleTools = { promise: new Promise<void>((r) => { done = r; }), done }; }
+          if (!this.staleTools) {
+            let done!: () => void;
+            this.staleTools = {
+              promise: new Promise<void>((r) => {
+                done = r;
+              }),
+              done,
+            };
+          }
           clearTimeout(this.refreshTimer);
           this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50);
         },
@@ -257,12 +343,21 @@ export class ServerConnection {
     let stdoutClosed = () => false;
     try {
       if (config.type === 'stdio') {
-        const PATH = config.env.PATH ?? await (this.options.pathProvider ?? augmentedPath)();
+        const PATH = config.env.PATH ?? (await (this.options.pathProvider ?? augmentedPath)());
         live();
-        const transport = new TrackedStdioTransport({ command: config.command, args: config.args, env: { ...config.env, PATH }, cwd: config.cwd, stderr: 'pipe' });
+        const transport = new TrackedStdioTransport({
+          command: config.command,
+          args: config.args,
+          env: { ...config.env, PATH },
+          cwd: config.cwd,
+          stderr: 'pipe',
+        });
         exitOf = () => transport.exit;
         stdoutClosed = () => transport.stdoutClosed;
-        (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => this.tail.push(chunk)).on('end', () => this.tail.flush());
+        (transport.stderr as Readable | null)
+          ?.setEncoding('utf8')
+          .on('data', (chunk: string) => this.tail.push(chunk))
+          .on('end', () => this.tail.flush());
         this.session = session;
         await attach(transport);
       } else {
@@ -270,7 +365,9 @@ export class ServerConnection {
         const url = new URL(config.url);
         const requestInit = { headers: config.headers };
         try {
-          await attach(config.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }));
+          await attach(
+            config.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }),
+          );
         } catch (err) {
           if (config.type !== 'http' || !shouldFallBackToSse(err)) throw err;
           live();
@@ -285,12 +382,22 @@ export class ServerConnection {
       if (this.session === session) this.session = undefined;
       this.close(session);
       live();
-      const message = describeStartFailure(err, { server: this.name, url: config.type === 'stdio' ? undefined : config.url,
-        command: config.type === 'stdio' ? config.command : undefined, exit: exitOf(), stderr: this.tail.text(mark), timeoutMs: timeout });
+      const message = describeStartFailure(err, {
+        server: this.name,
+        url: config.type === 'stdio' ? undefined : config.url,
+        command: config.type === 'stdio' ? config.command : undefined,
+        exit: exitOf(),
+        stderr: this.tail.text(mark),
+        timeoutMs: timeout,
+      });
       throw new Error(redact(message, config.secrets));
     }
-    session.client!.onclose = () => this.onUnexpectedClose(gen, exitOf(),
-      stdoutClosed() ? 'server closed its stdout but kept running, so it could not answer any more; it was stopped' : undefined);
+    session.client!.onclose = () =>
+      this.onUnexpectedClose(
+        gen,
+        exitOf(),
+        stdoutClosed() ? 'server closed its stdout but kept running, so it could not answer any more; it was stopped' : undefined,
+      );
     this.runningSince = Date.now();
     const info = session.client!.getServerVersion();
     this.setStatus('running', info ? `${info.name} ${info.version}` : undefined);
@@ -346,7 +453,10 @@ export class ServerConnection {
     try {
       await this.refreshToolsNow(gen);
     } finally {
-      if (this.staleTools === stale) { this.staleTools = undefined; stale?.done(); }
+      if (this.staleTools === stale) {
+        this.staleTools = undefined;
+        stale?.done();
+      }
     }
   }
 
@@ -383,11 +493,18 @@ export class ServerConnection {
     }
     const delay = (this.options.reconnect?.baseDelayMs ?? 1000) * 2 ** this.failures;
     this.failures++;
-    this.setStatus('starting', `${reason.split('\n')[0]!.replace(/\.$/, '')}; reconnecting in ${delay / 1000} s (attempt ${this.failures} of ${max})`);
+    this.setStatus(
+      'starting',
+      `${reason.split('\n')[0]!.replace(/\.$/, '')}; reconnecting in ${delay / 1000} s (attempt ${this.failures} of ${max})`,
+    );
     this.reconnectTimer = setTimeout(() => {
-      this.pending = this.connect().catch((err: Error) => {
-        if (this.status.state === 'starting' && !this.session) this.scheduleReconnect(err.message);
-      }).finally(() => { this.pending = undefined; });
+      this.pending = this.connect()
+        .catch((err: Error) => {
+          if (this.status.state === 'starting' && !this.session) this.scheduleReconnect(err.message);
+        })
+        .finally(() => {
+          this.pending = undefined;
+        });
     }, delay);
   }
 

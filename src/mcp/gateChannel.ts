@@ -15,8 +15,17 @@ import * as path from 'node:path';
 import type { GateChannelHandler } from '../core/gateHandler';
 import { CancellationTokenSource, type Disposable } from '../core/lifecycle';
 import {
-  encodeLine, field, GATE_PROTOCOL_VERSION, GateEnv, GateErrors, GateMethods, LineReader, MAX_HELLO_LINE, MAX_LINE,
-  type HelloResult, type JsonRpcId,
+  encodeLine,
+  field,
+  GATE_PROTOCOL_VERSION,
+  GateEnv,
+  GateErrors,
+  GateMethods,
+  LineReader,
+  MAX_HELLO_LINE,
+  MAX_LINE,
+  type HelloResult,
+  type JsonRpcId,
 } from '../gate/channelProtocol';
 import type { ServerConnection } from './connection';
 import type { ServerRegistry } from './registry';
@@ -155,11 +164,17 @@ export class GateChannel implements Disposable {
     const secret = field(params, 'secret');
     const server = field(params, 'server');
     const replyId = typeof id === 'number' || typeof id === 'string' ? id : null;
-    if (field(message, 'method') !== GateMethods.hello || replyId === null) return this.refuse(conn, replyId, 'the first message is not a hello');
-    if (typeof secret !== 'string' || !sameSecret(secret, this.secret)) return this.refuse(conn, replyId, 'the secret does not match this window\'s');
+    if (field(message, 'method') !== GateMethods.hello || replyId === null)
+      return this.refuse(conn, replyId, 'the first message is not a hello');
+    if (typeof secret !== 'string' || !sameSecret(secret, this.secret))
+      return this.refuse(conn, replyId, "the secret does not match this window's");
     if (typeof server !== 'string' || server === '') return this.refuse(conn, replyId, 'the hello names no server');
     if (field(params, 'protocol') !== GATE_PROTOCOL_VERSION) {
-      return this.refuse(conn, replyId, `the gated server speaks channel protocol ${String(field(params, 'protocol'))}, Plangate speaks ${GATE_PROTOCOL_VERSION}; restart the server`);
+      return this.refuse(
+        conn,
+        replyId,
+        `the gated server speaks channel protocol ${String(field(params, 'protocol'))}, Plangate speaks ${GATE_PROTOCOL_VERSION}; restart the server`,
+      );
     }
     conn.server = server;
     let hello: HelloResult = {};

@@ -10,7 +10,10 @@ import { isWorkspaceSource, serverFingerprint, type ResolvedServer } from './con
 import { CallError, ServerConnection, type ConnectionOptions, type ElicitHandler, type LogEntry } from './connection';
 
 /** A tool name offered by more than one server; `servers[0]` (first in configuration order) wins unqualified lookups. */
-export interface ToolClash { tool: string; servers: string[] }
+export interface ToolClash {
+  tool: string;
+  servers: string[];
+}
 
 export interface ApplyOptions {
   /** When false, servers from workspace configuration (mcp.json, workspace settings) are not started. Default true. */
@@ -19,7 +22,11 @@ export interface ApplyOptions {
   autoStart?: boolean;
 }
 
-interface Entry { conn: ServerConnection; fingerprint: string; subscriptions: { dispose(): void }[] }
+interface Entry {
+  conn: ServerConnection;
+  fingerprint: string;
+  subscriptions: { dispose(): void }[];
+}
 
 export class ServerRegistry implements ToolInvoker {
   private entries: Entry[] = [];
@@ -40,16 +47,22 @@ export class ServerRegistry implements ToolInvoker {
   constructor(private readonly options: ConnectionOptions = {}) {}
 
   /** Answers elicitation requests of every server (now and later); without one they are declined. */
-  get onElicit(): ElicitHandler | undefined { return this.elicit; }
+  get onElicit(): ElicitHandler | undefined {
+    return this.elicit;
+  }
   set onElicit(handler: ElicitHandler | undefined) {
     this.elicit = handler;
     for (const e of this.entries) e.conn.onElicit = handler;
   }
 
   /** The connections in configuration order. */
-  get connections(): readonly ServerConnection[] { return this.entries.map((e) => e.conn); }
+  get connections(): readonly ServerConnection[] {
+    return this.entries.map((e) => e.conn);
+  }
 
-  get(name: string): ServerConnection | undefined { return this.entries.find((e) => e.conn.name === name)?.conn; }
+  get(name: string): ServerConnection | undefined {
+    return this.entries.find((e) => e.conn.name === name)?.conn;
+  }
 
   /** Whether `start(name)` would be refused: workspace configuration in an untrusted workspace. */
   isBlocked(name: string): boolean {
@@ -98,7 +111,8 @@ export class ServerRegistry implements ToolInvoker {
     }
     const removed = this.entries.filter((e) => !next.includes(e));
     this.entries = next;
-    this.toolIndex = undefined; this.catalogCache = undefined;
+    this.toolIndex = undefined;
+    this.catalogCache = undefined;
     for (const e of removed) work.push(this.remove(e));
     this.changeEmitter.fire();
     await Promise.allSettled(work);
@@ -108,7 +122,9 @@ export class ServerRegistry implements ToolInvoker {
   async start(name: string): Promise<void> {
     const conn = this.require(name);
     if (this.isBlocked(name)) {
-      throw new Error(`Server '${name}' comes from workspace configuration (${conn.config.source}) and this workspace is not trusted. Trust the workspace to start it.`);
+      throw new Error(
+        `Server '${name}' comes from workspace configuration (${conn.config.source}) and this workspace is not trusted. Trust the workspace to start it.`,
+      );
     }
     await conn.start();
   }
@@ -117,7 +133,9 @@ export class ServerRegistry implements ToolInvoker {
   async catalog(): Promise<readonly ServerTools[]> {
     // A server that announced a tool-list change is listed again before anyone relies on its old list.
     await Promise.all(this.entries.filter((e) => e.conn.state === 'running').map((e) => e.conn.whenToolsFresh()));
-    this.catalogCache ??= this.entries.filter((e) => e.conn.state === 'running').map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
+    this.catalogCache ??= this.entries
+      .filter((e) => e.conn.state === 'running')
+      .map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
     return this.catalogCache;
   }
 
@@ -165,7 +183,11 @@ export class ServerRegistry implements ToolInvoker {
 
   async callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult> {
     const conn = this.get(server);
-    if (!conn) throw new CallError('notRunning', `No server named '${server}' is configured. Add it to .vscode/mcp.json or the plangate.servers setting.`);
+    if (!conn)
+      throw new CallError(
+        'notRunning',
+        `No server named '${server}' is configured. Add it to .vscode/mcp.json or the plangate.servers setting.`,
+      );
     return conn.callTool(tool, args, options);
   }
 
@@ -175,7 +197,8 @@ export class ServerRegistry implements ToolInvoker {
     this.disposed = true;
     const all = this.entries;
     this.entries = [];
-    this.toolIndex = undefined; this.catalogCache = undefined;
+    this.toolIndex = undefined;
+    this.catalogCache = undefined;
     await Promise.allSettled(all.map((e) => this.remove(e)));
     this.changeEmitter.dispose();
     this.logEmitter.dispose();
@@ -185,8 +208,16 @@ export class ServerRegistry implements ToolInvoker {
     const conn = new ServerConnection(config, this.options);
     conn.onElicit = this.elicit;
     const subscriptions = [
-      conn.onDidChangeState(() => { this.toolIndex = undefined; this.catalogCache = undefined; this.changeEmitter.fire(); }),
-      conn.onDidChangeTools(() => { this.toolIndex = undefined; this.catalogCache = undefined; this.changeEmitter.fire(); }),
+      conn.onDidChangeState(() => {
+        this.toolIndex = undefined;
+        this.catalogCache = undefined;
+        this.changeEmitter.fire();
+      }),
+      conn.onDidChangeTools(() => {
+        this.toolIndex = undefined;
+        this.catalogCache = undefined;
+        this.changeEmitter.fire();
+      }),
       conn.onLog((e) => this.logEmitter.fire(e)),
     ];
     return { conn, fingerprint, subscriptions };

@@ -72,7 +72,7 @@ function newestNvmBin(nvmDir: string): string | undefined {
   const key = (v: string) => v.slice(1).split('.').map(Number);
   versions.sort((a, b) => {
     const [x, y] = [key(a), key(b)];
-    return (x[0]! - y[0]!) || (x[1]! - y[1]!) || (x[2]! - y[2]!);
+    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
   });
   const newest = versions.at(-1);
   return newest ? path.join(nvmDir, 'versions/node', newest, 'bin') : undefined;
@@ -95,17 +95,26 @@ function loginShellPath(shell: string, env: NodeJS.ProcessEnv, timeoutMs: number
       // the workspace — an interactive shell's prompt hooks (direnv, a git-aware theme running `git status`, which
       // honours a repository's core.fsmonitor) would otherwise run code of an untrusted folder.
       child = spawn(shell, ['-ilc', `printf '%s' ${MARKER}; printenv PATH; printf '%s' ${MARKER}`], {
-        stdio: ['ignore', 'pipe', 'ignore'], env, detached: true, cwd: os.homedir(),
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env,
+        detached: true,
+        cwd: os.homedir(),
       });
     } catch {
       resolve(undefined);
       return;
     }
     const timer = setTimeout(() => {
-      try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
       finish(undefined);
     }, timeoutMs);
-    child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
     child.on('error', () => finish(undefined));
     child.on('close', () => {
       const start = out.indexOf(MARKER);

@@ -11,17 +11,31 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema,
-  type ElicitRequest, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type ElicitRequest,
+  type Implementation,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 export type ElicitParams = ElicitRequest['params'];
-export interface ElicitAnswer { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> }
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
 
 /** Why a call failed: `kind` lets callers tell a timeout from a cancel from a lost connection. */
 export class CallError extends Error {
-  constructor(readonly kind: 'timeout' | 'cancelled' | 'closed' | 'notRunning' | 'failed', message: string) {
+  constructor(
+    readonly kind: 'timeout' | 'cancelled' | 'closed' | 'notRunning' | 'failed',
+    message: string,
+  ) {
     super(message);
     this.name = 'CallError';
   }
@@ -39,7 +53,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 export function toCallError(err: unknown, server: string, timeoutMs: number, signal: AbortSignal | undefined): CallError {
   if (signal?.aborted) return new CallError('cancelled', 'Cancelled');
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return timeoutError(timeoutMs);
-  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return new CallError('closed', `Server '${server}' closed the connection`);
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)
+    return new CallError('closed', `Server '${server}' closed the connection`);
   return new CallError('failed', `Server '${server}': ${err instanceof Error ? err.message : String(err)}`);
 }
 
@@ -81,7 +96,8 @@ export function createClient(info: Implementation, hooks: ClientHooks): Client {
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     const { level, data, logger } = n.params;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
-    const mapped: LogLevel = level === 'debug' ? 'debug' : level === 'info' || level === 'notice' ? 'info' : level === 'warning' ? 'warn' : 'error';
+    const mapped: LogLevel =
+      level === 'debug' ? 'debug' : level === 'info' || level === 'notice' ? 'info' : level === 'warning' ? 'warn' : 'error';
     hooks.log(mapped, `${logger ? `[${logger}] ` : ''}${text}`);
   });
   client.onerror = (err) => hooks.log('debug', `transport: ${err.message}`);
@@ -105,13 +121,21 @@ export async function listAllTools(client: Client): Promise<Tool[]> {
 }
 
 /** One connection attempt: the client and transport in use (the SSE fallback replaces them). */
-export interface Session { client?: Client; transport?: Transport; closed: boolean }
+export interface Session {
+  client?: Client;
+  transport?: Transport;
+  closed: boolean;
+}
 
 /** Closes the session's client (and so its transport; a stdio child is waited for). Idempotent. */
 export async function closeSession(session: Session): Promise<void> {
   if (session.closed) return;
   session.closed = true;
-  try { await session.client?.close(); } catch { /* already closed */ }
+  try {
+    await session.client?.close();
+  } catch {
+    /* already closed */
+  }
 }
 
 /** A stdio transport that records the child's exit code and signal (the SDK only reports "Connection closed"). */
@@ -124,14 +148,18 @@ export class TrackedStdioTransport extends StdioClientTransport {
     await super.start();
     // The SDK keeps the child private; reading it is the only way to learn the exit code. Absent → code unknown.
     const child = (this as unknown as { _process?: ChildProcess })._process;
-    child?.once('exit', (code, signal) => { this.exit = { code, signal }; });
+    child?.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+    });
     // A server whose stdout ends while it lives on can never answer again; without this its calls would wait for
     // their timeout. An exiting server ends its stdout too, so give the exit a moment to be the one reported.
-    child?.stdout?.once('end', () => setTimeout(() => {
-      if (this.exit || child.exitCode !== null || child.signalCode !== null) return;
-      this.stdoutClosed = true;
-      void this.close();
-    }, STDOUT_END_GRACE_MS).unref());
+    child?.stdout?.once('end', () =>
+      setTimeout(() => {
+        if (this.exit || child.exitCode !== null || child.signalCode !== null) return;
+        this.stdoutClosed = true;
+        void this.close();
+      }, STDOUT_END_GRACE_MS).unref(),
+    );
   }
 }
 
@@ -144,12 +172,19 @@ export class StderrTail {
   private partial = '';
   private total = 0;
 
-  constructor(private readonly onLine: (line: string) => void, private readonly maxLines = 40, private readonly maxBytes = 8192) {}
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly maxLines = 40,
+    private readonly maxBytes = 8192,
+  ) {}
 
   push(chunk: string): void {
     const parts = (this.partial + chunk).split(/\r?\n/);
     this.partial = parts.pop() ?? '';
-    if (this.partial.length > this.maxBytes) { parts.push(this.partial); this.partial = ''; }
+    if (this.partial.length > this.maxBytes) {
+      parts.push(this.partial);
+      this.partial = '';
+    }
     for (const line of parts) this.add(line);
   }
 
@@ -220,7 +255,8 @@ export function describeStartFailure(err: unknown, ctx: StartFailureContext): st
   const name = `Server '${ctx.server}'`;
   const tail = ctx.stderr.trim() ? `\nLast stderr lines:\n${ctx.stderr.trim()}` : '';
   const status = httpStatus(err);
-  if (status === 401) return `${name} answered 401 Unauthorized at ${ctx.url}. Check the Authorization header in its "headers" configuration.`;
+  if (status === 401)
+    return `${name} answered 401 Unauthorized at ${ctx.url}. Check the Authorization header in its "headers" configuration.`;
   if (status === 403) return `${name} answered 403 Forbidden at ${ctx.url}. Check the credentials in its "headers" configuration.`;
   const code = networkCode(err);
   if (code === 'ECONNREFUSED') return `${name}: nothing listens at ${ctx.url} (connection refused). Start the server, or fix "url".`;
@@ -229,16 +265,21 @@ export function describeStartFailure(err: unknown, ctx: StartFailureContext): st
   if (errno === 'ENOENT' && ctx.command !== undefined) {
     return `${name} could not start: command '${ctx.command}' was not found (not on PATH, nor in the usual tool directories). Install it, or set "command" to its absolute path.`;
   }
-  if (errno === 'EACCES' && ctx.command !== undefined) return `${name} could not start: '${ctx.command}' is not executable. Fix its permissions or "command".`;
+  if (errno === 'EACCES' && ctx.command !== undefined)
+    return `${name} could not start: '${ctx.command}' is not executable. Fix its permissions or "command".`;
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-    const how = !ctx.exit ? 'closed the connection during start-up'
-      : ctx.exit.code !== null ? `exited during start-up (exit code ${ctx.exit.code})` : `was killed during start-up (${ctx.exit.signal})`;
+    const how = !ctx.exit
+      ? 'closed the connection during start-up'
+      : ctx.exit.code !== null
+        ? `exited during start-up (exit code ${ctx.exit.code})`
+        : `was killed during start-up (${ctx.exit.signal})`;
     return `${name} ${how}.${tail || ' It wrote nothing to stderr.'}`;
   }
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
     return `${name} did not answer "initialize" within ${ctx.timeoutMs / 1000} s.${tail}`;
   }
-  if (status !== undefined) return `${name} answered HTTP ${status} at ${ctx.url}${status === 404 || status === 405 ? ' (tried Streamable HTTP and SSE)' : ''}. Check "url": the MCP endpoint is often /mcp or /sse.`;
+  if (status !== undefined)
+    return `${name} answered HTTP ${status} at ${ctx.url}${status === 404 || status === 405 ? ' (tried Streamable HTTP and SSE)' : ''}. Check "url": the MCP endpoint is often /mcp or /sse.`;
   if (code) return `${name}: could not reach ${ctx.url} (${code}). Check that the server runs and "url" is right.`;
   return `${name} could not start: ${err instanceof Error ? err.message : String(err)}${tail}`;
 }

@@ -49,7 +49,8 @@ export interface CheckpointLimits {
  * - `invalidPath`: the path is not inside the workspace; it was not looked at;
  * - `notCaptured`: added when sealing: the plan changed or deleted it but it was not among the touched files.
  */
-export type CheckpointEntryStatus = 'stored' | 'absent' | 'tooLarge' | 'overBudget' | 'unreadable' | 'notAFile' | 'invalidPath' | 'notCaptured';
+export type CheckpointEntryStatus =
+  'stored' | 'absent' | 'tooLarge' | 'overBudget' | 'unreadable' | 'notAFile' | 'invalidPath' | 'notCaptured';
 
 export interface CheckpointEntry extends CheckpointFileState {
   status: CheckpointEntryStatus;
@@ -96,12 +97,22 @@ const CONCURRENCY = 16;
  * before the plan is never overwritten. Rejects only when the storage folder cannot be written.
  */
 export async function createCheckpoint(
-  storageDir: string, planId: string, workspaceRoot: string, relativePaths: readonly string[], limits: CheckpointLimits = {},
+  storageDir: string,
+  planId: string,
+  workspaceRoot: string,
+  relativePaths: readonly string[],
+  limits: CheckpointLimits = {},
 ): Promise<Checkpoint> {
   const existing = await readCheckpoint(storageDir, planId);
   const dir = checkpointDir(storageDir, planId);
   const checkpoint: Checkpoint = existing ?? {
-    version: CHECKPOINT_VERSION, planId, workspaceRoot, dir, createdAt: Date.now(), storedBytes: 0, entries: [],
+    version: CHECKPOINT_VERSION,
+    planId,
+    workspaceRoot,
+    dir,
+    createdAt: Date.now(),
+    storedBytes: 0,
+    entries: [],
     limits: {
       maxFileBytes: positive(limits.maxFileBytes, DEFAULT_MAX_FILE_BYTES),
       maxTotalBytes: positive(limits.maxTotalBytes, DEFAULT_MAX_TOTAL_BYTES),
@@ -114,7 +125,9 @@ export async function createCheckpoint(
     const path = wp.inside ? wp.path : String(raw);
     if (held.has(path)) continue;
     held.add(path);
-    wanted.push(wp.inside ? { path } : { path, invalid: `"${path}" is not a file inside the workspace (${wp.reason}); Plangate did not look at it.` });
+    wanted.push(
+      wp.inside ? { path } : { path, invalid: `"${path}" is not a file inside the workspace (${wp.reason}); Plangate did not look at it.` },
+    );
   }
   wanted.sort((a, b) => compare(a.path, b.path));
   await fsp.mkdir(join(dir, BLOBS), { recursive: true });
@@ -125,9 +138,10 @@ export async function createCheckpoint(
     if (w.invalid) return undefined;
     const escape = await linkEscape(checkpoint.workspaceRoot, realRoot, w.path);
     if (escape) {
-      w.invalid = 'link' in escape
-        ? `"${w.path}" was not read: "${escape.link}" is a link to a place outside the workspace, and Plangate does not read or write through it, so it cannot be reverted.`
-        : `"${w.path}" could not be read (${escape.error}); Plangate keeps no copy of it, so it cannot be reverted.`;
+      w.invalid =
+        'link' in escape
+          ? `"${w.path}" was not read: "${escape.link}" is a link to a place outside the workspace, and Plangate does not read or write through it, so it cannot be reverted.`
+          : `"${w.path}" could not be read (${escape.error}); Plangate keeps no copy of it, so it cannot be reverted.`;
       return undefined;
     }
     return lstatOrError(join(checkpoint.workspaceRoot, w.path));
@@ -136,7 +150,8 @@ export async function createCheckpoint(
   let budget = maxTotalBytes - checkpoint.storedBytes;
   const plans = wanted.map((w, i) => {
     const look = looks[i];
-    if (w.invalid || !look || !('stats' in look) || !look.stats.isFile() || look.stats.size > maxFileBytes) return { w, look, store: false };
+    if (w.invalid || !look || !('stats' in look) || !look.stats.isFile() || look.stats.size > maxFileBytes)
+      return { w, look, store: false };
     const store = look.stats.size <= budget;
     if (store) budget -= look.stats.size;
     return { w, look, store };
@@ -153,7 +168,13 @@ export async function createCheckpoint(
 
 type Look = { stats: Stats } | { error: NodeJS.ErrnoException } | undefined;
 
-async function captureEntry(cp: Checkpoint, path: string, invalid: string | undefined, look: Look, store: boolean): Promise<{ entry: CheckpointEntry; newBytes: number }> {
+async function captureEntry(
+  cp: Checkpoint,
+  path: string,
+  invalid: string | undefined,
+  look: Look,
+  store: boolean,
+): Promise<{ entry: CheckpointEntry; newBytes: number }> {
   const none = (entry: CheckpointEntry) => ({ entry, newBytes: 0 });
   if (invalid !== undefined || !look) return none({ path, existed: false, status: 'invalidPath', note: invalid });
   const abs = join(cp.workspaceRoot, path);
@@ -161,21 +182,45 @@ async function captureEntry(cp: Checkpoint, path: string, invalid: string | unde
     if (look.error.code === 'ENOENT' || look.error.code === 'ENOTDIR') {
       return none({ path, existed: false, status: 'absent', existingAncestor: await deepestExistingFolder(cp.workspaceRoot, path) });
     }
-    return none({ path, existed: true, status: 'unreadable', note: `"${path}" could not be read (${look.error.code ?? look.error.message}); Plangate keeps no copy of it, so it cannot be reverted.` });
+    return none({
+      path,
+      existed: true,
+      status: 'unreadable',
+      note: `"${path}" could not be read (${look.error.code ?? look.error.message}); Plangate keeps no copy of it, so it cannot be reverted.`,
+    });
   }
   const stats = look.stats;
   const mode = stats.mode & 0o777;
   if (stats.isSymbolicLink()) {
     const target = await fsp.readlink(abs).catch(() => '?');
-    return none({ path, existed: true, status: 'notAFile', hash: `symlink:${target}`, mode, note: `"${path}" is a symbolic link; Plangate does not copy links, so it cannot be reverted.` });
+    return none({
+      path,
+      existed: true,
+      status: 'notAFile',
+      hash: `symlink:${target}`,
+      mode,
+      note: `"${path}" is a symbolic link; Plangate does not copy links, so it cannot be reverted.`,
+    });
   }
   if (!stats.isFile()) {
-    return none({ path, existed: true, status: 'notAFile', hash: stats.isDirectory() ? 'directory' : 'special', mode, note: `"${path}" is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not a file Plangate can copy, so it cannot be reverted.` });
+    return none({
+      path,
+      existed: true,
+      status: 'notAFile',
+      hash: stats.isDirectory() ? 'directory' : 'special',
+      mode,
+      note: `"${path}" is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not a file Plangate can copy, so it cannot be reverted.`,
+    });
   }
   const { maxFileBytes, maxTotalBytes } = cp.limits;
   if (stats.size > maxFileBytes) {
     return none({
-      path, existed: true, status: 'tooLarge', size: stats.size, mode, hash: statSignature(stats),
+      path,
+      existed: true,
+      status: 'tooLarge',
+      size: stats.size,
+      mode,
+      hash: statSignature(stats),
       note: `"${path}" is ${formatBytes(stats.size)}, over the checkpoint's limit of ${formatBytes(maxFileBytes)} per file: Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).`,
     });
   }
@@ -184,19 +229,35 @@ async function captureEntry(cp: Checkpoint, path: string, invalid: string | unde
     bytes = await readNoFollow(cp.workspaceRoot, path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return none({ path, existed: false, status: 'absent', existingAncestor: await deepestExistingFolder(cp.workspaceRoot, path) });
-    return none({ path, existed: true, status: 'unreadable', note: `"${path}" could not be read (${code ?? String(err)}); Plangate keeps no copy of it, so it cannot be reverted.` });
+    if (code === 'ENOENT')
+      return none({ path, existed: false, status: 'absent', existingAncestor: await deepestExistingFolder(cp.workspaceRoot, path) });
+    return none({
+      path,
+      existed: true,
+      status: 'unreadable',
+      note: `"${path}" could not be read (${code ?? String(err)}); Plangate keeps no copy of it, so it cannot be reverted.`,
+    });
   }
   if (bytes.length > maxFileBytes) {
     return none({
-      path, existed: true, status: 'tooLarge', size: bytes.length, mode, hash: `size:${bytes.length}:mtime:${Math.round(stats.mtimeMs)}`,
+      path,
+      existed: true,
+      status: 'tooLarge',
+      size: bytes.length,
+      mode,
+      hash: `size:${bytes.length}:mtime:${Math.round(stats.mtimeMs)}`,
       note: `"${path}" is ${formatBytes(bytes.length)}, over the checkpoint's limit of ${formatBytes(maxFileBytes)} per file: Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).`,
     });
   }
   const hash = sha256(bytes);
   if (!store) {
     return none({
-      path, existed: true, status: 'overBudget', size: bytes.length, mode, hash,
+      path,
+      existed: true,
+      status: 'overBudget',
+      size: bytes.length,
+      mode,
+      hash,
       note: `The checkpoint reached its limit of ${formatBytes(maxTotalBytes)} for this plan before "${path}" (${formatBytes(bytes.length)}): Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).`,
     });
   }
@@ -218,7 +279,13 @@ export async function readCheckpoint(storageDir: string, planId: string): Promis
   }
   try {
     const value = JSON.parse(text) as Omit<Checkpoint, 'dir'>;
-    if (value?.version !== CHECKPOINT_VERSION || value.planId !== planId || !Array.isArray(value.entries) || typeof value.workspaceRoot !== 'string') return undefined;
+    if (
+      value?.version !== CHECKPOINT_VERSION ||
+      value.planId !== planId ||
+      !Array.isArray(value.entries) ||
+      typeof value.workspaceRoot !== 'string'
+    )
+      return undefined;
     return { ...value, dir };
   } catch {
     return undefined;
@@ -229,14 +296,16 @@ export async function readCheckpoint(storageDir: string, planId: string): Promis
 export async function listCheckpoints(storageDir: string): Promise<string[]> {
   const root = join(storageDir, 'checkpoints');
   const names = await fsp.readdir(root).catch(() => [] as string[]);
-  const ids = await Promise.all(names.map(async (name) => {
-    try {
-      const value = JSON.parse(await fsp.readFile(join(root, name, MANIFEST), 'utf8')) as { planId?: unknown };
-      return typeof value.planId === 'string' ? [value.planId] : [];
-    } catch {
-      return [];
-    }
-  }));
+  const ids = await Promise.all(
+    names.map(async (name) => {
+      try {
+        const value = JSON.parse(await fsp.readFile(join(root, name, MANIFEST), 'utf8')) as { planId?: unknown };
+        return typeof value.planId === 'string' ? [value.planId] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
   return ids.flat().sort();
 }
 
@@ -252,7 +321,11 @@ export async function deleteCheckpoint(storageDir: string, planId: string): Prom
  * that folder, workspace-relative), and `directory` / `special` / `unreadable:<code>` otherwise. Looks only at the
  * given paths.
  */
-export async function currentState(workspaceRoot: string, paths: readonly string[], options: { maxFileBytes?: number } = {}): Promise<Map<string, string | null>> {
+export async function currentState(
+  workspaceRoot: string,
+  paths: readonly string[],
+  options: { maxFileBytes?: number } = {},
+): Promise<Map<string, string | null>> {
   const maxFileBytes = positive(options.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
   const unique = [...new Set(paths)];
   const realRoot = await realRootOf(workspaceRoot);
@@ -273,7 +346,8 @@ async function stateOf(workspaceRoot: string, realRoot: string, path: string, ma
   if (escape) return 'link' in escape ? `${OUTSIDE}${escape.link}` : `unreadable:${escape.error}`;
   const abs = join(workspaceRoot, wp.path);
   const look = await lstatOrError(abs);
-  if ('error' in look) return look.error.code === 'ENOENT' || look.error.code === 'ENOTDIR' ? null : `unreadable:${look.error.code ?? 'error'}`;
+  if ('error' in look)
+    return look.error.code === 'ENOENT' || look.error.code === 'ENOTDIR' ? null : `unreadable:${look.error.code ?? 'error'}`;
   const stats = look.stats;
   if (stats.isSymbolicLink()) return `symlink:${await fsp.readlink(abs).catch(() => '?')}`;
   if (stats.isDirectory()) return 'directory';
@@ -293,7 +367,11 @@ async function stateOf(workspaceRoot: string, realRoot: string, path: string, ma
  * revert removes them), the others as `notCaptured` (changed, but no copy from before). Call it when the run ends
  * (completed, blocked, stopped or cancelled); sealing again updates the record (e.g. after a retry ran more steps).
  */
-export async function sealCheckpoint(checkpoint: Checkpoint, paths: readonly string[] = [], options: { created?: readonly string[] } = {}): Promise<Checkpoint> {
+export async function sealCheckpoint(
+  checkpoint: Checkpoint,
+  paths: readonly string[] = [],
+  options: { created?: readonly string[] } = {},
+): Promise<Checkpoint> {
   const created = new Set(options.created ?? []);
   const entries = new Map(checkpoint.entries.map((e) => [e.path, e]));
   const realRoot = await realRootOf(checkpoint.workspaceRoot);
@@ -302,15 +380,27 @@ export async function sealCheckpoint(checkpoint: Checkpoint, paths: readonly str
     if (!wp.inside || entries.has(wp.path)) continue;
     // Seen through a link that leads out: not the workspace's file, so Revert must never be told to remove it.
     if (await linkEscape(checkpoint.workspaceRoot, realRoot, wp.path)) continue;
-    entries.set(wp.path, withRevertable(created.has(raw) || created.has(wp.path)
-      ? { path: wp.path, existed: false, status: 'absent', changedDuringRun: true }
-      : {
-        path: wp.path, existed: true, status: 'notCaptured', changedDuringRun: true,
-        note: `"${wp.path}" changed during the plan but was not among its touched files, so Plangate has no copy of it from before: it cannot be reverted.`,
-      }));
+    entries.set(
+      wp.path,
+      withRevertable(
+        created.has(raw) || created.has(wp.path)
+          ? { path: wp.path, existed: false, status: 'absent', changedDuringRun: true }
+          : {
+              path: wp.path,
+              existed: true,
+              status: 'notCaptured',
+              changedDuringRun: true,
+              note: `"${wp.path}" changed during the plan but was not among its touched files, so Plangate has no copy of it from before: it cannot be reverted.`,
+            },
+      ),
+    );
   }
   const list = [...entries.values()].sort((a, b) => compare(a.path, b.path));
-  const disk = await currentState(checkpoint.workspaceRoot, list.filter((e) => e.status !== 'invalidPath').map((e) => e.path), { maxFileBytes: checkpoint.limits.maxFileBytes });
+  const disk = await currentState(
+    checkpoint.workspaceRoot,
+    list.filter((e) => e.status !== 'invalidPath').map((e) => e.path),
+    { maxFileBytes: checkpoint.limits.maxFileBytes },
+  );
   const sealed: Checkpoint = {
     ...checkpoint,
     sealedAt: Date.now(),
@@ -340,8 +430,12 @@ export async function readCheckpointFile(checkpoint: Checkpoint, path: string): 
 export type RevertConflict = 'modified since the plan' | 'not sealed';
 
 export type RevertResult =
-  | { ok: true; path: string; /** `restored`: bytes written back; `removed`: a file the plan created was deleted;
-     * `unchanged`: it already matches the checkpoint. */ action: 'restored' | 'removed' | 'unchanged' }
+  | {
+      ok: true;
+      path: string;
+      /** `restored`: bytes written back; `removed`: a file the plan created was deleted;
+       * `unchanged`: it already matches the checkpoint. */ action: 'restored' | 'removed' | 'unchanged';
+    }
   | { ok: false; path: string; conflict: RevertConflict; message: string }
   | { ok: false; path: string; error: string };
 
@@ -360,8 +454,14 @@ export interface RevertOptions {
  */
 export async function revertFile(checkpoint: Checkpoint, path: string, options: RevertOptions = {}): Promise<RevertResult> {
   const entry = checkpoint.entries.find((e) => e.path === path);
-  if (!entry) return { ok: false, path, error: `"${path}" is not in the plan's checkpoint: Plangate has no copy of it from before the plan, so it cannot be reverted.` };
-  if (entry.status !== 'stored' && entry.status !== 'absent') return { ok: false, path, error: entry.note ?? `"${path}" cannot be reverted.` };
+  if (!entry)
+    return {
+      ok: false,
+      path,
+      error: `"${path}" is not in the plan's checkpoint: Plangate has no copy of it from before the plan, so it cannot be reverted.`,
+    };
+  if (entry.status !== 'stored' && entry.status !== 'absent')
+    return { ok: false, path, error: entry.note ?? `"${path}" cannot be reverted.` };
   const root = checkpoint.workspaceRoot;
   const realRoot = await realRootOf(root);
   const now = await stateOf(root, realRoot, entry.path, checkpoint.limits.maxFileBytes);
@@ -369,21 +469,30 @@ export async function revertFile(checkpoint: Checkpoint, path: string, options: 
   if (now?.startsWith(OUTSIDE)) return { ok: false, path, error: skippedThroughLink(now.slice(OUTSIDE.length)) };
   if (now === before) return { ok: true, path, action: 'unchanged' };
   if (now !== null && /^(directory|special|symlink:|unreadable:|invalid)/.test(now)) {
-    return { ok: false, path, error: `"${path}" is now ${now.startsWith('directory') ? 'a folder' : now.startsWith('symlink:') ? 'a symbolic link' : now.startsWith('unreadable:') ? 'unreadable' : 'not a regular file'}; Plangate does not replace it. Move it away and revert again.` };
+    return {
+      ok: false,
+      path,
+      error: `"${path}" is now ${now.startsWith('directory') ? 'a folder' : now.startsWith('symlink:') ? 'a symbolic link' : now.startsWith('unreadable:') ? 'unreadable' : 'not a regular file'}; Plangate does not replace it. Move it away and revert again.`,
+    };
   }
   if (!options.force) {
     if (!entry.after) {
       return {
-        ok: false, path, conflict: 'not sealed',
+        ok: false,
+        path,
+        conflict: 'not sealed',
         message: `Plangate has no record of what the plan left in "${path}" (the run did not end normally), so it cannot tell the plan's changes from later edits. Open the diff, or revert anyway to restore the checkpoint.`,
       };
     }
-    const after = entry.after.existed ? entry.after.hash ?? '' : null;
+    const after = entry.after.existed ? (entry.after.hash ?? '') : null;
     if (now !== after) {
       return {
-        ok: false, path, conflict: 'modified since the plan',
+        ok: false,
+        path,
+        conflict: 'modified since the plan',
         message: `"${path}" was ${now === null ? 'deleted' : after === null ? 'created' : 'modified'} after the plan ran; reverting would ${
-          now === null ? 'bring it back' : before === null ? 'delete it with those edits' : 'overwrite those edits'}. Open the diff to compare, or revert anyway.`,
+          now === null ? 'bring it back' : before === null ? 'delete it with those edits' : 'overwrite those edits'
+        }. Open the diff to compare, or revert anyway.`,
       };
     }
   }
@@ -415,13 +524,18 @@ function skippedThroughLink(link: string): string {
  * were are left out. A conflict or error on one file does not stop the others. With `dryRun`, reports what would
  * happen (for the confirmation).
  */
-export async function revertPlan(checkpoint: Checkpoint, options: RevertOptions & { paths?: readonly string[] } = {}): Promise<RevertResult[]> {
+export async function revertPlan(
+  checkpoint: Checkpoint,
+  options: RevertOptions & { paths?: readonly string[] } = {},
+): Promise<RevertResult[]> {
   const only = options.paths ? new Set(options.paths) : undefined;
   const entries = checkpoint.entries.filter((e) => e.status !== 'invalidPath' && (!only || only.has(e.path)));
   const disk = await checkpointDiskState({ ...checkpoint, entries });
   const changed = entries.filter((e) => differs(e, disk.get(e.path) ?? null));
   // Removals deepest first (so emptied folders can go), then restores.
-  const removals = changed.filter((e) => e.status === 'absent').sort((a, b) => b.path.split('/').length - a.path.split('/').length || compare(a.path, b.path));
+  const removals = changed
+    .filter((e) => e.status === 'absent')
+    .sort((a, b) => b.path.split('/').length - a.path.split('/').length || compare(a.path, b.path));
   const others = changed.filter((e) => e.status !== 'absent');
   const results: RevertResult[] = [];
   for (const e of [...removals, ...others]) results.push(await revertFile(checkpoint, e.path, options));
@@ -495,7 +609,7 @@ async function removeEmptyFolders(root: string, realRoot: string, path: string, 
     const folder = join(root, ...parts);
     try {
       // The folder itself must be a folder (not a link) whose folder lies inside, checked right before the rmdir.
-      if (await linkEscape(root, realRoot, parts.join('/')) || !(await fsp.lstat(folder)).isDirectory()) return;
+      if ((await linkEscape(root, realRoot, parts.join('/'))) || !(await fsp.lstat(folder)).isDirectory()) return;
       await fsp.rmdir(folder);
     } catch {
       return; // not empty (or gone): stop

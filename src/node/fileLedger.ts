@@ -11,7 +11,15 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/lifecycle';
-import { compactEntries, parseLedgerEntry, Workflow, type Compaction, type LedgerEntry, type LedgerSink, type WorkflowOptions } from '../core/ledger';
+import {
+  compactEntries,
+  parseLedgerEntry,
+  Workflow,
+  type Compaction,
+  type LedgerEntry,
+  type LedgerSink,
+  type WorkflowOptions,
+} from '../core/ledger';
 import type { WorkflowState } from '../core/workflow';
 
 export interface LoadedLedger {
@@ -70,7 +78,15 @@ export function loadLedger(file: string, options: LoadOptions = {}): LoadedLedge
 }
 
 function readLedger(file: string, options: LoadOptions = {}): ReadLedger {
-  const out: ReadLedger = { entries: [], entryBytes: [], warnings: [], tornTail: false, bytes: 0, oldestAt: Number.POSITIVE_INFINITY, unknownEntries: false };
+  const out: ReadLedger = {
+    entries: [],
+    entryBytes: [],
+    warnings: [],
+    tornTail: false,
+    bytes: 0,
+    oldestAt: Number.POSITIVE_INFINITY,
+    unknownEntries: false,
+  };
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -81,7 +97,9 @@ function readLedger(file: string, options: LoadOptions = {}): ReadLedger {
   try {
     forEachLine(fd, options, (line, n, terminated, size) => {
       if (line === undefined) {
-        out.warnings.push(`${file}: line ${n} is longer than ${Math.round((options.maxLineBytes ?? MAX_LINE_BYTES) / 1024 / 1024)} MB; it was skipped.`);
+        out.warnings.push(
+          `${file}: line ${n} is longer than ${Math.round((options.maxLineBytes ?? MAX_LINE_BYTES) / 1024 / 1024)} MB; it was skipped.`,
+        );
         return;
       }
       const text = line.toString('utf8');
@@ -120,7 +138,11 @@ function readLedger(file: string, options: LoadOptions = {}): ReadLedger {
  * than `maxLineBytes`), its 1-based number, whether a newline ended it, and its stored size. The buffer passed is
  * only valid during the call.
  */
-function forEachLine(fd: number, options: LoadOptions, onLine: (line: Buffer | undefined, n: number, terminated: boolean, size: number) => void): void {
+function forEachLine(
+  fd: number,
+  options: LoadOptions,
+  onLine: (line: Buffer | undefined, n: number, terminated: boolean, size: number) => void,
+): void {
   const chunk = Buffer.alloc(Math.max(1, options.chunkBytes ?? CHUNK_BYTES));
   const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
   let pieces: Buffer[] = [];
@@ -146,7 +168,10 @@ function forEachLine(fd: number, options: LoadOptions, onLine: (line: Buffer | u
     const rest = view.subarray(start);
     if (rest.length === 0) continue;
     pending += rest.length;
-    if (tooLong || pending > maxLine) { tooLong = true; pieces = []; } else pieces.push(Buffer.from(rest));
+    if (tooLong || pending > maxLine) {
+      tooLong = true;
+      pieces = [];
+    } else pieces.push(Buffer.from(rest));
   }
   if (pending > 0) onLine(tooLong ? undefined : Buffer.concat(pieces), ++n, false, pending);
 }
@@ -176,7 +201,11 @@ export class FileLedgerSink implements LedgerSink, Disposable {
   /** Set when a compaction failed or was refused, for the log. */
   lastCompactionProblem: string | undefined;
 
-  constructor(readonly file: string, private readonly retention: LedgerRetention = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly file: string,
+    private readonly retention: LedgerRetention = {},
+    private readonly now: () => number = Date.now,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     this.fd = openSync(file, 'a+');
     this.repairTail(this.fd);
@@ -288,14 +317,21 @@ export class FileLedgerSink implements LedgerSink, Disposable {
       const start = Math.max(0, end - chunk.length);
       const n = readSync(fd, chunk, 0, end - start, start);
       const nl = chunk.subarray(0, n).lastIndexOf(0x0a);
-      if (nl >= 0) { lineStart = start + nl + 1; break; }
+      if (nl >= 0) {
+        lineStart = start + nl + 1;
+        break;
+      }
       end = start;
     }
     let parses = size - lineStart <= MAX_LINE_BYTES;
     if (parses) {
       const tail = Buffer.alloc(size - lineStart);
       readSync(fd, tail, 0, tail.length, lineStart);
-      try { JSON.parse(tail.toString('utf8')); } catch { parses = false; }
+      try {
+        JSON.parse(tail.toString('utf8'));
+      } catch {
+        parses = false;
+      }
     }
     if (parses) writeSync(fd, '\n');
     else ftruncateSync(fd, lineStart);
@@ -346,7 +382,14 @@ export function openFileLedger(file: string, options: OpenOptions = {}): OpenedL
   const sink = new FileLedgerSink(file, retention, now);
   try {
     const workflow = new Workflow(sink, loaded.entries, options);
-    return { workflow, sink, warnings, tornTail: loaded.tornTail, ...(compacted && { compaction: compacted }), dispose: () => sink.dispose() };
+    return {
+      workflow,
+      sink,
+      warnings,
+      tornTail: loaded.tornTail,
+      ...(compacted && { compaction: compacted }),
+      dispose: () => sink.dispose(),
+    };
   } catch (err) {
     sink.dispose();
     throw err;
@@ -373,7 +416,12 @@ function tempFileOf(file: string): string {
 }
 
 /** Reads `file` and compacts it (see {@link compactLoaded}); `beforeRename` runs just before the new file replaces it. */
-function compactFile(file: string, retention: LedgerRetention, now: number, beforeRename: () => void): { compaction: Compaction | undefined; problem?: string } {
+function compactFile(
+  file: string,
+  retention: LedgerRetention,
+  now: number,
+  beforeRename: () => void,
+): { compaction: Compaction | undefined; problem?: string } {
   return compactLoaded(file, readLedger(file), retention, now, beforeRename);
 }
 
@@ -382,11 +430,25 @@ function compactFile(file: string, retention: LedgerRetention, now: number, befo
  * ledger, then the folder fsync'd. Does nothing when nothing would be dropped, or when the file holds lines this
  * version cannot read but a newer one might (compacting would lose them).
  */
-function compactLoaded(file: string, loaded: ReadLedger, retention: LedgerRetention, now: number, beforeRename?: () => void): { compaction: Compaction | undefined; bytesAfter: number; problem?: string } {
+function compactLoaded(
+  file: string,
+  loaded: ReadLedger,
+  retention: LedgerRetention,
+  now: number,
+  beforeRename?: () => void,
+): { compaction: Compaction | undefined; bytesAfter: number; problem?: string } {
   if (loaded.unknownEntries) {
-    return { compaction: undefined, bytesAfter: loaded.bytes, problem: `${file}: the ledger holds entries this version of Plangate does not know, so it is not compacted (they would be lost); update Plangate, or move the file away to start a new ledger.` };
+    return {
+      compaction: undefined,
+      bytesAfter: loaded.bytes,
+      problem: `${file}: the ledger holds entries this version of Plangate does not know, so it is not compacted (they would be lost); update Plangate, or move the file away to start a new ledger.`,
+    };
   }
-  const compaction = compactEntries(loaded.entries, loaded.entryBytes, { maxBytes: maxBytesOf(retention), maxAgeMs: maxAgeOf(retention), now });
+  const compaction = compactEntries(loaded.entries, loaded.entryBytes, {
+    maxBytes: maxBytesOf(retention),
+    maxAgeMs: maxAgeOf(retention),
+    now,
+  });
   if (!compaction) return { compaction: undefined, bytesAfter: loaded.bytes };
   const temp = tempFileOf(file);
   let bytesAfter = 0;
@@ -437,5 +499,11 @@ function syncFolder(folder: string): void {
 }
 
 function report(bytesBefore: number, bytesAfter: number, c: Compaction): CompactionReport {
-  return { bytesBefore, bytesAfter, droppedEntries: c.droppedEntries, droppedPlans: c.droppedPlans.length, droppedSubmissions: c.droppedSubmissions.length };
+  return {
+    bytesBefore,
+    bytesAfter,
+    droppedEntries: c.droppedEntries,
+    droppedPlans: c.droppedPlans.length,
+    droppedSubmissions: c.droppedSubmissions.length,
+  };
 }

@@ -47,7 +47,11 @@ export interface ListWorkspaceFilesResult {
  * The files under `root` matched by `globs`. Globs outside the workspace match nothing. Never rejects: unreadable
  * folders are reported in `skipped`, a missing root gives no files.
  */
-export async function listWorkspaceFiles(root: string, globs: readonly string[], options: ListWorkspaceFilesOptions = {}): Promise<ListWorkspaceFilesResult> {
+export async function listWorkspaceFiles(
+  root: string,
+  globs: readonly string[],
+  options: ListWorkspaceFilesOptions = {},
+): Promise<ListWorkspaceFilesResult> {
   const result: ListWorkspaceFilesResult = { files: [], truncated: false, cancelled: false, skipped: [] };
   const max = Math.max(0, options.maxResults ?? DEFAULT_MAX_RESULTS);
   const matches = globMatcher(globs);

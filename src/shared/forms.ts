@@ -6,8 +6,19 @@
 
 /** The field types Plangate renders (core/collectForm.ts FORM_FIELD_TYPES lists them for the parser). */
 export type FormFieldType =
-  | 'text' | 'textarea' | 'number' | 'checkbox' | 'date' | 'datetime-local' | 'time' | 'email' | 'url' | 'color' | 'select'
-  | 'multiselect' | 'checkbox_group';
+  | 'text'
+  | 'textarea'
+  | 'number'
+  | 'checkbox'
+  | 'date'
+  | 'datetime-local'
+  | 'time'
+  | 'email'
+  | 'url'
+  | 'color'
+  | 'select'
+  | 'multiselect'
+  | 'checkbox_group';
 
 export type FormMode = 'create' | 'update';
 export type SubmitMode = 'direct' | 'collect';

@@ -26,7 +26,12 @@ export function noChanges(): PanelChanges {
 
 /** `a` and then `b` (for changes applied between two renders). */
 export function mergeChanges(a: PanelChanges, b: PanelChanges): PanelChanges {
-  return { items: a.items || b.items, selected: a.selected || b.selected, heads: new Set([...a.heads, ...b.heads]), steps: new Set([...a.steps, ...b.steps]) };
+  return {
+    items: a.items || b.items,
+    selected: a.selected || b.selected,
+    heads: new Set([...a.heads, ...b.heads]),
+    steps: new Set([...a.steps, ...b.steps]),
+  };
 }
 
 /**

@@ -384,7 +384,13 @@ export type FromWebview =
    * A collect form's buttons: `stage` (Stage for review, with the form's `controls`), `submit` (Submit: the staged
    * values in collect mode, the form's `controls` in direct mode), `discard`, `requestApproval`.
    */
-  | { type: 'collectForm'; id: number; submissionId: string; action: 'stage' | 'submit' | 'discard' | 'requestApproval'; controls?: Record<string, ControlValue> }
+  | {
+      type: 'collectForm';
+      id: number;
+      submissionId: string;
+      action: 'stage' | 'submit' | 'discard' | 'requestApproval';
+      controls?: Record<string, ControlValue>;
+    }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
   | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue };
 

@@ -17,7 +17,10 @@ export function openLedger(file: string, log: vscode.LogOutputChannel): OpenedLe
   const ledger = openFileLedger(file, { retention: ledgerRetention() });
   ledger.warnings.forEach((w) => log.warn(`Ledger: ${w}`));
   const c = ledger.compaction;
-  if (c) log.info(`Ledger: dropped ${c.droppedPlans} finished plan(s) past the plangate.ledger limits (${(c.bytesBefore / 1048576).toFixed(1)} MB → ${(c.bytesAfter / 1048576).toFixed(1)} MB).`);
+  if (c)
+    log.info(
+      `Ledger: dropped ${c.droppedPlans} finished plan(s) past the plangate.ledger limits (${(c.bytesBefore / 1048576).toFixed(1)} MB → ${(c.bytesAfter / 1048576).toFixed(1)} MB).`,
+    );
   return ledger;
 }
 
@@ -34,8 +37,12 @@ export function registerViews(registry: ServerRegistry, configs: ServerConfigs, 
   const servers = new ServersView(registry, configs);
   const plans = new PlansView(workflow);
   const staged = new StagedView(workflow, registry);
-  return [servers, plans, staged,
+  return [
+    servers,
+    plans,
+    staged,
     vscode.window.createTreeView(Views.servers, { treeDataProvider: servers, showCollapseAll: true }),
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plans }),
-    vscode.window.createTreeView(Views.staged, { treeDataProvider: staged })];
+    vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
+  ];
 }

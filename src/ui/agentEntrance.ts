@@ -44,9 +44,11 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0');
   const enabled = () => vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.gatedServersEnabled, true);
 
-  const write = (level: 'info' | 'warn', text: string) => (level === 'warn' ? log.warn(`Agent entrance: ${text}`) : log.info(`Agent entrance: ${text}`));
+  const write = (level: 'info' | 'warn', text: string) =>
+    level === 'warn' ? log.warn(`Agent entrance: ${text}`) : log.info(`Agent entrance: ${text}`);
   const handler = createGateHandler({
-    registry, gate,
+    registry,
+    gate,
     show: (server, tool, args, result, received, durationMs) => caller.show(server, tool, args, result, received, durationMs, false),
     callTimeoutMs: () => gateSettings().stepTimeoutMs,
     changedFiles,
@@ -54,8 +56,8 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
   });
   let disposed = false;
   let channel: GateChannel | undefined;
-  const opening = GateChannel.open(handler, { log: write })
-    .then((c) => {
+  const opening = GateChannel.open(handler, { log: write }).then(
+    (c) => {
       if (disposed) {
         c.dispose();
         return undefined;
@@ -63,15 +65,18 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
       channel = c;
       subs.push(c, forwardToolChanges(registry, c));
       return c;
-    }, (err: unknown) => {
+    },
+    (err: unknown) => {
       log.error(`Agent entrance: ${err instanceof Error ? err.message : String(err)}; no gated servers in this window.`);
       return undefined;
-    });
+    },
+  );
 
   // VS Code asks again only when told; tell it when the offered set of servers (or the setting) changes.
   const changed = new vscode.EventEmitter<void>();
   let offered = '';
-  const offeredKey = () => (enabled() ? JSON.stringify(registry.connections.filter((c) => !registry.isBlocked(c.name)).map((c) => c.name)) : '');
+  const offeredKey = () =>
+    enabled() ? JSON.stringify(registry.connections.filter((c) => !registry.isBlocked(c.name)).map((c) => c.name)) : '';
   const refresh = () => {
     const key = offeredKey();
     if (key !== offered) {
@@ -79,31 +84,45 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
       changed.fire();
     }
   };
-  subs.push(changed, registry.onDidChange(refresh), vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(`${Settings.section}.${Settings.gatedServersEnabled}`)) refresh();
-  }));
+  subs.push(
+    changed,
+    registry.onDidChange(refresh),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${Settings.section}.${Settings.gatedServersEnabled}`)) refresh();
+    }),
+  );
 
-  subs.push(vscode.lm.registerMcpServerDefinitionProvider(GatedServersProviderId, {
-    onDidChangeMcpServerDefinitions: changed.event,
-    async provideMcpServerDefinitions() {
-      offered = offeredKey();
-      if (!enabled()) return [];
-      const ch = channel ?? await opening;
-      if (!ch) return [];
-      if (!existsSync(program)) {
-        log.error(`Agent entrance: ${program} is missing (was the extension built?); no gated servers.`);
-        return [];
-      }
-      return registry.connections.filter((c) => !registry.isBlocked(c.name)).map((c) => new vscode.McpStdioServerDefinition(
-        gatedLabel(c.name),
-        process.execPath, // Electron in the desktop host: ELECTRON_RUN_AS_NODE makes it plain Node
-        [program],
-        { ...ch.envFor(c.name), ELECTRON_RUN_AS_NODE: '1' },
-        version,
-      ));
-    },
-  }));
-  log.info('Agent entrance: gated servers are offered to VS Code\'s MCP list' + (enabled() ? '.' : ' (off: plangate.gatedServers.enabled is false).'));
+  subs.push(
+    vscode.lm.registerMcpServerDefinitionProvider(GatedServersProviderId, {
+      onDidChangeMcpServerDefinitions: changed.event,
+      async provideMcpServerDefinitions() {
+        offered = offeredKey();
+        if (!enabled()) return [];
+        const ch = channel ?? (await opening);
+        if (!ch) return [];
+        if (!existsSync(program)) {
+          log.error(`Agent entrance: ${program} is missing (was the extension built?); no gated servers.`);
+          return [];
+        }
+        return registry.connections
+          .filter((c) => !registry.isBlocked(c.name))
+          .map(
+            (c) =>
+              new vscode.McpStdioServerDefinition(
+                gatedLabel(c.name),
+                process.execPath, // Electron in the desktop host: ELECTRON_RUN_AS_NODE makes it plain Node
+                [program],
+                { ...ch.envFor(c.name), ELECTRON_RUN_AS_NODE: '1' },
+                version,
+              ),
+          );
+      },
+    }),
+  );
+  log.info(
+    "Agent entrance: gated servers are offered to VS Code's MCP list" +
+      (enabled() ? '.' : ' (off: plangate.gatedServers.enabled is false).'),
+  );
 
   return new vscode.Disposable(() => {
     disposed = true;

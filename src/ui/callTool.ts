@@ -63,12 +63,16 @@ export class ToolCaller {
    * rebuilt on every registry change); "no server configured" is said only when there is none.
    */
   private async pickTool(onlyServer?: string): Promise<{ server: string; tool: string } | undefined> {
-    const servers = (): PickServer[] => this.registry.connections
-      .filter((c) => !onlyServer || c.name === onlyServer)
-      .map((c) => ({ name: c.name, state: c.state, message: c.message, tools: c.tools }));
+    const servers = (): PickServer[] =>
+      this.registry.connections
+        .filter((c) => !onlyServer || c.name === onlyServer)
+        .map((c) => ({ name: c.name, state: c.state, message: c.message, tools: c.tools }));
     if (servers().length === 0) {
       const open = 'Open mcp.json';
-      const choice = await vscode.window.showWarningMessage('Plangate: no MCP server is configured. Add one to .vscode/mcp.json or to the plangate.servers setting.', open);
+      const choice = await vscode.window.showWarningMessage(
+        'Plangate: no MCP server is configured. Add one to .vscode/mcp.json or to the plangate.servers setting.',
+        open,
+      );
       if (choice === open) await vscode.commands.executeCommand('plangate.openMcpJson');
       return undefined;
     }
@@ -84,9 +88,12 @@ export class ToolCaller {
       const active = pick.activeItems[0];
       pick.items = toolPickRows(now).map((row): Item => {
         switch (row.kind) {
-          case 'separator': return { label: row.label, kind: vscode.QuickPickItemKind.Separator };
-          case 'status': return { label: row.label, detail: row.detail, alwaysShow: true };
-          case 'tool': return { label: row.label, description: row.description, detail: row.detail, server: row.server, tool: row.tool };
+          case 'separator':
+            return { label: row.label, kind: vscode.QuickPickItemKind.Separator };
+          case 'status':
+            return { label: row.label, detail: row.detail, alwaysShow: true };
+          case 'tool':
+            return { label: row.label, description: row.description, detail: row.detail, server: row.server, tool: row.tool };
         }
       });
       const again = active?.tool ? pick.items.find((i) => i.server === active.server && i.tool === active.tool) : undefined;
@@ -117,7 +124,9 @@ export class ToolCaller {
   async openForm(server: string, tool: string): Promise<void> {
     const def = this.registry.get(server)?.tools.find((t) => t.name === tool);
     if (!def) {
-      void vscode.window.showErrorMessage(`Plangate: server "${server}" does not offer a tool "${tool}" (any more). Refresh the Servers view.`);
+      void vscode.window.showErrorMessage(
+        `Plangate: server "${server}" does not offer a tool "${tool}" (any more). Refresh the Servers view.`,
+      );
       return;
     }
     const props = (def.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
@@ -126,7 +135,11 @@ export class ToolCaller {
       return;
     }
     this.panel.showCallForm({
-      server, tool, title: def.title || tool, description: def.description, inputSchema: def.inputSchema,
+      server,
+      tool,
+      title: def.title || tool,
+      description: def.description,
+      inputSchema: def.inputSchema,
       lastArgs: this.memento.get<Record<string, Record<string, unknown>>>(LAST_ARGS_KEY, {})[`${server}/${tool}`],
     });
   }
@@ -147,14 +160,24 @@ export class ToolCaller {
       const progress = delayedProgress(`Plangate: calling ${tool} on ${server}`, () => controller.abort('Cancelled by the user'));
       let result;
       try {
-        result = await this.gate.door.call({
-          server, tool, args, entrance: entrance === 'agent' ? 'agent' : 'call',
-          decision: { by: 'user', what: 'pressed Call in the Call Tool form, which showed this server, tool and arguments' },
-        }, {
-          signal: controller.signal,
-          timeoutMs: gateSettings().stepTimeoutMs,
-          onProgress: (p) => progress.report(p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)), p.total ? (p.progress / p.total) * 100 : undefined),
-        });
+        result = await this.gate.door.call(
+          {
+            server,
+            tool,
+            args,
+            entrance: entrance === 'agent' ? 'agent' : 'call',
+            decision: { by: 'user', what: 'pressed Call in the Call Tool form, which showed this server, tool and arguments' },
+          },
+          {
+            signal: controller.signal,
+            timeoutMs: gateSettings().stepTimeoutMs,
+            onProgress: (p) =>
+              progress.report(
+                p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)),
+                p.total ? (p.progress / p.total) * 100 : undefined,
+              ),
+          },
+        );
       } finally {
         progress.done();
         if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
@@ -170,13 +193,28 @@ export class ToolCaller {
   }
 
   /** Classifies a result through the gate and shows it where it belongs. */
-  route(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, entrance: Entrance, durationMs?: number): Received {
+  route(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    result: ToolResult,
+    entrance: Entrance,
+    durationMs?: number,
+  ): Received {
     const received = this.gate.receive({ server, tool, args, entrance }, result);
     this.show(server, tool, args, result, received, durationMs, entrance === 'manual');
     return received;
   }
 
-  show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number, focus = true): void {
+  show(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    result: ToolResult,
+    received: Received,
+    durationMs?: number,
+    focus = true,
+  ): void {
     switch (received.kind) {
       case 'plan':
         this.panel.showPlan(received.planId, { focus });
@@ -193,7 +231,10 @@ export class ToolCaller {
         return;
       case 'collect_error':
         if (received.classification.kind === 'collect_error') {
-          this.panel.showResult({ server, tool, args, result, durationMs, error: describeCollectError(received.classification.error, server, tool) }, { focus });
+          this.panel.showResult(
+            { server, tool, args, result, durationMs, error: describeCollectError(received.classification.error, server, tool) },
+            { focus },
+          );
           return;
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });

@@ -70,37 +70,63 @@ export class CollectForms extends DisposableBase {
       confirmReplace: async (record, conflict) => {
         const go = await vscode.window.showWarningMessage(
           `A ${submissionModel(record)} submission is already staged on "${record.origin.server}".`,
-          { modal: true, detail: `"${submissionTitle(conflict)}" was staged ${formatAge(conflict.stagedAt ?? conflict.receivedAt, Date.now())}. The server keeps one staged entry per model: staging this form replaces it, and the earlier one can no longer be submitted.` },
-          'Stage and Replace');
+          {
+            modal: true,
+            detail: `"${submissionTitle(conflict)}" was staged ${formatAge(conflict.stagedAt ?? conflict.receivedAt, Date.now())}. The server keeps one staged entry per model: staging this form replaces it, and the earlier one can no longer be submitted.`,
+          },
+          'Stage and Replace',
+        );
         return go === 'Stage and Replace';
       },
       confirmSubmit: async (record, call) => {
         const names = Object.keys(call.args.attributes as Record<string, unknown>);
         const go = await vscode.window.showWarningMessage(
           `Submit "${submissionTitle(record)}" to "${record.origin.server}"?`,
-          { modal: true, detail: `Plangate calls ${call.tool}${record.form.recordId !== undefined ? ` for record ${record.form.recordId}` : ''} with ${names.length} attribute${names.length === 1 ? '' : 's'}: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.` },
-          'Submit');
+          {
+            modal: true,
+            detail: `Plangate calls ${call.tool}${record.form.recordId !== undefined ? ` for record ${record.form.recordId}` : ''} with ${names.length} attribute${names.length === 1 ? '' : 's'}: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.`,
+          },
+          'Submit',
+        );
         return go === 'Submit';
       },
       log: (level, message) => (level === 'warn' ? log.warn(message) : log.info(message)),
     };
-    this.engine = this._register(new CollectEngine(workflow, options.door, host, {
-      newId: options.newId,
-      timeoutMs: options.timeoutMs,
-      schedule: options.schedule,
-      drafts: options.memento?.get<Record<string, Record<string, ControlValue>>>(DRAFTS_KEY, {}),
-    }));
+    this.engine = this._register(
+      new CollectEngine(workflow, options.door, host, {
+        newId: options.newId,
+        timeoutMs: options.timeoutMs,
+        schedule: options.schedule,
+        drafts: options.memento?.get<Record<string, Record<string, ControlValue>>>(DRAFTS_KEY, {}),
+      }),
+    );
     this.statusItem = this._register(vscode.window.createStatusBarItem('plangate.approval', vscode.StatusBarAlignment.Left, 89));
     this.statusItem.name = 'Plangate approvals';
-    this._register(this.engine.onDidChange(() => { this.updateStatus(); this._onDidChange.fire(); }));
+    this._register(
+      this.engine.onDidChange(() => {
+        this.updateStatus();
+        this._onDidChange.fire();
+      }),
+    );
     this._register(this.engine.onDidChangeDrafts(() => this.persistDrafts()));
     this._register(this.engine.onDidDecide(({ submissionId, status, reason }) => void this.notifyDecision(submissionId, status, reason)));
-    this._register(workflow.onDidChange(({ event }) => { if ('submissionId' in event) this.updateStatus(); }));
-    this._register(registry.onDidChange(() => { this.engine.resumePolling(); this._onDidChange.fire(); }));
+    this._register(
+      workflow.onDidChange(({ event }) => {
+        if ('submissionId' in event) this.updateStatus();
+      }),
+    );
+    this._register(
+      registry.onDidChange(() => {
+        this.engine.resumePolling();
+        this._onDidChange.fire();
+      }),
+    );
     this._register(vscode.commands.registerCommand(SubmissionCommands.open, (id: string) => this.show(id, true)));
     this._register(vscode.commands.registerCommand(SubmissionCommands.submit, (id: string) => this.fromView(id, 'submit')));
     this._register(vscode.commands.registerCommand(SubmissionCommands.discard, (id: string) => this.fromView(id, 'discard')));
-    this._register(vscode.commands.registerCommand(SubmissionCommands.requestApproval, (id: string) => this.fromView(id, 'requestApproval')));
+    this._register(
+      vscode.commands.registerCommand(SubmissionCommands.requestApproval, (id: string) => this.fromView(id, 'requestApproval')),
+    );
     this.updateStatus();
   }
 
@@ -137,11 +163,16 @@ export class CollectForms extends DisposableBase {
   /** The panel's collect-form intents. Returns an error text for the webview, or undefined. */
   async handle(message: Extract<FromWebview, { type: 'collectForm' }>): Promise<string | undefined> {
     switch (message.action) {
-      case 'stage': return this.engine.stage(message.submissionId, message.controls ?? {});
-      case 'submit': return this.engine.submit(message.submissionId, message.controls);
-      case 'discard': return this.engine.discard(message.submissionId);
-      case 'requestApproval': return this.engine.requestApproval(message.submissionId);
-      default: return 'Unknown form action.';
+      case 'stage':
+        return this.engine.stage(message.submissionId, message.controls ?? {});
+      case 'submit':
+        return this.engine.submit(message.submissionId, message.controls);
+      case 'discard':
+        return this.engine.discard(message.submissionId);
+      case 'requestApproval':
+        return this.engine.requestApproval(message.submissionId);
+      default:
+        return 'Unknown form action.';
     }
   }
 
@@ -166,7 +197,11 @@ export class CollectForms extends DisposableBase {
     if (action === 'submit') error = await this.engine.submit(id, undefined, { confirm: true });
     else if (action === 'requestApproval') error = await this.engine.requestApproval(id);
     else {
-      const go = await vscode.window.showWarningMessage(`Discard "${submissionTitle(record)}"?`, { modal: true, detail: 'Nothing is submitted. The ledger keeps a record of the discarded form.' }, 'Discard');
+      const go = await vscode.window.showWarningMessage(
+        `Discard "${submissionTitle(record)}"?`,
+        { modal: true, detail: 'Nothing is submitted. The ledger keeps a record of the discarded form.' },
+        'Discard',
+      );
       if (go === 'Discard') error = this.engine.discard(id);
     }
     if (error) {
@@ -179,9 +214,13 @@ export class CollectForms extends DisposableBase {
     const record = getSubmission(this.workflow.state.submissions, id);
     if (!record) return;
     const open = 'Open';
-    const choice = status === 'approved'
-      ? await vscode.window.showInformationMessage(`Plangate: "${submissionTitle(record)}" was approved; you can submit it now.`, open)
-      : await vscode.window.showWarningMessage(`Plangate: "${submissionTitle(record)}" was rejected${reason ? `: ${reason}` : ''}.`, open);
+    const choice =
+      status === 'approved'
+        ? await vscode.window.showInformationMessage(`Plangate: "${submissionTitle(record)}" was approved; you can submit it now.`, open)
+        : await vscode.window.showWarningMessage(
+            `Plangate: "${submissionTitle(record)}" was rejected${reason ? `: ${reason}` : ''}.`,
+            open,
+          );
     if (choice === open) this.show(id);
   }
 
@@ -195,8 +234,19 @@ export class CollectForms extends DisposableBase {
     const polling = waiting.filter((s) => this.engine.isPolling(s.id)).length;
     const text = `Plangate: waiting for approval${waiting.length > 1 ? ` (${waiting.length})` : ''}`;
     this.statusItem.text = `$(watch) ${text}`;
-    this.statusItem.tooltip = ['Plangate: staged submissions waiting for a reviewer', ...waiting.map((s) => `• ${submissionTitle(s)} on ${s.origin.server}${this.engine.isPolling(s.id) ? '' : ' (not polling: its server is not running, or checking failed)'}`), '', 'Click to open the first one.'].join('\n');
-    this.statusItem.accessibilityInformation = { label: `${text}${polling < waiting.length ? `, ${waiting.length - polling} not polling` : ''}`, role: 'button' };
+    this.statusItem.tooltip = [
+      'Plangate: staged submissions waiting for a reviewer',
+      ...waiting.map(
+        (s) =>
+          `• ${submissionTitle(s)} on ${s.origin.server}${this.engine.isPolling(s.id) ? '' : ' (not polling: its server is not running, or checking failed)'}`,
+      ),
+      '',
+      'Click to open the first one.',
+    ].join('\n');
+    this.statusItem.accessibilityInformation = {
+      label: `${text}${polling < waiting.length ? `, ${waiting.length - polling} not polling` : ''}`,
+      role: 'button',
+    };
     this.statusItem.command = { command: SubmissionCommands.open, title: 'Open', arguments: [waiting[0]!.id] };
     this.statusItem.show();
   }
@@ -212,19 +262,32 @@ export class CollectForms extends DisposableBase {
 }
 
 const STATE_ICON: Record<string, string> = {
-  'not staged': 'edit', 'not submitted': 'edit', staged: 'inbox', 'waiting for approval': 'watch', approved: 'verified', rejected: 'circle-slash',
-  'submit failed': 'error', submitted: 'pass', discarded: 'trash', replaced: 'arrow-swap',
+  'not staged': 'edit',
+  'not submitted': 'edit',
+  staged: 'inbox',
+  'waiting for approval': 'watch',
+  approved: 'verified',
+  rejected: 'circle-slash',
+  'submit failed': 'error',
+  submitted: 'pass',
+  discarded: 'trash',
+  replaced: 'arrow-swap',
 };
 
 /** A submission as a tree row (Staged and Plans views): title, server · model · state · age, the values in the tooltip. */
 export function submissionTreeItem(record: SubmissionRecord, now: number, options: { collapsible?: boolean } = {}): vscode.TreeItem {
   const state = describeSubmissionState(record);
-  const item = new vscode.TreeItem(submissionTitle(record), options.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-  const when = record.phase === 'finished' ? record.finishedAt ?? record.receivedAt : record.stagedAt ?? record.receivedAt;
+  const item = new vscode.TreeItem(
+    submissionTitle(record),
+    options.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+  );
+  const when = record.phase === 'finished' ? (record.finishedAt ?? record.receivedAt) : (record.stagedAt ?? record.receivedAt);
   item.description = `${record.origin.server} · ${submissionModel(record)} · ${state} · ${formatAge(when, now)}`;
   const tooltip = new vscode.MarkdownString(undefined, false);
   tooltip.appendText(`${submissionTitle(record)} — ${state}\nServer: ${record.origin.server}\nModel: ${submissionModel(record)}\n`);
-  tooltip.appendText(`Form received: ${new Date(record.receivedAt).toLocaleString()}${record.stagedAt ? `\nStaged: ${new Date(record.stagedAt).toLocaleString()}` : ''}\n`);
+  tooltip.appendText(
+    `Form received: ${new Date(record.receivedAt).toLocaleString()}${record.stagedAt ? `\nStaged: ${new Date(record.stagedAt).toLocaleString()}` : ''}\n`,
+  );
   const values = record.submitted ? (record.submitted.args.attributes as Record<string, unknown> | undefined) : record.fields;
   if (values && Object.keys(values).length) {
     tooltip.appendText('\n');
@@ -237,7 +300,9 @@ export function submissionTreeItem(record: SubmissionRecord, now: number, option
   item.iconPath = new vscode.ThemeIcon(STATE_ICON[state] ?? 'note');
   item.contextValue = `submission.${record.phase}`;
   item.command = { command: SubmissionCommands.open, title: 'Open', arguments: [record.id] };
-  item.accessibilityInformation = { label: `Submission ${submissionTitle(record)}, ${state}, ${record.origin.server}, ${submissionModel(record)}` };
+  item.accessibilityInformation = {
+    label: `Submission ${submissionTitle(record)}, ${state}, ${record.origin.server}, ${submissionModel(record)}`,
+  };
   return item;
 }
 

@@ -26,8 +26,13 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
   const serverName = (node?: ServerNode | string): string | undefined =>
     typeof node === 'string' ? node : node?.kind === 'server' ? node.name : undefined;
   const pickServer = async (node?: ServerNode | string): Promise<string | undefined> =>
-    serverName(node) ?? (await vscode.window.showQuickPick(
-      registry.connections.map((c): vscode.QuickPickItem => ({ label: c.name, description: c.state })), { title: 'Plangate: pick a server' }))?.label;
+    serverName(node) ??
+    (
+      await vscode.window.showQuickPick(
+        registry.connections.map((c): vscode.QuickPickItem => ({ label: c.name, description: c.state })),
+        { title: 'Plangate: pick a server' },
+      )
+    )?.label;
 
   return [
     vscode.commands.registerCommand(Commands.callTool, (node?: ServerNode) => caller.pickAndCall(node as never)),
@@ -48,7 +53,9 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
     vscode.commands.registerCommand(Commands.showLog, () => log.show(true)),
     vscode.commands.registerCommand(Commands.resetInputs, async () => {
       const n = await configs.resetInputs();
-      void vscode.window.showInformationMessage(`Plangate: forgot ${n} stored input value${n === 1 ? '' : 's'}; servers that use them will ask again when they start.`);
+      void vscode.window.showInformationMessage(
+        `Plangate: forgot ${n} stored input value${n === 1 ? '' : 's'}; servers that use them will ask again when they start.`,
+      );
       await configs.reload();
     }),
     vscode.commands.registerCommand(Commands.openPlan, (planId: string) => panel.showPlan(planId, { focus: true })),
@@ -88,7 +95,8 @@ async function openMcpJson(): Promise<void> {
   try {
     await vscode.workspace.fs.stat(uri);
   } catch {
-    const example = '{\n  // MCP servers Plangate connects to (VS Code\'s own format).\n  "servers": {\n    // "my-server": { "type": "stdio", "command": "node", "args": ["server.js"] }\n  }\n}\n';
+    const example =
+      '{\n  // MCP servers Plangate connects to (VS Code\'s own format).\n  "servers": {\n    // "my-server": { "type": "stdio", "command": "node", "args": ["server.js"] }\n  }\n}\n';
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(example));
   }
   await vscode.window.showTextDocument(uri);

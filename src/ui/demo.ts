@@ -16,11 +16,24 @@ export async function addDemoServer(extensionUri: vscode.Uri): Promise<void> {
   const config = vscode.workspace.getConfiguration(Settings.section);
   const current = config.inspect<Record<string, unknown>>(Settings.servers)?.workspaceValue ?? {};
   const script = vscode.Uri.joinPath(extensionUri, 'dist', 'fixtureServer.js').fsPath;
-  await config.update(Settings.servers, {
-    ...current,
-    [DEMO_SERVER]: { type: 'stdio', command: process.execPath, args: [script, '--demo', '--root', '${workspaceFolder}'], env: { ELECTRON_RUN_AS_NODE: '1' } },
-  }, vscode.ConfigurationTarget.Workspace);
-  void vscode.window.showInformationMessage(`Plangate: the demo server "${DEMO_SERVER}" is configured. Next: Plangate: Call Tool… → plan_scaffold.`, 'Call Tool…')
+  await config.update(
+    Settings.servers,
+    {
+      ...current,
+      [DEMO_SERVER]: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [script, '--demo', '--root', '${workspaceFolder}'],
+        env: { ELECTRON_RUN_AS_NODE: '1' },
+      },
+    },
+    vscode.ConfigurationTarget.Workspace,
+  );
+  void vscode.window
+    .showInformationMessage(
+      `Plangate: the demo server "${DEMO_SERVER}" is configured. Next: Plangate: Call Tool… → plan_scaffold.`,
+      'Call Tool…',
+    )
     .then((choice) => choice && vscode.commands.executeCommand('plangate.callTool'));
 }
 

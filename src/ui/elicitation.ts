@@ -11,8 +11,12 @@ export function elicitationHandler(panel: Pick<PlanPanel, 'elicit'>): (server: s
     if ('mode' in params && params.mode === 'url') {
       const url = String((params as { url?: unknown }).url ?? '');
       const open = 'Open';
-      const choice = await vscode.window.showWarningMessage(`Server "${server}" asks you to open a page: ${params.message}`,
-        { modal: true, detail: url }, open, 'Decline');
+      const choice = await vscode.window.showWarningMessage(
+        `Server "${server}" asks you to open a page: ${params.message}`,
+        { modal: true, detail: url },
+        open,
+        'Decline',
+      );
       if (choice === open) {
         await vscode.env.openExternal(vscode.Uri.parse(url, true));
         return { action: 'accept' };

@@ -19,8 +19,11 @@ export async function followUpYes(gate: Gate, caller: FollowUpCaller, planId: st
   if (!record) return;
   const models = await Promise.resolve(vscode.lm?.selectChatModels?.()).catch(() => []);
   const action = followUpYesAction({
-    server: record.origin.server, tool: record.origin.tool, title: planTitle(record, 120),
-    question: typeof record.plan.follow_up === 'string' ? record.plan.follow_up : '', chatAvailable: !!models && models.length > 0,
+    server: record.origin.server,
+    tool: record.origin.tool,
+    title: planTitle(record, 120),
+    question: typeof record.plan.follow_up === 'string' ? record.plan.follow_up : '',
+    chatAvailable: !!models && models.length > 0,
   });
   switch (action.kind) {
     case 'openChat':

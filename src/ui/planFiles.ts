@@ -6,15 +6,28 @@ import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
 import { rootPlanId } from '../core/planView';
 import {
-  predictedAfter, predictFromDryRun, predictFromWrite, predictStep, stepPaths, touchedPaths, type PredictedFile,
+  predictedAfter,
+  predictFromDryRun,
+  predictFromWrite,
+  predictStep,
+  stepPaths,
+  touchedPaths,
+  type PredictedFile,
 } from '../core/predict';
 import type { PlanRecord } from '../core/workflow';
 import type { ServerRegistry } from '../mcp/registry';
 import type { Door } from '../core/door';
 import { previewSettings } from './settings';
 import {
-  checkpointDiskState, createCheckpoint, readCheckpoint, readCheckpointFile, revertFile, revertPlan, sealCheckpoint,
-  type Checkpoint, type RevertResult,
+  checkpointDiskState,
+  createCheckpoint,
+  readCheckpoint,
+  readCheckpointFile,
+  revertFile,
+  revertPlan,
+  sealCheckpoint,
+  type Checkpoint,
+  type RevertResult,
 } from '../node/checkpoint';
 import { listWorkspaceFiles } from '../node/workspaceFiles';
 import type { ChangeView, PredictedView } from '../shared/protocol';
@@ -57,20 +70,27 @@ export class PlanFiles extends DisposableBase {
     private readonly door: Door,
   ) {
     super();
-    this._register(vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
-      onDidChange: this.previewChanged.event,
-      provideTextDocumentContent: (uri) => this.previews.get(uri.toString()) ?? '',
-    }));
-    this._register(workflow.onDidChange(({ event }) => {
-      if (!('planId' in event)) return;
-      const root = rootPlanId(workflow.state, event.planId);
-      // A nested plan has its own checkpoint and watch (taken before its first step), sealed when it stops running.
-      for (const id of new Set([event.planId, root])) {
-        const plan = workflow.state.plans[id];
-        if (plan && plan.phase !== 'executing' && this.watches.has(id)) void this.finishRun(id);
-      }
-      if (event.type === 'reverted') { this.changes.delete(root); void this.loadChanges(root); }
-    }));
+    this._register(
+      vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
+        onDidChange: this.previewChanged.event,
+        provideTextDocumentContent: (uri) => this.previews.get(uri.toString()) ?? '',
+      }),
+    );
+    this._register(
+      workflow.onDidChange(({ event }) => {
+        if (!('planId' in event)) return;
+        const root = rootPlanId(workflow.state, event.planId);
+        // A nested plan has its own checkpoint and watch (taken before its first step), sealed when it stops running.
+        for (const id of new Set([event.planId, root])) {
+          const plan = workflow.state.plans[id];
+          if (plan && plan.phase !== 'executing' && this.watches.has(id)) void this.finishRun(id);
+        }
+        if (event.type === 'reverted') {
+          this.changes.delete(root);
+          void this.loadChanges(root);
+        }
+      }),
+    );
   }
 
   /** The workspace folder and its real path (servers report real paths). */
@@ -79,7 +99,11 @@ export class PlanFiles extends DisposableBase {
     if (!folder || folder.uri.scheme !== 'file') return undefined;
     const root = folder.uri.fsPath;
     let real = root;
-    try { real = realpathSync(root); } catch { /* keep the configured path */ }
+    try {
+      real = realpathSync(root);
+    } catch {
+      /* keep the configured path */
+    }
     return { root, roots: real === root ? [root] : [root, real] };
   }
 
@@ -137,24 +161,60 @@ export class PlanFiles extends DisposableBase {
         out.files.push({ ...file, step: step.index });
         out.views.push(viewOf(file, step.index));
       } else if (prediction.kind === 'dryRun' && server) {
-        const why = !settings.dryRun ? 'dry-run previews are off (setting plangate.previewWithDryRun)'
-          : step.crossServer && !settings.allowCrossServer ? `the step would run on another server ('${server}') and cross-server steps are off`
+        const why = !settings.dryRun
+          ? 'dry-run previews are off (setting plangate.previewWithDryRun)'
+          : step.crossServer && !settings.allowCrossServer
+            ? `the step would run on another server ('${server}') and cross-server steps are off`
             : undefined;
         if (why) {
-          out.views.push({ step: step.index, path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool, inside: true, change: 'modify', source: 'dryRun', error: `Not previewed: ${why}.` });
+          out.views.push({
+            step: step.index,
+            path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool,
+            inside: true,
+            change: 'modify',
+            source: 'dryRun',
+            error: `Not previewed: ${why}.`,
+          });
           continue;
         }
-        this.log.info(`Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`);
+        this.log.info(
+          `Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`,
+        );
         try {
           const result = await this.door.call(
-            { server, tool: step.call.tool, args: prediction.args, entrance: 'preview', decision: { by: 'preview', planId, step: step.index } },
+            {
+              server,
+              tool: step.call.tool,
+              args: prediction.args,
+              entrance: 'preview',
+              decision: { by: 'preview', planId, step: step.index },
+            },
             { timeoutMs: this.stepTimeoutMs() },
           );
           const predicted = predictFromDryRun(result, where.roots);
-          if ('error' in predicted) out.views.push({ step: step.index, path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool, inside: true, change: 'modify', source: 'dryRun', error: predicted.error });
-          else for (const f of predicted.files) { out.files.push({ ...f, step: step.index }); out.views.push(viewOf(f, step.index)); }
+          if ('error' in predicted)
+            out.views.push({
+              step: step.index,
+              path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool,
+              inside: true,
+              change: 'modify',
+              source: 'dryRun',
+              error: predicted.error,
+            });
+          else
+            for (const f of predicted.files) {
+              out.files.push({ ...f, step: step.index });
+              out.views.push(viewOf(f, step.index));
+            }
         } catch (err) {
-          out.views.push({ step: step.index, path: step.call.tool, inside: true, change: 'modify', source: 'dryRun', error: `The dry run failed: ${err instanceof Error ? err.message : String(err)}` });
+          out.views.push({
+            step: step.index,
+            path: step.call.tool,
+            inside: true,
+            change: 'modify',
+            source: 'dryRun',
+            error: `The dry run failed: ${err instanceof Error ? err.message : String(err)}`,
+          });
         }
       }
     }
@@ -178,7 +238,11 @@ export class PlanFiles extends DisposableBase {
     }
     const left = this.preview(`${planId}/${index}/before/${file.path}`, current ?? '');
     const right = this.preview(`${planId}/${index}/after/${file.path}`, after.text);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${file.path} (now ↔ predicted by step ${view.step + 1})`, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${file.path} (now ↔ predicted by step ${view.step + 1})`, {
+      preview: true,
+      preserveFocus: true,
+      viewColumn: vscode.ViewColumn.Beside,
+    });
   }
 
   private preview(key: string, text: string): vscode.Uri {
@@ -196,7 +260,12 @@ export class PlanFiles extends DisposableBase {
     const matched = globs.length ? (await listWorkspaceFiles(where.root, globs, { maxResults: 10_000 })).files : [];
     const p = this.predictions.get(plan.id);
     const predicted = p && p !== 'pending' ? p.files : [];
-    const paths = touchedPaths(matched, plan.steps.map((s) => s.call), predicted, where.roots);
+    const paths = touchedPaths(
+      matched,
+      plan.steps.map((s) => s.call),
+      predicted,
+      where.roots,
+    );
     const checkpoint = await createCheckpoint(this.storageDir, plan.id, where.root, paths);
     const skipped = checkpoint.entries.filter((e) => e.note);
     this.log.info(`Checkpoint of plan ${plan.id.slice(0, 8)}: ${checkpoint.entries.length} file(s) recorded before the run`);
@@ -245,9 +314,17 @@ export class PlanFiles extends DisposableBase {
     for (const event of seen.watched) {
       const abs = path.join(root, event.path);
       let isDir = false;
-      try { isDir = statSync(abs).isDirectory(); } catch { /* gone: a file (or folder) the plan deleted */ }
-      if (!isDir) { out.record(event.path, event.kind); continue; }
-      if (event.kind === 'created') for (const file of filesBelow(abs, 2000)) out.record(path.relative(root, file).split(path.sep).join('/'), 'created');
+      try {
+        isDir = statSync(abs).isDirectory();
+      } catch {
+        /* gone: a file (or folder) the plan deleted */
+      }
+      if (!isDir) {
+        out.record(event.path, event.kind);
+        continue;
+      }
+      if (event.kind === 'created')
+        for (const file of filesBelow(abs, 2000)) out.record(path.relative(root, file).split(path.sep).join('/'), 'created');
     }
     if (globs.length) {
       const now = await listWorkspaceFiles(root, globs, { maxResults: 10_000 });
@@ -269,9 +346,16 @@ export class PlanFiles extends DisposableBase {
     }
     const disk = await checkpointDiskState(checkpoint, log?.seenPaths ?? []);
     const list: FileChange[] = computeChanges({
-      entries: checkpoint.entries, disk, watched: log?.watched, globs: plan.plan.safety?.touches_files, writesCode: plan.plan.safety?.writes_code,
+      entries: checkpoint.entries,
+      disk,
+      watched: log?.watched,
+      globs: plan.plan.safety?.touches_files,
+      writesCode: plan.plan.safety?.writes_code,
     });
-    this.changes.set(planId, list.map((c) => ({ ...c })));
+    this.changes.set(
+      planId,
+      list.map((c) => ({ ...c })),
+    );
     this._onDidChange.fire(planId);
   }
 
@@ -284,7 +368,11 @@ export class PlanFiles extends DisposableBase {
     const left = this.preview(`${planId}/checkpoint/${file}`, before ? before.toString('utf8') : '');
     const abs = path.join(checkpoint.workspaceRoot, file);
     const right = existsSync(abs) ? vscode.Uri.file(abs) : this.preview(`${planId}/deleted/${file}`, '');
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${file} (before the plan ↔ now)`, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${file} (before the plan ↔ now)`, {
+      preview: true,
+      preserveFocus: true,
+      viewColumn: vscode.ViewColumn.Beside,
+    });
   }
 
   /**
@@ -302,10 +390,17 @@ export class PlanFiles extends DisposableBase {
     }
     const conflicts = todo.filter((r): r is Extract<RevertResult, { conflict: string }> => !r.ok && 'conflict' in r);
     const errors = todo.filter((r): r is Extract<RevertResult, { error: string }> => !r.ok && 'error' in r);
-    const describe = todo.map((r) => `• ${r.path}${r.ok ? (r.action === 'removed' ? ' (remove: the plan created it)' : ' (restore)') : 'conflict' in r ? ' (changed after the plan!)' : ` (cannot: ${r.error})`}`).join('\n');
+    const describe = todo
+      .map(
+        (r) =>
+          `• ${r.path}${r.ok ? (r.action === 'removed' ? ' (remove: the plan created it)' : ' (restore)') : 'conflict' in r ? ' (changed after the plan!)' : ` (cannot: ${r.error})`}`,
+      )
+      .join('\n');
     const go = await vscode.window.showWarningMessage(
       file ? `Revert ${file} to how it was before the plan?` : `Revert the plan's changes to ${todo.length} file(s)?`,
-      { modal: true, detail: describe }, 'Revert');
+      { modal: true, detail: describe },
+      'Revert',
+    );
     if (go !== 'Revert') return [];
     let force = false;
     let only: string[] | undefined;
@@ -313,7 +408,11 @@ export class PlanFiles extends DisposableBase {
       const others = todo.filter((r) => !conflicts.includes(r as never)).map((r) => r.path);
       const choice = await vscode.window.showWarningMessage(
         `${conflicts.length} file(s) changed after the plan ran: ${conflicts.map((c) => c.path).join(', ')}. Reverting would overwrite those edits.`,
-        { modal: true }, 'Open Diff', ...(others.length ? ['Revert the Others'] : []), 'Revert Anyway');
+        { modal: true },
+        'Open Diff',
+        ...(others.length ? ['Revert the Others'] : []),
+        'Revert Anyway',
+      );
       if (choice === 'Open Diff') {
         await this.openChange(planId, conflicts[0].path);
         return [];
@@ -327,7 +426,9 @@ export class PlanFiles extends DisposableBase {
     const failed = results.filter((r) => !r.ok);
     if (done.length) this.workflow.dispatch({ type: 'reverted', at: Date.now(), planId, files: done });
     if (failed.length) {
-      void vscode.window.showWarningMessage(`Plangate: ${failed.length} file(s) were not reverted: ${failed.map((r) => `${r.path}: ${'conflict' in r ? r.message : 'error' in r ? r.error : ''}`).join('; ')}`);
+      void vscode.window.showWarningMessage(
+        `Plangate: ${failed.length} file(s) were not reverted: ${failed.map((r) => `${r.path}: ${'conflict' in r ? r.message : 'error' in r ? r.error : ''}`).join('; ')}`,
+      );
     }
     if (errors.length === 0 && failed.length === 0) void vscode.window.showInformationMessage(`Plangate: reverted ${done.length} file(s).`);
     this.changes.delete(planId);
@@ -340,7 +441,6 @@ export class PlanFiles extends DisposableBase {
     this.watches.clear();
     super.dispose();
   }
-
 }
 
 function viewOf(file: PredictedFile, step: number): PredictedView {
@@ -354,7 +454,11 @@ function filesBelow(dir: string, max: number): string[] {
   while (queue.length && out.length < max) {
     const current = queue.shift()!;
     let entries: import('node:fs').Dirent[];
-    try { entries = readdirSync(current, { withFileTypes: true }); } catch { continue; }
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
     for (const e of entries) {
       const full = path.join(current, e.name);
       if (e.isDirectory()) queue.push(full);

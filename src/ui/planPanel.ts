@@ -7,7 +7,16 @@ import { PlanPresenter } from '../core/present/planItem';
 import { planBadge } from '../core/present/planWords';
 import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
-import type { CallFormView, ElicitView, FromWebview, PanelItem, PanelState, ResultView, ToWebview, TouchedGlobView } from '../shared/protocol';
+import type {
+  CallFormView,
+  ElicitView,
+  FromWebview,
+  PanelItem,
+  PanelState,
+  ResultView,
+  ToWebview,
+  TouchedGlobView,
+} from '../shared/protocol';
 import type { ElicitAnswer } from '../mcp/connection';
 import { validateArgs } from '../mcp/validateArgs';
 import { PanelViewType } from './constants';
@@ -98,21 +107,28 @@ export class PlanPanel extends DisposableBase {
   ) {
     super();
     const { gate } = sources;
-    this._register(gate.workflow.onDidChange(({ event }) => {
-      // What the globs match changes when a plan's steps ran: count again once it is no longer running.
-      if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped', 'reverted'].includes(event.type) && 'planId' in event) this.refreshTouched(event.planId);
-      this.schedulePost();
-    }));
+    this._register(
+      gate.workflow.onDidChange(({ event }) => {
+        // What the globs match changes when a plan's steps ran: count again once it is no longer running.
+        if (['stepSucceeded', 'stepFailed', 'cancelled', 'stopped', 'reverted'].includes(event.type) && 'planId' in event)
+          this.refreshTouched(event.planId);
+        this.schedulePost();
+      }),
+    );
     this._register(gate.onDidChange(() => this.schedulePost()));
     this._register(sources.files.onDidChange(() => this.schedulePost()));
-    this._register(sources.tools.onDidChange(() => {
-      // A server's tools changed: the steps' hints may have too.
-      this.presenter.invalidateHints();
-      if (this.items.some((i) => i.kind === 'plan')) this.schedulePost();
-    }));
-    this._register(vscode.window.registerWebviewPanelSerializer(PanelViewType, {
-      deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
-    }));
+    this._register(
+      sources.tools.onDidChange(() => {
+        // A server's tools changed: the steps' hints may have too.
+        this.presenter.invalidateHints();
+        if (this.items.some((i) => i.kind === 'plan')) this.schedulePost();
+      }),
+    );
+    this._register(
+      vscode.window.registerWebviewPanelSerializer(PanelViewType, {
+        deserializeWebviewPanel: async (panel) => this.adopt(panel, true),
+      }),
+    );
   }
 
   /**
@@ -164,7 +180,8 @@ export class PlanPanel extends DisposableBase {
   /** Shows a collect-mode form (its submission), taking focus unless told not to. */
   showCollectForm(submissionId: string, options: { focus?: boolean } = {}): void {
     const id = `form:${submissionId}`;
-    if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'collectForm', id, title: this.on.collect.title(submissionId), submissionId });
+    if (!this.items.some((i) => i.id === id))
+      this.items.push({ kind: 'collectForm', id, title: this.on.collect.title(submissionId), submissionId });
     this.selectedId = id;
     this.persist();
     this.open(options.focus ?? true);
@@ -214,7 +231,12 @@ export class PlanPanel extends DisposableBase {
       this.schedulePost();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(PanelViewType, 'Plangate', { viewColumn: vscode.ViewColumn.Active, preserveFocus: !focus }, panelOptions(this.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      PanelViewType,
+      'Plangate',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: !focus },
+      panelOptions(this.extensionUri),
+    );
     this.adopt(panel, false);
   }
 
@@ -236,7 +258,8 @@ export class PlanPanel extends DisposableBase {
           this.ready = false;
           this.resetUpdates();
           // A closed panel cannot answer: pending elicitation requests are cancelled, not left hanging.
-          for (const item of this.items.filter((i) => i.kind === 'elicit')) (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
+          for (const item of this.items.filter((i) => i.kind === 'elicit'))
+            (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
           this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit'));
         }
       }),
@@ -261,8 +284,14 @@ export class PlanPanel extends DisposableBase {
   }
 
   private persist(): void {
-    void this.state.update(PERSIST_KEY, this.items.filter((i) => i.kind === 'plan').map((i) => (i as { planId: string }).planId));
-    void this.state.update(PERSIST_FORMS_KEY, this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])));
+    void this.state.update(
+      PERSIST_KEY,
+      this.items.filter((i) => i.kind === 'plan').map((i) => (i as { planId: string }).planId),
+    );
+    void this.state.update(
+      PERSIST_FORMS_KEY,
+      this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])),
+    );
   }
 
   /**
@@ -272,7 +301,8 @@ export class PlanPanel extends DisposableBase {
   private trim(): void {
     const state = this.sources.gate.workflow.state;
     const keep = (list: ItemModel[]) => {
-      for (const old of list.slice(0, Math.max(0, list.length - 10))) if (old.id !== this.selectedId) this.items.splice(this.items.indexOf(old), 1);
+      for (const old of list.slice(0, Math.max(0, list.length - 10)))
+        if (old.id !== this.selectedId) this.items.splice(this.items.indexOf(old), 1);
     };
     keep(this.items.filter((i) => i.kind === 'result'));
     keep(this.items.filter((i) => i.kind === 'plan' && state.plans[i.planId]?.phase === 'finished'));
@@ -368,7 +398,9 @@ export class PlanPanel extends DisposableBase {
   snapshot(): PanelState {
     const { gate } = this.sources;
     const state = gate.workflow.state;
-    const visibleItems = this.items.filter((i) => (i.kind !== 'plan' || state.plans[i.planId]) && (i.kind !== 'collectForm' || state.submissions[i.submissionId]));
+    const visibleItems = this.items.filter(
+      (i) => (i.kind !== 'plan' || state.plans[i.planId]) && (i.kind !== 'collectForm' || state.submissions[i.submissionId]),
+    );
     const selected = visibleItems.find((i) => i.id === this.selectedId) ?? visibleItems.at(-1);
     const toItem = (model: ItemModel): PanelItem | undefined => {
       switch (model.kind) {
@@ -384,21 +416,26 @@ export class PlanPanel extends DisposableBase {
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
-        case 'result': return { kind: 'result', id: model.id, title: model.title, view: model.view };
-        case 'callForm': return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
-        case 'elicit': return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
+        case 'result':
+          return { kind: 'result', id: model.id, title: model.title, view: model.view };
+        case 'callForm':
+          return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
+        case 'elicit':
+          return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
         case 'collectForm': {
           const view = this.on.collect.view(model.submissionId);
           return view && { kind: 'collectForm', id: model.id, title: model.title, view };
         }
-        default: return assertNever(model, 'item');
+        default:
+          return assertNever(model, 'item');
       }
     };
     return {
       items: visibleItems.map((i) => {
         const record = i.kind === 'plan' ? state.plans[i.planId] : undefined;
         return {
-          id: i.id, kind: i.kind,
+          id: i.id,
+          kind: i.kind,
           title: record ? planTitle(record, 40) : (i as { title: string }).title,
           badge: record ? planBadge(record) : i.kind === 'collectForm' ? this.on.collect.badge(i.submissionId) : undefined,
         };
@@ -453,62 +490,91 @@ export class PlanPanel extends DisposableBase {
         this.schedulePost();
         return;
       }
-      case 'approve': return wrap(message.id, () => gate.approve(message.planId, message.note, message.shownHash));
-      case 'reject': return wrap(message.id, () => gate.reject(message.planId, message.reason));
-      case 'editArgs': return wrap(message.id, () => {
-        let args: unknown;
-        try {
-          args = JSON.parse(message.argsJson);
-        } catch (err) {
-          return `The arguments are not valid JSON: ${(err as Error).message}`;
-        }
-        if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'The arguments must be a JSON object, like {"path": "a.txt"}.';
-        const record = gate.workflow.state.plans[message.planId];
-        const step = record?.steps[message.step];
-        if (!step) return 'That step no longer exists.';
-        const problem = validateArgs(step.call.tool, this.sources.tools.get(gate.serverFor(message.planId, message.step) ?? '')?.tools.find((t) => t.name === step.call.tool)?.inputSchema, args as Record<string, unknown>);
-        if (problem) return problem;
-        return gate.editArgs(message.planId, message.step, args as Record<string, unknown>);
-      });
-      case 'resetArgs': return wrap(message.id, () => {
-        const step = gate.workflow.state.plans[message.planId]?.steps[message.step];
-        return step ? gate.editArgs(message.planId, message.step, step.proposed.args) : 'That step no longer exists.';
-      });
-      case 'skip': return wrap(message.id, () => gate.markSkip(message.planId, message.step, message.skip));
-      case 'cancel': return wrap(message.id, () => gate.cancel(message.planId));
-      case 'retryStep': return wrap(message.id, () => gate.retry(message.planId));
-      case 'skipStep': return wrap(message.id, () => gate.skipFailed(message.planId));
-      case 'stop': return wrap(message.id, () => gate.stop(message.planId));
-      case 'confirmStep': return wrap(message.id, () => gate.answerConfirm(message.planId, message.step, message.granted));
-      case 'answerAskUser': return wrap(message.id, () => gate.answerAskUser(message.planId, message.step, message.values));
-      case 'answerAsk': return wrap(message.id, async () => {
-        const record = gate.workflow.state.plans[message.planId];
-        const outcome = await gate.replan(message.planId, message.values);
-        if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
-        else this.on.calls.show(record.origin.server, record.origin.tool, outcome.args, outcome.result, outcome.received, outcome.durationMs);
-      });
-      case 'runRecovery': return wrap(message.id, async () => {
-        const record = gate.workflow.state.plans[message.planId];
-        const action = record?.plan.recovery_actions?.[message.index];
-        if (!action) return 'That recovery action no longer exists.';
-        // A recovery action is a one-step plan: shown with its server, tool and arguments, approved like any plan.
-        const proposed = gate.proposeRecovery(message.planId, message.index);
-        if ('error' in proposed) return proposed.error;
-        this.showPlan(proposed.planId, { focus: true });
-      });
-      case 'followUp': return wrap(message.id, async () => {
-        const error = gate.followUp(message.planId, message.answer);
-        if (error) return error;
-        if (message.answer === 'yes') await this.on.calls.followUpYes(message.planId);
-      });
+      case 'approve':
+        return wrap(message.id, () => gate.approve(message.planId, message.note, message.shownHash));
+      case 'reject':
+        return wrap(message.id, () => gate.reject(message.planId, message.reason));
+      case 'editArgs':
+        return wrap(message.id, () => {
+          let args: unknown;
+          try {
+            args = JSON.parse(message.argsJson);
+          } catch (err) {
+            return `The arguments are not valid JSON: ${(err as Error).message}`;
+          }
+          if (typeof args !== 'object' || args === null || Array.isArray(args))
+            return 'The arguments must be a JSON object, like {"path": "a.txt"}.';
+          const record = gate.workflow.state.plans[message.planId];
+          const step = record?.steps[message.step];
+          if (!step) return 'That step no longer exists.';
+          const problem = validateArgs(
+            step.call.tool,
+            this.sources.tools.get(gate.serverFor(message.planId, message.step) ?? '')?.tools.find((t) => t.name === step.call.tool)
+              ?.inputSchema,
+            args as Record<string, unknown>,
+          );
+          if (problem) return problem;
+          return gate.editArgs(message.planId, message.step, args as Record<string, unknown>);
+        });
+      case 'resetArgs':
+        return wrap(message.id, () => {
+          const step = gate.workflow.state.plans[message.planId]?.steps[message.step];
+          return step ? gate.editArgs(message.planId, message.step, step.proposed.args) : 'That step no longer exists.';
+        });
+      case 'skip':
+        return wrap(message.id, () => gate.markSkip(message.planId, message.step, message.skip));
+      case 'cancel':
+        return wrap(message.id, () => gate.cancel(message.planId));
+      case 'retryStep':
+        return wrap(message.id, () => gate.retry(message.planId));
+      case 'skipStep':
+        return wrap(message.id, () => gate.skipFailed(message.planId));
+      case 'stop':
+        return wrap(message.id, () => gate.stop(message.planId));
+      case 'confirmStep':
+        return wrap(message.id, () => gate.answerConfirm(message.planId, message.step, message.granted));
+      case 'answerAskUser':
+        return wrap(message.id, () => gate.answerAskUser(message.planId, message.step, message.values));
+      case 'answerAsk':
+        return wrap(message.id, async () => {
+          const record = gate.workflow.state.plans[message.planId];
+          const outcome = await gate.replan(message.planId, message.values);
+          if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
+          else
+            this.on.calls.show(
+              record.origin.server,
+              record.origin.tool,
+              outcome.args,
+              outcome.result,
+              outcome.received,
+              outcome.durationMs,
+            );
+        });
+      case 'runRecovery':
+        return wrap(message.id, async () => {
+          const record = gate.workflow.state.plans[message.planId];
+          const action = record?.plan.recovery_actions?.[message.index];
+          if (!action) return 'That recovery action no longer exists.';
+          // A recovery action is a one-step plan: shown with its server, tool and arguments, approved like any plan.
+          const proposed = gate.proposeRecovery(message.planId, message.index);
+          if ('error' in proposed) return proposed.error;
+          this.showPlan(proposed.planId, { focus: true });
+        });
+      case 'followUp':
+        return wrap(message.id, async () => {
+          const error = gate.followUp(message.planId, message.answer);
+          if (error) return error;
+          if (message.answer === 'yes') await this.on.calls.followUpYes(message.planId);
+        });
       case 'exportPlan':
         void this.on.exportPlan(message.planId);
         return;
-      case 'callTool': return wrap(message.id, async () => {
-        const item = this.items.find((i) => i.id === message.itemId);
-        if (item?.kind !== 'callForm') return 'That form is closed.';
-        await this.on.calls.call(item.view.server, item.view.tool, message.args);
-      });
+      case 'callTool':
+        return wrap(message.id, async () => {
+          const item = this.items.find((i) => i.id === message.itemId);
+          if (item?.kind !== 'callForm') return 'That form is closed.';
+          await this.on.calls.call(item.view.server, item.view.tool, message.args);
+        });
       case 'cancelCall': {
         const item = this.items.find((i) => i.id === message.itemId);
         if (item?.kind === 'callForm') this.on.calls.cancel(item.view.server, item.view.tool);
@@ -520,20 +586,28 @@ export class PlanPanel extends DisposableBase {
       case 'openChange':
         await this.sources.files.openChange(message.planId, message.path);
         return;
-      case 'revert': return wrap(message.id, async () => { await this.sources.files.revert(message.planId, message.path); });
-      case 'elicitAnswer': return wrap(message.id, () => {
-        const index = this.items.findIndex((i) => i.id === message.itemId);
-        const item = this.items[index];
-        if (item?.kind !== 'elicit') return 'That request was already answered.';
-        this.items.splice(index, 1);
-        if (this.selectedId === item.id) this.selectedId = this.items.at(-1)?.id;
-        item.answer({ action: message.action, content: message.action === 'accept' ? message.content as ElicitAnswer['content'] : undefined });
-        this.schedulePost();
-      });
+      case 'revert':
+        return wrap(message.id, async () => {
+          await this.sources.files.revert(message.planId, message.path);
+        });
+      case 'elicitAnswer':
+        return wrap(message.id, () => {
+          const index = this.items.findIndex((i) => i.id === message.itemId);
+          const item = this.items[index];
+          if (item?.kind !== 'elicit') return 'That request was already answered.';
+          this.items.splice(index, 1);
+          if (this.selectedId === item.id) this.selectedId = this.items.at(-1)?.id;
+          item.answer({
+            action: message.action,
+            content: message.action === 'accept' ? (message.content as ElicitAnswer['content']) : undefined,
+          });
+          this.schedulePost();
+        });
       case 'openFile':
         await openLink(message.path);
         return;
-      case 'collectForm': return wrap(message.id, () => this.on.collect.handle(message));
+      case 'collectForm':
+        return wrap(message.id, () => this.on.collect.handle(message));
       case 'collectDraft':
         this.on.collect.saveDraft(message.submissionId, message.field, message.value);
         return;
@@ -578,6 +652,10 @@ async function openLink(target: string): Promise<void> {
     void vscode.window.showWarningMessage(`Plangate does not open ${uri.scheme}: links from servers.`);
     return;
   }
-  const go = await vscode.window.showWarningMessage('Open a link that a server supplied?', { modal: true, detail: uri.toString(true) }, 'Open');
+  const go = await vscode.window.showWarningMessage(
+    'Open a link that a server supplied?',
+    { modal: true, detail: uri.toString(true) },
+    'Open',
+  );
   if (go === 'Open') await vscode.env.openExternal(uri);
 }

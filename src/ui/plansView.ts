@@ -25,11 +25,15 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
       ...planIds.map((id) => ({ key: id, at: plans[id].receivedAt })),
       ...Object.values(submissions).map((s) => ({ key: `submission:${s.id}`, at: s.receivedAt })),
     ];
-    return rows.map((r, i) => ({ ...r, i })).sort((a, b) => b.at - a.at || b.i - a.i).map((r) => r.key);
+    return rows
+      .map((r, i) => ({ ...r, i }))
+      .sort((a, b) => b.at - a.at || b.i - a.i)
+      .map((r) => r.key);
   }
 
   getTreeItem(id: string): vscode.TreeItem {
-    if (id.startsWith('submission:')) return submissionTreeItem(this.workflow.state.submissions[id.slice('submission:'.length)], Date.now());
+    if (id.startsWith('submission:'))
+      return submissionTreeItem(this.workflow.state.submissions[id.slice('submission:'.length)], Date.now());
     const record = this.workflow.state.plans[id];
     const row = planRowView(record, new Date(record.receivedAt).toLocaleString());
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);

@@ -35,7 +35,9 @@ export class RunProgress extends DisposableBase {
   }
 
   private start(planId: string): void {
-    const progress = delayedProgress('Plangate: running plan', () => { void this.gate.cancel(planId); });
+    const progress = delayedProgress('Plangate: running plan', () => {
+      void this.gate.cancel(planId);
+    });
     let last = '';
     this.shown.set(planId, (text) => {
       if (text === undefined) {

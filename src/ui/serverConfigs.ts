@@ -2,8 +2,20 @@ import * as vscode from 'vscode';
 import * as os from 'node:os';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import {
-  decideStart, describeTrustWait, formatConfigProblem, inputRefs, inputScope, inputValueKey, parseMcpJson, parseServersSetting, resolveServer,
-  storedInputs, type ConfigProblem, type InputDef, type ResolvedServer, type ServerConfig,
+  decideStart,
+  describeTrustWait,
+  formatConfigProblem,
+  inputRefs,
+  inputScope,
+  inputValueKey,
+  parseMcpJson,
+  parseServersSetting,
+  resolveServer,
+  storedInputs,
+  type ConfigProblem,
+  type InputDef,
+  type ResolvedServer,
+  type ServerConfig,
 } from '../mcp/config';
 import { Settings } from './constants';
 
@@ -40,14 +52,21 @@ export class ServerConfigs extends DisposableBase {
   private reloading: Promise<ConfigSnapshot> | undefined;
   private again = false;
 
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     super();
     const watcher = this._register(vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json'));
     const reload = () => void this.reload();
     this._register(watcher.onDidChange(reload));
     this._register(watcher.onDidCreate(reload));
     this._register(watcher.onDidDelete(reload));
-    this._register(vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(Settings.section)) reload(); }));
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(Settings.section)) reload();
+      }),
+    );
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(reload));
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(reload));
   }
@@ -90,7 +109,12 @@ export class ServerConfigs extends DisposableBase {
     return forgotten;
   }
 
-  private async readConfigured(): Promise<{ servers: ServerConfig[]; inputs: InputDef[]; problems: ConfigProblem[]; mcpJson?: vscode.Uri }> {
+  private async readConfigured(): Promise<{
+    servers: ServerConfig[];
+    inputs: InputDef[];
+    problems: ConfigProblem[];
+    mcpJson?: vscode.Uri;
+  }> {
     const servers: ServerConfig[] = [];
     const inputs: InputDef[] = [];
     const problems: ConfigProblem[] = [];
@@ -114,12 +138,19 @@ export class ServerConfigs extends DisposableBase {
     }
     const inspected = config.inspect<Record<string, unknown>>(Settings.servers);
     const seen = new Set(servers.map((s) => s.name));
-    for (const [value, source] of [[inspected?.workspaceFolderValue ?? inspected?.workspaceValue, 'settings-workspace'], [inspected?.globalValue, 'settings-user']] as const) {
+    for (const [value, source] of [
+      [inspected?.workspaceFolderValue ?? inspected?.workspaceValue, 'settings-workspace'],
+      [inspected?.globalValue, 'settings-user'],
+    ] as const) {
       if (value === undefined) continue;
       const parsed = parseServersSetting(value, source, `plangate.servers (${source === 'settings-user' ? 'user' : 'workspace'} settings)`);
       for (const s of parsed.servers) {
         if (seen.has(s.name)) {
-          problems.push({ file: s.file, path: `servers.${s.name}`, message: `server "${s.name}" is already defined earlier (${servers.find((x) => x.name === s.name)?.file}); this one is ignored` });
+          problems.push({
+            file: s.file,
+            path: `servers.${s.name}`,
+            message: `server "${s.name}" is already defined earlier (${servers.find((x) => x.name === s.name)?.file}); this one is ignored`,
+          });
           continue;
         }
         seen.add(s.name);
@@ -141,19 +172,28 @@ export class ServerConfigs extends DisposableBase {
     for (const server of servers) {
       const decision = decideStart(server, { trusted, workspaceFolder: folder?.uri.fsPath, userHome: os.homedir() });
       if (decision.kind === 'waitForTrust') {
-        issues.push({ server: server.name, untrusted: true, reasons: decision.reasons, message: describeTrustWait(server.name, decision.reasons) });
+        issues.push({
+          server: server.name,
+          untrusted: true,
+          reasons: decision.reasons,
+          message: describeTrustWait(server.name, decision.reasons),
+        });
         this.log.info(describeTrustWait(server.name, decision.reasons));
         continue;
       }
       try {
-        resolved.push(await resolveServer(server, {
-          workspaceFolder: folder?.uri.fsPath,
-          trusted,
-          env: process.env,
-          userHome: os.homedir(),
-          inputs,
-          resolveInput: storedInputs(this.secrets, inputScope(server.source, workspace), server.name, (id, def) => this.ask(id, def, server.name)),
-        }));
+        resolved.push(
+          await resolveServer(server, {
+            workspaceFolder: folder?.uri.fsPath,
+            trusted,
+            env: process.env,
+            userHome: os.homedir(),
+            inputs,
+            resolveInput: storedInputs(this.secrets, inputScope(server.source, workspace), server.name, (id, def) =>
+              this.ask(id, def, server.name),
+            ),
+          }),
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         issues.push({ server: server.name, message });
@@ -166,20 +206,24 @@ export class ServerConfigs extends DisposableBase {
   /** Asks for an input's value; the title names the server that will receive it (values are kept per server). */
   private async ask(id: string, def: InputDef, server: string): Promise<string | undefined> {
     const title = `Plangate: input "${id}" for an MCP server — ${server}`;
-    const value = def.type === 'pickString'
-      ? (await vscode.window.showQuickPick(
-        // The default first, so Enter takes it.
-        [...def.options].sort((a, b) => Number(b.value === def.default) - Number(a.value === def.default))
-          .map((o) => ({ label: o.label, description: o.label !== o.value ? o.value : undefined, value: o.value })),
-        { title, placeHolder: def.description || `Choose a value for \${input:${id}}`, ignoreFocusOut: true },
-      ))?.value
-      : await vscode.window.showInputBox({
-        title,
-        prompt: def.description || `Value for \${input:${id}}`,
-        password: def.password,
-        value: def.default,
-        ignoreFocusOut: true,
-      });
+    const value =
+      def.type === 'pickString'
+        ? (
+            await vscode.window.showQuickPick(
+              // The default first, so Enter takes it.
+              [...def.options]
+                .sort((a, b) => Number(b.value === def.default) - Number(a.value === def.default))
+                .map((o) => ({ label: o.label, description: o.label !== o.value ? o.value : undefined, value: o.value })),
+              { title, placeHolder: def.description || `Choose a value for \${input:${id}}`, ignoreFocusOut: true },
+            )
+          )?.value
+        : await vscode.window.showInputBox({
+            title,
+            prompt: def.description || `Value for \${input:${id}}`,
+            password: def.password,
+            value: def.default,
+            ignoreFocusOut: true,
+          });
     return value;
   }
 }

@@ -28,7 +28,10 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
   private readonly _onDidChangeTreeData = this._register(new Emitter<ServerNode | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<ServerNode | undefined>;
 
-  constructor(private readonly registry: ServerRegistry, private readonly configs: ServerConfigs) {
+  constructor(
+    private readonly registry: ServerRegistry,
+    private readonly configs: ServerConfigs,
+  ) {
     super();
     this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
     this._register(configs.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
@@ -39,7 +42,9 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       const snap = this.configs.snapshot;
       const problems: ServerNode[] = snap.problems.map((p) => ({ kind: 'problem', text: formatConfigProblem(p) }));
       const running = new Set(this.registry.connections.map((c) => c.name));
-      const issues: ServerNode[] = snap.issues.filter((i) => !running.has(i.server)).map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted), reasons: i.reasons ?? [] }));
+      const issues: ServerNode[] = snap.issues
+        .filter((i) => !running.has(i.server))
+        .map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted), reasons: i.reasons ?? [] }));
       const servers: ServerNode[] = this.registry.connections.map((c) => ({ kind: 'server', name: c.name }));
       return [...problems, ...servers, ...issues];
     }
@@ -63,10 +68,19 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       case 'issue': {
         const item = new vscode.TreeItem(node.server, vscode.TreeItemCollapsibleState.None);
         item.description = node.untrusted ? 'waits for workspace trust' : 'not started';
-        item.tooltip = node.untrusted && node.reasons.length > 0
-          ? ['Waits for workspace trust: this workspace is in Restricted Mode, and the server', ...node.reasons.map((r) => `• ${r}`), '', 'Trust the workspace to start it.'].join('\n')
-          : node.message;
-        item.iconPath = new vscode.ThemeIcon(node.untrusted ? 'shield' : 'error', new vscode.ThemeColor(node.untrusted ? 'problemsWarningIcon.foreground' : 'errorForeground'));
+        item.tooltip =
+          node.untrusted && node.reasons.length > 0
+            ? [
+                'Waits for workspace trust: this workspace is in Restricted Mode, and the server',
+                ...node.reasons.map((r) => `• ${r}`),
+                '',
+                'Trust the workspace to start it.',
+              ].join('\n')
+            : node.message;
+        item.iconPath = new vscode.ThemeIcon(
+          node.untrusted ? 'shield' : 'error',
+          new vscode.ThemeColor(node.untrusted ? 'problemsWarningIcon.foreground' : 'errorForeground'),
+        );
         item.contextValue = node.untrusted ? 'issue.untrusted' : 'issue';
         if (node.untrusted) item.command = { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' };
         item.accessibilityInformation = { label: `${node.server}: ${node.message}` };
@@ -76,9 +90,17 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
         const conn = this.registry.get(node.name);
         const state = conn?.state ?? 'stopped';
         const count = conn?.tools.length ?? 0;
-        const item = new vscode.TreeItem(node.name, state === 'running' && count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          node.name,
+          state === 'running' && count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `server:${node.name}`;
-        item.description = state === 'running' ? `running · ${count} tool${count === 1 ? '' : 's'}` : state === 'error' ? `error: ${shortError(node.name, conn?.message)}` : state;
+        item.description =
+          state === 'running'
+            ? `running · ${count} tool${count === 1 ? '' : 's'}`
+            : state === 'error'
+              ? `error: ${shortError(node.name, conn?.message)}`
+              : state;
         item.iconPath = STATE_ICON[state];
         const tip = new vscode.MarkdownString(undefined, false);
         tip.appendText(`${node.name} — ${state}\n`);
@@ -92,7 +114,10 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
       }
       case 'tool': {
         const tool = this.registry.get(node.server)?.tools.find((t) => t.name === node.tool);
-        const item = new vscode.TreeItem(visibleText(tool?.title || tool?.annotations?.title || node.tool), vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          visibleText(tool?.title || tool?.annotations?.title || node.tool),
+          vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `tool:${node.server}:${node.tool}`;
         const clash = this.registry.clashes().find((c) => c.tool === node.tool);
         const marks = [
@@ -101,8 +126,12 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
           clash && clash.servers[0] !== node.server ? `shadowed by ${clash.servers[0]}` : undefined,
         ].filter(Boolean);
         item.description = visibleText([tool?.title ? node.tool : undefined, ...marks].filter(Boolean).join(' · '));
-        item.tooltip = new vscode.MarkdownString(undefined, false).appendText(visibleText(`${node.tool}\n\n${tool?.description ?? ''}`, { keepNewlines: true }));
-        item.iconPath = new vscode.ThemeIcon(tool?.annotations?.destructiveHint ? 'warning' : tool?.annotations?.readOnlyHint ? 'eye' : 'tools');
+        item.tooltip = new vscode.MarkdownString(undefined, false).appendText(
+          visibleText(`${node.tool}\n\n${tool?.description ?? ''}`, { keepNewlines: true }),
+        );
+        item.iconPath = new vscode.ThemeIcon(
+          tool?.annotations?.destructiveHint ? 'warning' : tool?.annotations?.readOnlyHint ? 'eye' : 'tools',
+        );
         item.contextValue = 'tool';
         item.command = { command: 'plangate.callTool', title: 'Call Tool…', arguments: [node] };
         return item;
@@ -117,8 +146,13 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
  * "exited during start-up (exit code 1) — boom: missing API key". The tooltip has the whole message.
  */
 function shortError(server: string, text: string | undefined): string {
-  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
-  const first = (lines[0] ?? '').replace(new RegExp(`^Server '${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'\\s*`), '').replace(/\.$/, '');
+  const lines = (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const first = (lines[0] ?? '')
+    .replace(new RegExp(`^Server '${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'\\s*`), '')
+    .replace(/\.$/, '');
   const stderrAt = lines.findIndex((l) => /stderr/i.test(l));
   const last = stderrAt >= 0 ? lines.slice(stderrAt + 1).at(-1) : undefined;
   return (last ? `${first} — ${last}` : first).slice(0, 160);

@@ -19,18 +19,30 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
   private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string | undefined>;
 
-  constructor(private readonly workflow: Workflow, private readonly registry: ServerRegistry) {
+  constructor(
+    private readonly workflow: Workflow,
+    private readonly registry: ServerRegistry,
+  ) {
     super();
-    this._register(workflow.onDidChange(({ event }) => { if ('submissionId' in event) this._onDidChangeTreeData.fire(undefined); }));
+    this._register(
+      workflow.onDidChange(({ event }) => {
+        if ('submissionId' in event) this._onDidChangeTreeData.fire(undefined);
+      }),
+    );
     this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
     // Ages ("5 min ago") move on by themselves.
-    const timer = setInterval(() => { if (stagedSubmissions(this.workflow.state.submissions).length) this._onDidChangeTreeData.fire(undefined); }, 60_000);
+    const timer = setInterval(() => {
+      if (stagedSubmissions(this.workflow.state.submissions).length) this._onDidChangeTreeData.fire(undefined);
+    }, 60_000);
     this._register({ dispose: () => clearInterval(timer) });
   }
 
   getChildren(element?: string): string[] {
     const { submissions } = this.workflow.state;
-    if (!element) return stagedSubmissions(submissions).reverse().map((s) => s.id);
+    if (!element)
+      return stagedSubmissions(submissions)
+        .reverse()
+        .map((s) => s.id);
     const record = getSubmission(submissions, element);
     if (!record || record.phase !== 'staged') return [];
     const actions: Action[] = ['open', 'submit'];
@@ -48,7 +60,11 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
     const spec: Record<Action, { label: string; icon: string; command: string; description?: string }> = {
       open: { label: 'Open in the panel', icon: 'go-to-file', command: SubmissionCommands.open },
       submit: { label: 'Submit', icon: 'check', command: SubmissionCommands.submit, description: blocker },
-      requestApproval: { label: record.approval?.status === 'pending' ? 'Request approval again' : 'Request approval', icon: 'person', command: SubmissionCommands.requestApproval },
+      requestApproval: {
+        label: record.approval?.status === 'pending' ? 'Request approval again' : 'Request approval',
+        icon: 'person',
+        command: SubmissionCommands.requestApproval,
+      },
       discard: { label: 'Discard', icon: 'trash', command: SubmissionCommands.discard },
     };
     const s = spec[action];
@@ -57,7 +73,10 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
     if (s.description) item.description = s.description;
     item.command = { command: s.command, title: s.label, arguments: [id] };
     item.contextValue = `submission.action.${action}`;
-    item.accessibilityInformation = { label: `${s.label}: ${record.form.schema.title}${s.description ? ` (${s.description})` : ''}`, role: 'button' };
+    item.accessibilityInformation = {
+      label: `${s.label}: ${record.form.schema.title}${s.description ? ` (${s.description})` : ''}`,
+      role: 'button',
+    };
     return item;
   }
 }

@@ -23,10 +23,11 @@ export class WorkflowStatusBar extends DisposableBase {
     this.item.text = `${status.icon} Plangate: ${status.text}`;
     this.item.tooltip = status.tooltip;
     this.item.accessibilityInformation = { label: `Plangate: ${status.text}`, role: 'button' };
-    this.item.backgroundColor = status.state === 'blocked'
-      ? new vscode.ThemeColor('statusBarItem.errorBackground')
-      : status.state === 'awaiting' || status.state === 'follow_up'
-        ? new vscode.ThemeColor('statusBarItem.warningBackground')
-        : undefined;
+    this.item.backgroundColor =
+      status.state === 'blocked'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : status.state === 'awaiting' || status.state === 'follow_up'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   }
 }

@@ -78,7 +78,11 @@ async function runSuite(suitePath: string, api: unknown): Promise<InHostSuiteRes
     if (!isSuiteResult(result)) throw new Error(`run(vscode, api) in ${suitePath} returned no {passed, failed, tests} object`);
     return result;
   } catch (err) {
-    return { passed: 0, failed: 1, tests: [{ name: 'load and run the in-host suite', ok: false, error: describeError(err), ms: Date.now() - started }] };
+    return {
+      passed: 0,
+      failed: 1,
+      tests: [{ name: 'load and run the in-host suite', ok: false, error: describeError(err), ms: Date.now() - started }],
+    };
   }
 }
 

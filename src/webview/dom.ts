@@ -51,15 +51,33 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | 
     for (const [key, value] of Object.entries(attrs)) {
       if (value === undefined || value === null || value === false) continue;
       switch (key) {
-        case 'class': el.className = String(value); break;
-        case 'aria': for (const [k, v] of Object.entries(value as Record<string, string | undefined>)) if (v !== undefined) el.setAttribute(`aria-${k}`, SHOWN_ARIA.has(k) ? visible(v) : v); break;
-        case 'data': for (const [k, v] of Object.entries(value as Record<string, string | undefined>)) if (v !== undefined) el.setAttribute(`data-${k}`, v); break;
-        case 'value': (el as unknown as HTMLInputElement).value = String(value); break;
-        case 'checked': (el as unknown as HTMLInputElement).checked = Boolean(value); break;
-        case 'open': (el as unknown as HTMLDetailsElement).open = Boolean(value); break;
-        case 'selected': (el as unknown as HTMLOptionElement).selected = Boolean(value); break;
+        case 'class':
+          el.className = String(value);
+          break;
+        case 'aria':
+          for (const [k, v] of Object.entries(value as Record<string, string | undefined>))
+            if (v !== undefined) el.setAttribute(`aria-${k}`, SHOWN_ARIA.has(k) ? visible(v) : v);
+          break;
+        case 'data':
+          for (const [k, v] of Object.entries(value as Record<string, string | undefined>))
+            if (v !== undefined) el.setAttribute(`data-${k}`, v);
+          break;
+        case 'value':
+          (el as unknown as HTMLInputElement).value = String(value);
+          break;
+        case 'checked':
+          (el as unknown as HTMLInputElement).checked = Boolean(value);
+          break;
+        case 'open':
+          (el as unknown as HTMLDetailsElement).open = Boolean(value);
+          break;
+        case 'selected':
+          (el as unknown as HTMLOptionElement).selected = Boolean(value);
+          break;
         case 'title':
-        case 'placeholder': el.setAttribute(key, visible(String(value))); break;
+        case 'placeholder':
+          el.setAttribute(key, visible(String(value)));
+          break;
         default:
           if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value as EventListener);
           else el.setAttribute(key, value === true ? '' : String(value));
@@ -103,7 +121,13 @@ export function setText(el: Node, text: string): void {
  */
 export function invisibleNote(value: string): HTMLElement | null {
   if (!hasInvisible(value)) return null;
-  return h('div', { class: 'help warning-text', role: 'note' }, icon('eye'), ' This value holds invisible characters: ', visible(clip(value, 2000)));
+  return h(
+    'div',
+    { class: 'help warning-text', role: 'note' },
+    icon('eye'),
+    ' This value holds invisible characters: ',
+    visible(clip(value, 2000)),
+  );
 }
 
 /** Long text cut for display, with the full length said. */

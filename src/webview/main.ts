@@ -28,12 +28,18 @@ function assertNever(value: never, what: string): never {
 
 function renderItem(item: PanelItem): HTMLElement {
   switch (item.kind) {
-    case 'plan': return renderPlan(item.view);
-    case 'result': return renderResult(item.view);
-    case 'callForm': return renderCallForm(item.id, item.view);
-    case 'elicit': return renderElicitForm(item.id, item.view);
-    case 'collectForm': return renderCollectForm(item.view);
-    default: return assertNever(item, 'panel item');
+    case 'plan':
+      return renderPlan(item.view);
+    case 'result':
+      return renderResult(item.view);
+    case 'callForm':
+      return renderCallForm(item.id, item.view);
+    case 'elicit':
+      return renderElicitForm(item.id, item.view);
+    case 'collectForm':
+      return renderCollectForm(item.view);
+    default:
+      return assertNever(item, 'panel item');
   }
 }
 
@@ -42,11 +48,44 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
   const nav = h('nav', { class: 'switcher', aria: { label: 'Open items' } });
   for (const item of state.items) {
     const selected = item.id === state.selected?.id;
-    nav.append(h('span', { class: `tab${selected ? ' selected' : ''}` },
-      h('button', { class: 'tab-button', aria: { current: selected ? 'page' : undefined }, onclick: () => post({ type: 'select', itemId: item.id }) },
-        icon(item.kind === 'plan' ? 'checklist' : item.kind === 'result' ? 'output' : item.kind === 'elicit' ? 'question' : item.kind === 'collectForm' ? 'note' : 'play'), ' ', visible(item.title),
-        item.badge ? h('span', { class: 'tab-badge' }, ` · ${visible(item.badge)}`) : null),
-      h('button', { class: 'tab-close', title: 'Close', aria: { label: `Close ${item.title}` }, onclick: () => post({ type: 'close', itemId: item.id }) }, icon('close'))));
+    nav.append(
+      h(
+        'span',
+        { class: `tab${selected ? ' selected' : ''}` },
+        h(
+          'button',
+          {
+            class: 'tab-button',
+            aria: { current: selected ? 'page' : undefined },
+            onclick: () => post({ type: 'select', itemId: item.id }),
+          },
+          icon(
+            item.kind === 'plan'
+              ? 'checklist'
+              : item.kind === 'result'
+                ? 'output'
+                : item.kind === 'elicit'
+                  ? 'question'
+                  : item.kind === 'collectForm'
+                    ? 'note'
+                    : 'play',
+          ),
+          ' ',
+          visible(item.title),
+          item.badge ? h('span', { class: 'tab-badge' }, ` · ${visible(item.badge)}`) : null,
+        ),
+        h(
+          'button',
+          {
+            class: 'tab-close',
+            title: 'Close',
+            aria: { label: `Close ${item.title}` },
+            onclick: () => post({ type: 'close', itemId: item.id }),
+          },
+          icon('close'),
+        ),
+      ),
+    );
   }
   return nav;
 }
@@ -57,12 +96,19 @@ function renderAll(state: PanelState): void {
   const active = document.activeElement as HTMLElement | null;
   const focusedId = active?.id;
   const focusedIndex = active && active !== document.body ? focusable().indexOf(active) : -1;
-  const selection = document.activeElement instanceof HTMLInputElement || document.activeElement instanceof HTMLTextAreaElement
-    ? [document.activeElement.selectionStart, document.activeElement.selectionEnd] : undefined;
+  const selection =
+    document.activeElement instanceof HTMLInputElement || document.activeElement instanceof HTMLTextAreaElement
+      ? [document.activeElement.selectionStart, document.activeElement.selectionEnd]
+      : undefined;
   const scroll = window.scrollY;
   const body = state.selected
     ? renderItem(state.selected)
-    : h('div', { class: 'empty' }, h('h1', null, 'Plangate'), h('p', null, 'Nothing to review. When a tool answers with a plan, it appears here for your approval.'));
+    : h(
+        'div',
+        { class: 'empty' },
+        h('h1', null, 'Plangate'),
+        h('p', null, 'Nothing to review. When a tool answers with a plan, it appears here for your approval.'),
+      );
   root.replaceChildren(...[renderSwitcher(state), h('main', { id: 'main' }, body)].filter((x): x is HTMLElement => x !== null));
   if (focusedId || focusedIndex >= 0) {
     // By id where the control has one, else by its position among the focusable controls.
@@ -70,7 +116,11 @@ function renderAll(state: PanelState): void {
     if (el) {
       el.focus({ preventScroll: true });
       if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
-        try { el.setSelectionRange(selection[0], selection[1]); } catch { /* not a text input */ }
+        try {
+          el.setSelectionRange(selection[0], selection[1]);
+        } catch {
+          /* not a text input */
+        }
       }
     }
   }
@@ -103,7 +153,10 @@ function render(): void {
 function scheduleRender(changes: PanelChanges): void {
   pending = pending ? mergeChanges(pending, changes) : changes;
   // Updates can arrive faster than frames (progress of long plans): render at most once a frame.
-  if (!scheduled) { scheduled = true; requestAnimationFrame(render); }
+  if (!scheduled) {
+    scheduled = true;
+    requestAnimationFrame(render);
+  }
 }
 onRerender(() => scheduleRender({ ...noChanges(), selected: true }));
 

@@ -4,7 +4,19 @@
  * the view model (core/present); this file only lays it out.
  */
 import { diffLines } from 'diff';
-import type { AskFieldView, IssueView, PendingPrompt, PlanHeadView, PlanItemView, PlanView, StepEffect, StepHint, StepStateView, StepView, TouchedGlobView } from '../shared/protocol';
+import type {
+  AskFieldView,
+  IssueView,
+  PendingPrompt,
+  PlanHeadView,
+  PlanItemView,
+  PlanView,
+  StepEffect,
+  StepHint,
+  StepStateView,
+  StepView,
+  TouchedGlobView,
+} from '../shared/protocol';
 import { stepKey } from '../shared/panelPatch';
 import { clip, editableJson, h, icon, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
@@ -97,15 +109,24 @@ function replaceHead(article: HTMLElement, steps: HTMLElement, plan: PlanView): 
   current?.articles.set(plan.id, article);
   current?.stepSections.set(plan.id, steps);
   const active = document.activeElement as HTMLElement | null;
-  const focusable = () => Array.from(article.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]')).filter((el) => !steps.contains(el));
+  const focusable = () =>
+    Array.from(article.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]')).filter(
+      (el) => !steps.contains(el),
+    );
   const inHead = !!active && active !== document.body && article.contains(active) && !steps.contains(active);
   const id = inHead ? active.id : '';
   const index = inHead ? focusable().indexOf(active) : -1;
-  const selection = inHead && (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) ? [active.selectionStart, active.selectionEnd] : undefined;
+  const selection =
+    inHead && (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement)
+      ? [active.selectionStart, active.selectionEnd]
+      : undefined;
   for (const child of Array.from(article.children)) if (child !== steps) child.remove();
   let before = true;
   for (const child of Array.from(fresh.children)) {
-    if (child === marker) { before = false; continue; }
+    if (child === marker) {
+      before = false;
+      continue;
+    }
     if (before) article.insertBefore(child, steps);
     else article.append(child);
   }
@@ -114,7 +135,11 @@ function replaceHead(article: HTMLElement, steps: HTMLElement, plan: PlanView): 
   if (!el) return;
   el.focus({ preventScroll: true });
   if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
-    try { el.setSelectionRange(selection[0], selection[1]); } catch { /* not a text input */ }
+    try {
+      el.setSelectionRange(selection[0], selection[1]);
+    } catch {
+      /* not a text input */
+    }
   }
 }
 
@@ -125,27 +150,38 @@ function replaceKeepingFocus(old: HTMLElement, fresh: HTMLElement): void {
     old.replaceWith(fresh);
     return;
   }
-  const focusable = (el: HTMLElement) => Array.from(el.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'));
+  const focusable = (el: HTMLElement) =>
+    Array.from(el.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'));
   const id = active.id;
   const index = focusable(old).indexOf(active);
-  const selection = active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
+  const selection =
+    active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
   old.replaceWith(fresh);
   const el = (id && document.getElementById(id)) || (index >= 0 ? focusable(fresh)[index] : undefined);
   if (!el) return;
   el.focus({ preventScroll: true });
   if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
-    try { el.setSelectionRange(selection[0], selection[1]); } catch { /* not a text input */ }
+    try {
+      el.setSelectionRange(selection[0], selection[1]);
+    } catch {
+      /* not a text input */
+    }
   }
 }
 
 /** A plan's article; `steps`: the steps section already on screen, kept as it is (a head-only re-render). */
 function renderPlanBody(plan: PlanView, steps?: HTMLElement): HTMLElement {
   const depth = plan.depth > 0 ? 1 : 0;
-  const root = h('article', { class: depth > 0 ? 'nested-plan' : 'top-plan', aria: { label: depth > 0 ? `Nested plan ${plan.id}` : 'Plan' } });
+  const root = h('article', {
+    class: depth > 0 ? 'nested-plan' : 'top-plan',
+    aria: { label: depth > 0 ? `Nested plan ${plan.id}` : 'Plan' },
+  });
   current?.articles.set(plan.id, root);
   const heading = depth > 0 ? h('h3', null, 'Nested plan') : h('h1', { id: 'plan-title' }, 'Plan');
   root.append(
-    h('header', { class: 'plan-header' },
+    h(
+      'header',
+      { class: 'plan-header' },
       heading,
       h('span', { class: `badge phase-${plan.phase} outcome-${plan.outcome ?? 'none'}` }, plan.phaseLabel),
       h('span', { class: 'badge status-' + plan.serverStatus, title: 'The status the server sent with the plan' }, plan.serverStatusLabel),
@@ -153,11 +189,19 @@ function renderPlanBody(plan: PlanView, steps?: HTMLElement): HTMLElement {
     ),
   );
   if (plan.lineage.length) {
-    root.append(h('p', { class: 'lineage' }, `Replaces ${plan.lineage.length} earlier plan${plan.lineage.length > 1 ? 's' : ''} (re-planned after your answers).`));
+    root.append(
+      h(
+        'p',
+        { class: 'lineage' },
+        `Replaces ${plan.lineage.length} earlier plan${plan.lineage.length > 1 ? 's' : ''} (re-planned after your answers).`,
+      ),
+    );
   }
   root.append(h('p', { class: 'instruction' }, visible(clip(plan.instruction || '(no instruction)', 20000))));
-  if (plan.reapproval) root.append(h('p', { class: 'reapproval', role: 'alert' }, icon('warning'), ' ', visible(clip(plan.reapproval, 2000))));
-  if (plan.approvalNote) root.append(h('p', { class: 'approval-note' }, icon('note'), ' Approved with your note: ', h('q', null, visible(plan.approvalNote))));
+  if (plan.reapproval)
+    root.append(h('p', { class: 'reapproval', role: 'alert' }, icon('warning'), ' ', visible(clip(plan.reapproval, 2000))));
+  if (plan.approvalNote)
+    root.append(h('p', { class: 'approval-note' }, icon('note'), ' Approved with your note: ', h('q', null, visible(plan.approvalNote))));
 
   if (plan.safety) root.append(renderSafety(plan));
   const predicted = depth === 0 ? renderPredicted(plan) : null;
@@ -175,12 +219,30 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
   const safety = plan.safety!;
   const writes = safety.writesCode;
   const rows: HTMLElement[] = [];
-  rows.push(h('p', { class: writes ? 'writes-code' : '' }, icon(writes ? 'edit' : 'eye'), ' ',
-    writes === undefined ? 'Writes code: not declared' : writes ? 'Writes code: yes' : 'Writes code: no'));
+  rows.push(
+    h(
+      'p',
+      { class: writes ? 'writes-code' : '' },
+      icon(writes ? 'edit' : 'eye'),
+      ' ',
+      writes === undefined ? 'Writes code: not declared' : writes ? 'Writes code: yes' : 'Writes code: no',
+    ),
+  );
   if (safety.hintSummary) {
     const destructive = safety.destructive;
-    rows.push(h('p', { class: `tool-hints${destructive ? ' has-destructive' : ''}`, title: 'What the steps\' tools say about themselves (MCP tool annotations). These are the server\'s hints, not guarantees.' },
-      icon(destructive ? 'warning' : 'info'), ' Step tools, by their own hints: ', safety.hintSummary, '.'));
+    rows.push(
+      h(
+        'p',
+        {
+          class: `tool-hints${destructive ? ' has-destructive' : ''}`,
+          title: "What the steps' tools say about themselves (MCP tool annotations). These are the server's hints, not guarantees.",
+        },
+        icon(destructive ? 'warning' : 'info'),
+        ' Step tools, by their own hints: ',
+        safety.hintSummary,
+        '.',
+      ),
+    );
   }
   const touched: TouchedGlobView[] | undefined = safety.touched;
   if (safety.globs.length === 0) rows.push(h('p', { class: 'muted' }, 'Touched files: none declared.'));
@@ -190,14 +252,36 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
       const resolved = touched?.find((t) => t.glob === glob);
       const key = `glob:${plan.id}:${glob}`;
       const count = resolved ? `${resolved.count} file${resolved.count === 1 ? '' : 's'}` : 'counting…';
-      const summary = h('summary', null, h('code', null, visible(glob)), ' — ', count,
+      const summary = h(
+        'summary',
+        null,
+        h('code', null, visible(glob)),
+        ' — ',
+        count,
         resolved?.outside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
-        resolved?.note ? h('span', { class: 'muted' }, ` (${visible(resolved.note)})`) : null);
-      const details = h('details', { open: ui.open[key], ontoggle: (e) => { ui.open[key] = (e.target as HTMLDetailsElement).open; saveUi(); } }, summary,
+        resolved?.note ? h('span', { class: 'muted' }, ` (${visible(resolved.note)})`) : null,
+      );
+      const details = h(
+        'details',
+        {
+          open: ui.open[key],
+          ontoggle: (e) => {
+            ui.open[key] = (e.target as HTMLDetailsElement).open;
+            saveUi();
+          },
+        },
+        summary,
         resolved && resolved.files.length
-          ? h('ul', { class: 'files' }, resolved.files.map((f) => h('li', null, h('code', null, visible(f)))),
-            resolved.count > resolved.files.length ? h('li', { class: 'muted' }, `… and ${resolved.count - resolved.files.length} more`) : null)
-          : h('p', { class: 'muted' }, resolved ? 'No file matches yet (the plan may create them).' : 'Resolving…'));
+          ? h(
+              'ul',
+              { class: 'files' },
+              resolved.files.map((f) => h('li', null, h('code', null, visible(f)))),
+              resolved.count > resolved.files.length
+                ? h('li', { class: 'muted' }, `… and ${resolved.count - resolved.files.length} more`)
+                : null,
+            )
+          : h('p', { class: 'muted' }, resolved ? 'No file matches yet (the plan may create them).' : 'Resolving…'),
+      );
       list.append(h('li', null, details));
     }
     rows.push(h('div', null, h('p', null, 'Touched files:'), list));
@@ -206,80 +290,227 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
 }
 
 function renderPredicted(plan: PlanView): HTMLElement | null {
-  if (plan.predicting) return section('Predicted changes', h('p', { class: 'muted' }, icon('loading codicon-modifier-spin'), ' Predicting what the steps will write…'));
+  if (plan.predicting)
+    return section(
+      'Predicted changes',
+      h('p', { class: 'muted' }, icon('loading codicon-modifier-spin'), ' Predicting what the steps will write…'),
+    );
   const predicted = plan.predicted;
   if (!predicted || predicted.length === 0) return null; // no step says in advance what it writes: nothing to show
   const CHANGE = { create: 'create', modify: 'modify', delete: 'delete' } as const;
-  return section(`Predicted changes (${predicted.length})`,
-    h('p', { class: 'muted' }, 'Nothing is written before you approve. Open a file to see the step\'s change as a diff.'),
-    h('ul', { class: 'files predicted', aria: { label: 'Predicted file changes' } }, predicted.map((p, index) =>
-      h('li', { class: p.error ? 'error' : '' },
-        h('span', { class: 'flag' }, `step ${p.step + 1}`), ' ',
-        h('code', null, visible(p.path)), ' ',
-        p.error ? null : h('span', { class: 'muted' }, `${CHANGE[p.change]}${p.source === 'dryRun' ? ` (from a dry run on server ${visible(plan.steps[p.step]?.server ?? '?')})` : ''}`),
-        !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
-        p.error && p.error.startsWith('Not previewed:') ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
-          : p.error ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
-          : h('button', { class: 'link', aria: { label: `Open the predicted diff of ${p.path}` }, onclick: () => post({ type: 'openPredicted', planId: plan.id, index }) }, 'Open the predicted diff')))));
+  return section(
+    `Predicted changes (${predicted.length})`,
+    h('p', { class: 'muted' }, "Nothing is written before you approve. Open a file to see the step's change as a diff."),
+    h(
+      'ul',
+      { class: 'files predicted', aria: { label: 'Predicted file changes' } },
+      predicted.map((p, index) =>
+        h(
+          'li',
+          { class: p.error ? 'error' : '' },
+          h('span', { class: 'flag' }, `step ${p.step + 1}`),
+          ' ',
+          h('code', null, visible(p.path)),
+          ' ',
+          p.error
+            ? null
+            : h(
+                'span',
+                { class: 'muted' },
+                `${CHANGE[p.change]}${p.source === 'dryRun' ? ` (from a dry run on server ${visible(plan.steps[p.step]?.server ?? '?')})` : ''}`,
+              ),
+          !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
+          p.error && p.error.startsWith('Not previewed:')
+            ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
+            : p.error
+              ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
+              : h(
+                  'button',
+                  {
+                    class: 'link',
+                    aria: { label: `Open the predicted diff of ${p.path}` },
+                    onclick: () => post({ type: 'openPredicted', planId: plan.id, index }),
+                  },
+                  'Open the predicted diff',
+                ),
+        ),
+      ),
+    ),
+  );
 }
 
 function renderChanges(plan: PlanHeadView): HTMLElement {
   const changes = plan.changes ?? [];
   const err = errorSlot(`revert-error-${plan.id}`);
-  if (changes.length === 0) return section('Changes', h('p', { class: 'muted' }, plan.reverted ? 'Reverted: the files match how they were before the plan.' : 'The plan changed no file that Plangate watched.'));
+  if (changes.length === 0)
+    return section(
+      'Changes',
+      h(
+        'p',
+        { class: 'muted' },
+        plan.reverted ? 'Reverted: the files match how they were before the plan.' : 'The plan changed no file that Plangate watched.',
+      ),
+    );
   const undeclared = changes.filter((c) => c.undeclared).length;
-  return section(`Changes (${changes.length})`,
-    undeclared ? h('p', { class: 'warning-text', role: 'status' }, icon('warning'), ` ${undeclared} undeclared write${undeclared === 1 ? '' : 's'}: outside the globs the plan declared.`) : null,
-    h('ul', { class: 'files changes', aria: { label: 'Changed files' } }, changes.map((c) =>
-      h('li', null,
-        icon(c.kind === 'created' ? 'diff-added' : c.kind === 'deleted' ? 'diff-removed' : 'diff-modified'), ' ',
-        h('code', null, visible(c.path)), ' ', h('span', { class: 'muted' }, c.kind),
-        c.undeclared ? h('span', { class: 'flag danger' }, icon('warning'), ' undeclared write') : null,
-        c.unexpectedCode ? h('span', { class: 'flag danger' }, icon('code'), ' code changed, but the plan said it writes no code') : null,
-        ' ',
-        h('button', { class: 'link', aria: { label: `Open diff of ${c.path}` }, onclick: () => post({ type: 'openChange', planId: plan.id, path: c.path }) }, 'Open diff'),
-        ' ',
-        c.revertable
-          ? h('button', { class: 'link', aria: { label: `Revert file ${c.path}` }, onclick: () => void act(err, { type: 'revert', planId: plan.id, path: c.path }) }, 'Revert file')
-          : h('span', { class: 'muted' }, ` (${visible(c.note ?? 'cannot be reverted')})`)))),
-    h('div', { class: 'buttons' },
-      h('button', { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: plan.id }) }, icon('discard'), ' Revert')),
-    err);
+  return section(
+    `Changes (${changes.length})`,
+    undeclared
+      ? h(
+          'p',
+          { class: 'warning-text', role: 'status' },
+          icon('warning'),
+          ` ${undeclared} undeclared write${undeclared === 1 ? '' : 's'}: outside the globs the plan declared.`,
+        )
+      : null,
+    h(
+      'ul',
+      { class: 'files changes', aria: { label: 'Changed files' } },
+      changes.map((c) =>
+        h(
+          'li',
+          null,
+          icon(c.kind === 'created' ? 'diff-added' : c.kind === 'deleted' ? 'diff-removed' : 'diff-modified'),
+          ' ',
+          h('code', null, visible(c.path)),
+          ' ',
+          h('span', { class: 'muted' }, c.kind),
+          c.undeclared ? h('span', { class: 'flag danger' }, icon('warning'), ' undeclared write') : null,
+          c.unexpectedCode ? h('span', { class: 'flag danger' }, icon('code'), ' code changed, but the plan said it writes no code') : null,
+          ' ',
+          h(
+            'button',
+            {
+              class: 'link',
+              aria: { label: `Open diff of ${c.path}` },
+              onclick: () => post({ type: 'openChange', planId: plan.id, path: c.path }),
+            },
+            'Open diff',
+          ),
+          ' ',
+          c.revertable
+            ? h(
+                'button',
+                {
+                  class: 'link',
+                  aria: { label: `Revert file ${c.path}` },
+                  onclick: () => void act(err, { type: 'revert', planId: plan.id, path: c.path }),
+                },
+                'Revert file',
+              )
+            : h('span', { class: 'muted' }, ` (${visible(c.note ?? 'cannot be reverted')})`),
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'buttons' },
+      h('button', { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: plan.id }) }, icon('discard'), ' Revert'),
+    ),
+    err,
+  );
 }
 
 function renderIssues(title: string, issues: IssueView[], kind: 'error' | 'warning'): HTMLElement {
-  return section(title, h('ul', { class: `issues ${kind}` }, issues.map((i) =>
-    h('li', null, icon(kind === 'error' ? 'error' : 'warning'), ' ',
-      i.code ? h('code', null, visible(i.code)) : null, ' ',
-      i.field ? h('strong', null, visible(i.field), ': ') : null,
-      visible(i.message),
-      i.hint ? h('div', { class: 'hint' }, 'Hint: ', visible(i.hint)) : null,
-      i.recoverable === false ? h('div', { class: 'muted' }, 'Not recoverable.') : null,
-    ))));
+  return section(
+    title,
+    h(
+      'ul',
+      { class: `issues ${kind}` },
+      issues.map((i) =>
+        h(
+          'li',
+          null,
+          icon(kind === 'error' ? 'error' : 'warning'),
+          ' ',
+          i.code ? h('code', null, visible(i.code)) : null,
+          ' ',
+          i.field ? h('strong', null, visible(i.field), ': ') : null,
+          visible(i.message),
+          i.hint ? h('div', { class: 'hint' }, 'Hint: ', visible(i.hint)) : null,
+          i.recoverable === false ? h('div', { class: 'muted' }, 'Not recoverable.') : null,
+        ),
+      ),
+    ),
+  );
 }
 
 function renderNotOk(plan: PlanHeadView): HTMLElement[] {
   const notOk = plan.notOk!;
   const out: HTMLElement[] = [];
-  out.push(h('p', { class: 'notice' }, icon('info'), ' ', `The server answered with status "${plan.serverStatus}": this plan has nothing to approve.`,
-    plan.serverStatus === 'partial' ? ' Part of the work is done; see below.' : ''));
+  out.push(
+    h(
+      'p',
+      { class: 'notice' },
+      icon('info'),
+      ' ',
+      `The server answered with status "${plan.serverStatus}": this plan has nothing to approve.`,
+      plan.serverStatus === 'partial' ? ' Part of the work is done; see below.' : '',
+    ),
+  );
   if (notOk.errors.length) out.push(renderIssues('Errors', notOk.errors, 'error'));
-  if (notOk.missing.length) out.push(section('Missing', h('p', null, 'The server needs: ', notOk.missing.map((m, i) => [i ? ', ' : '', h('code', null, visible(m))]))));
+  if (notOk.missing.length)
+    out.push(
+      section(
+        'Missing',
+        h(
+          'p',
+          null,
+          'The server needs: ',
+          notOk.missing.map((m, i) => [i ? ', ' : '', h('code', null, visible(m))]),
+        ),
+      ),
+    );
   if (notOk.partialResults.length) {
-    out.push(section('Partial results', h('ul', { class: 'checklist' }, notOk.partialResults.map((r) =>
-      h('li', { class: `outcome-${r.outcome}` }, icon(r.outcome === 'ok' ? 'pass' : r.outcome === 'failed' ? 'error' : 'debug-step-over'), ' ',
-        h('code', null, visible(r.step)), ` — ${r.outcome}`, r.detail ? `: ${visible(r.detail)}` : '')))));
+    out.push(
+      section(
+        'Partial results',
+        h(
+          'ul',
+          { class: 'checklist' },
+          notOk.partialResults.map((r) =>
+            h(
+              'li',
+              { class: `outcome-${r.outcome}` },
+              icon(r.outcome === 'ok' ? 'pass' : r.outcome === 'failed' ? 'error' : 'debug-step-over'),
+              ' ',
+              h('code', null, visible(r.step)),
+              ` — ${r.outcome}`,
+              r.detail ? `: ${visible(r.detail)}` : '',
+            ),
+          ),
+        ),
+      ),
+    );
   }
   if (notOk.ask?.answerable) out.push(renderAskForm(plan.id, notOk.ask));
   else if (notOk.ask) out.push(section('Question', h('p', null, visible(notOk.ask.prompt))));
   if (notOk.recovery.length) {
     const err = errorSlot(`recovery-error-${plan.id}`);
-    out.push(section('Recovery actions', h('div', { class: 'buttons' }, notOk.recovery.map((a, index) =>
-      h('button', {
-        class: 'secondary', disabled: notOk.recoveryDisabled,
-        title: a.argsText,
-        onclick: () => void act(err, { type: 'runRecovery', planId: plan.id, index }),
-      }, a.confirm ? icon('shield') : icon('wrench'), ' ', visible(a.label), a.confirm ? ' (asks first)' : ''))), err));
+    out.push(
+      section(
+        'Recovery actions',
+        h(
+          'div',
+          { class: 'buttons' },
+          notOk.recovery.map((a, index) =>
+            h(
+              'button',
+              {
+                class: 'secondary',
+                disabled: notOk.recoveryDisabled,
+                title: a.argsText,
+                onclick: () => void act(err, { type: 'runRecovery', planId: plan.id, index }),
+              },
+              a.confirm ? icon('shield') : icon('wrench'),
+              ' ',
+              visible(a.label),
+              a.confirm ? ' (asks first)' : '',
+            ),
+          ),
+        ),
+        err,
+      ),
+    );
   }
   return out;
 }
@@ -287,15 +518,34 @@ function renderNotOk(plan: PlanHeadView): HTMLElement[] {
 function fieldInput(idBase: string, field: AskFieldView, draftKey: string): HTMLElement {
   const id = `${idBase}-${field.name}`;
   const value = ui.drafts[`${draftKey}:${field.name}`] ?? '';
-  const save = (e: Event) => { ui.drafts[`${draftKey}:${field.name}`] = (e.target as HTMLInputElement).value; saveUi(); };
-  const label = h('label', { for: id }, visible(field.name), field.required ? h('span', { class: 'required', aria: { hidden: 'true' } }, ' *') : null);
+  const save = (e: Event) => {
+    ui.drafts[`${draftKey}:${field.name}`] = (e.target as HTMLInputElement).value;
+    saveUi();
+  };
+  const label = h(
+    'label',
+    { for: id },
+    visible(field.name),
+    field.required ? h('span', { class: 'required', aria: { hidden: 'true' } }, ' *') : null,
+  );
   let input: HTMLElement;
   if (field.type === 'select' && field.options?.length) {
-    input = h('select', { id, name: field.name, required: field.required, onchange: save },
+    input = h(
+      'select',
+      { id, name: field.name, required: field.required, onchange: save },
       h('option', { value: '' }, '— choose —'),
-      field.options.map((o) => h('option', { value: o, selected: o === value }, visible(o))));
+      field.options.map((o) => h('option', { value: o, selected: o === value }, visible(o))),
+    );
   } else {
-    input = h('input', { id, name: field.name, type: field.type === 'number' ? 'number' : 'text', value, required: field.required, oninput: save, step: field.type === 'number' ? 'any' : undefined });
+    input = h('input', {
+      id,
+      name: field.name,
+      type: field.type === 'number' ? 'number' : 'text',
+      value,
+      required: field.required,
+      oninput: save,
+      step: field.type === 'number' ? 'any' : undefined,
+    });
   }
   return h('div', { class: 'field' }, label, input);
 }
@@ -311,16 +561,22 @@ function readForm(form: HTMLFormElement): Record<string, string> {
 function renderAskForm(planId: string, ask: { prompt: string; fields: AskFieldView[] }): HTMLElement {
   const fields = ask.fields;
   const err = errorSlot(`ask-error-${planId}`);
-  const form = h('form', {
-    class: 'ask-form',
-    onsubmit: (e) => {
-      e.preventDefault();
-      if (!form.reportValidity()) return;
-      void act(err, { type: 'answerAsk', planId, values: readForm(form) });
+  const form = h(
+    'form',
+    {
+      class: 'ask-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        if (!form.reportValidity()) return;
+        void act(err, { type: 'answerAsk', planId, values: readForm(form) });
+      },
     },
-  }, h('p', null, visible(ask.prompt)), fields.map((f) => fieldInput(`ask-${planId}`, f, `ask:${planId}`)),
-  fields.length === 0 ? h('p', { class: 'muted' }, 'The server asks no specific field; submitting calls the planning tool again.') : null,
-  h('div', { class: 'buttons' }, h('button', { type: 'submit' }, icon('refresh'), ' Answer and re-plan')), err);
+    h('p', null, visible(ask.prompt)),
+    fields.map((f) => fieldInput(`ask-${planId}`, f, `ask:${planId}`)),
+    fields.length === 0 ? h('p', { class: 'muted' }, 'The server asks no specific field; submitting calls the planning tool again.') : null,
+    h('div', { class: 'buttons' }, h('button', { type: 'submit' }, icon('refresh'), ' Answer and re-plan')),
+    err,
+  );
   return section('Your answer', form);
 }
 
@@ -333,34 +589,74 @@ function renderSteps(plan: PlanView): HTMLElement {
 }
 
 function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
-  const li = h('li', { class: `step state-${step.state}`, data: { step: String(step.index + 1) }, aria: { label: `Step ${step.index + 1}: ${step.label}` } });
+  const li = h('li', {
+    class: `step state-${step.state}`,
+    data: { step: String(step.index + 1) },
+    aria: { label: `Step ${step.index + 1}: ${step.label}` },
+  });
   current?.rows.set(stepKey(plan.id, step.index), li);
   // Rows off screen are not laid out or painted (a 1,000-step plan has 1,000 of them); CSSOM, which the CSP allows.
   li.style.setProperty('content-visibility', 'auto');
   li.style.setProperty('contain-intrinsic-size', 'auto 40px');
-  li.append(h('div', { class: 'step-head' },
-    h('span', { class: 'step-state', title: step.stateText }, icon(STEP_ICON[step.state])),
-    h('span', { class: 'step-num' }, `${step.index + 1}.`),
-    h('span', { class: 'step-label' }, visible(step.label)),
-    step.hasLabel ? h('code', { class: 'step-tool' }, visible(step.tool)) : null,
-    hintFlag(step.hint),
-    step.hint?.openWorld ? h('span', { class: 'flag', title: 'The tool says it reaches systems outside this machine (openWorldHint).' }, icon('globe'), ' open world') : null,
-    step.confirm ? h('span', { class: 'flag' }, icon('shield'), ' asks to confirm') : null,
-    step.asksUser ? h('span', { class: 'flag' }, icon('comment'), ' asks you') : null,
-    !step.asksUser && step.server && !step.crossServer
-      ? h('span', { class: 'step-server', title: `Runs on server ${visible(step.server)} (the approval covers this server and the tool as it lists it)` }, icon('server'), ' ', visible(step.server)) : null,
-    step.crossServer ? h('span', { class: 'flag', title: `Runs on server ${step.server ?? ''}` }, icon('arrow-swap'), ' other server', step.server ? `: ${visible(step.server)}` : '') : null,
-    step.unresolved ? h('span', { class: 'flag step-unresolved', title: visible(step.unresolved) }, icon('error'), ' no server offers it') : null,
-    step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
-    step.skipRequested && step.editable ? h('span', { class: 'flag' }, 'will be skipped') : null,
-    h('span', { class: 'step-state-text' }, step.stateText),
-    step.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
-  ));
+  li.append(
+    h(
+      'div',
+      { class: 'step-head' },
+      h('span', { class: 'step-state', title: step.stateText }, icon(STEP_ICON[step.state])),
+      h('span', { class: 'step-num' }, `${step.index + 1}.`),
+      h('span', { class: 'step-label' }, visible(step.label)),
+      step.hasLabel ? h('code', { class: 'step-tool' }, visible(step.tool)) : null,
+      hintFlag(step.hint),
+      step.hint?.openWorld
+        ? h(
+            'span',
+            { class: 'flag', title: 'The tool says it reaches systems outside this machine (openWorldHint).' },
+            icon('globe'),
+            ' open world',
+          )
+        : null,
+      step.confirm ? h('span', { class: 'flag' }, icon('shield'), ' asks to confirm') : null,
+      step.asksUser ? h('span', { class: 'flag' }, icon('comment'), ' asks you') : null,
+      !step.asksUser && step.server && !step.crossServer
+        ? h(
+            'span',
+            {
+              class: 'step-server',
+              title: `Runs on server ${visible(step.server)} (the approval covers this server and the tool as it lists it)`,
+            },
+            icon('server'),
+            ' ',
+            visible(step.server),
+          )
+        : null,
+      step.crossServer
+        ? h(
+            'span',
+            { class: 'flag', title: `Runs on server ${step.server ?? ''}` },
+            icon('arrow-swap'),
+            ' other server',
+            step.server ? `: ${visible(step.server)}` : '',
+          )
+        : null,
+      step.unresolved
+        ? h('span', { class: 'flag step-unresolved', title: visible(step.unresolved) }, icon('error'), ' no server offers it')
+        : null,
+      step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
+      step.skipRequested && step.editable ? h('span', { class: 'flag' }, 'will be skipped') : null,
+      h('span', { class: 'step-state-text' }, step.stateText),
+      step.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
+    ),
+  );
   if (step.progress) {
     const { progress, total, message } = step.progress;
-    li.append(h('div', { class: 'progress' },
-      total ? h('progress', { value: String(progress), max: String(total), aria: { label: `Step ${step.index + 1} progress` } }) : null,
-      h('span', null, total ? ` ${progress}/${total}` : ` ${progress}`, message ? ` — ${visible(message)}` : '')));
+    li.append(
+      h(
+        'div',
+        { class: 'progress' },
+        total ? h('progress', { value: String(progress), max: String(total), aria: { label: `Step ${step.index + 1} progress` } }) : null,
+        h('span', null, total ? ` ${progress}/${total}` : ` ${progress}`, message ? ` — ${visible(message)}` : ''),
+      ),
+    );
   }
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
@@ -373,36 +669,74 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
 }
 
 const HINT_FLAGS: Record<Exclude<StepEffect, 'unknown'>, { text: string; icon: string; title: string; cls: string }> = {
-  read: { text: 'read-only', icon: 'eye', cls: 'hint-read', title: 'The tool says it only reads (readOnlyHint); a hint from the server, not a guarantee.' },
-  write: { text: 'writes', icon: 'save', cls: 'hint-write', title: 'The tool says it changes things, but nothing destructive (destructiveHint: false).' },
-  destructive: { text: 'destructive', icon: 'warning', cls: 'hint-destructive', title: 'The tool says it may delete or overwrite data (destructiveHint).' },
+  read: {
+    text: 'read-only',
+    icon: 'eye',
+    cls: 'hint-read',
+    title: 'The tool says it only reads (readOnlyHint); a hint from the server, not a guarantee.',
+  },
+  write: {
+    text: 'writes',
+    icon: 'save',
+    cls: 'hint-write',
+    title: 'The tool says it changes things, but nothing destructive (destructiveHint: false).',
+  },
+  destructive: {
+    text: 'destructive',
+    icon: 'warning',
+    cls: 'hint-destructive',
+    title: 'The tool says it may delete or overwrite data (destructiveHint).',
+  },
 };
 
 /** A step's effect as its tool declares it; nothing for tools that give no hint. */
 function hintFlag(hint: StepHint | undefined): HTMLElement | null {
   if (!hint || hint.effect === 'unknown') return null;
   const f = HINT_FLAGS[hint.effect];
-  return h('span', { class: `flag ${f.cls}`, title: f.title + (hint.idempotent ? ' Running it twice does no more than once (idempotentHint).' : '') }, icon(f.icon), ` ${f.text}`);
+  return h(
+    'span',
+    { class: `flag ${f.cls}`, title: f.title + (hint.idempotent ? ' Running it twice does no more than once (idempotentHint).' : '') },
+    icon(f.icon),
+    ` ${f.text}`,
+  );
 }
 
 /** Per-step Skip before approval: a toggle whose accessible name says which step. */
 function skipButton(planId: string, step: StepView): HTMLElement {
   const err = errorSlot(`skip-error-${planId}-${step.index}`);
-  return h('span', { class: 'skip' },
-    h('button', {
-      class: 'secondary small', id: `skip-${planId}-${step.index}`,
-      aria: { pressed: String(step.skipRequested), label: `Skip step ${step.index + 1}` },
-      title: step.skipRequested ? 'This step will be skipped; press to run it after all' : 'Do not run this step',
-      onclick: () => void act(err, { type: 'skip', planId, step: step.index, skip: !step.skipRequested }),
-    }, step.skipRequested ? icon('debug-step-over') : null, 'Skip'), err);
+  return h(
+    'span',
+    { class: 'skip' },
+    h(
+      'button',
+      {
+        class: 'secondary small',
+        id: `skip-${planId}-${step.index}`,
+        aria: { pressed: String(step.skipRequested), label: `Skip step ${step.index + 1}` },
+        title: step.skipRequested ? 'This step will be skipped; press to run it after all' : 'Do not run this step',
+        onclick: () => void act(err, { type: 'skip', planId, step: step.index, skip: !step.skipRequested }),
+      },
+      step.skipRequested ? icon('debug-step-over') : null,
+      'Skip',
+    ),
+    err,
+  );
 }
 
 /** A step's result: its first meaningful line, the whole (short) summary on demand. */
 function renderSummary(summary: string): HTMLElement {
-  const lines = summary.split('\n').map((l) => l.trim()).filter((l) => l && !/^(`{3,}|~{3,})/.test(l) && !/^=+$/.test(l));
+  const lines = summary
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(`{3,}|~{3,})/.test(l) && !/^=+$/.test(l));
   const first = lines[0] ?? summary.trim();
   if (lines.length <= 1) return h('div', { class: 'step-summary' }, visible(clip(first, 300)));
-  return h('details', { class: 'step-summary' }, h('summary', null, visible(clip(first, 160))), h('pre', { class: 'text-block' }, visible(clip(summary, 2000))));
+  return h(
+    'details',
+    { class: 'step-summary' },
+    h('summary', null, visible(clip(first, 160))),
+    h('pre', { class: 'text-block' }, visible(clip(summary, 2000))),
+  );
 }
 
 function renderArgs(planId: string, step: StepView): HTMLElement {
@@ -424,41 +758,117 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
     });
     return closed;
   }
-  const details = h('details', { class: 'args', open: ui.open[key] || editing, ontoggle: (e) => { ui.open[key] = (e.target as HTMLDetailsElement).open; saveUi(); } },
-    h('summary', null, `Arguments${Object.keys(step.args).length ? '' : ' (none)'}`));
+  const details = h(
+    'details',
+    {
+      class: 'args',
+      open: ui.open[key] || editing,
+      ontoggle: (e) => {
+        ui.open[key] = (e.target as HTMLDetailsElement).open;
+        saveUi();
+      },
+    },
+    h('summary', null, `Arguments${Object.keys(step.args).length ? '' : ' (none)'}`),
+  );
   if (editing) {
     const err = errorSlot(`edit-error-${planId}-${step.index}`);
     const area = h('textarea', {
-      id: `edit-${planId}-${step.index}`, rows: Math.min(20, Math.max(4, ui.drafts[draftKey].split('\n').length + 1)),
-      aria: { label: `Arguments of step ${step.index + 1} as JSON` }, value: ui.drafts[draftKey],
-      oninput: (e) => { ui.drafts[draftKey] = (e.target as HTMLTextAreaElement).value; saveUi(); },
+      id: `edit-${planId}-${step.index}`,
+      rows: Math.min(20, Math.max(4, ui.drafts[draftKey].split('\n').length + 1)),
+      aria: { label: `Arguments of step ${step.index + 1} as JSON` },
+      value: ui.drafts[draftKey],
+      oninput: (e) => {
+        ui.drafts[draftKey] = (e.target as HTMLTextAreaElement).value;
+        saveUi();
+      },
     });
-    details.append(area, h('div', { class: 'buttons small' },
-      h('button', {
-        onclick: async () => {
-          if (await act(err, { type: 'editArgs', planId, step: step.index, argsJson: ui.drafts[draftKey] })) {
-            delete ui.drafts[draftKey];
-            saveUi();
-            requestRender(); // the snapshot with the edit may already be on screen, still showing the editor
-          }
-        },
-      }, 'Save arguments'),
-      h('button', { class: 'secondary', onclick: () => { delete ui.drafts[draftKey]; saveUi(); details.replaceWith(renderArgs(planId, step)); } }, 'Discard edit'),
-    ), err);
+    details.append(
+      area,
+      h(
+        'div',
+        { class: 'buttons small' },
+        h(
+          'button',
+          {
+            onclick: async () => {
+              if (await act(err, { type: 'editArgs', planId, step: step.index, argsJson: ui.drafts[draftKey] })) {
+                delete ui.drafts[draftKey];
+                saveUi();
+                requestRender(); // the snapshot with the edit may already be on screen, still showing the editor
+              }
+            },
+          },
+          'Save arguments',
+        ),
+        h(
+          'button',
+          {
+            class: 'secondary',
+            onclick: () => {
+              delete ui.drafts[draftKey];
+              saveUi();
+              details.replaceWith(renderArgs(planId, step));
+            },
+          },
+          'Discard edit',
+        ),
+      ),
+      err,
+    );
   } else {
     details.append(h('pre', { class: 'json' }, visible(clip(json(step.args), 50000))));
     if (step.edited) {
       const changes = diffLines(json(step.proposedArgs) + '\n', json(step.args) + '\n');
-      details.append(h('p', { class: 'muted' }, 'Your change against what the server proposed:'),
-        h('pre', { class: 'diff', aria: { label: 'Argument changes' } }, changes.map((c) =>
-          h('span', { class: c.added ? 'added' : c.removed ? 'removed' : 'same' }, c.value.split('\n').filter((l, i, a) => i < a.length - 1 || l).map((l) => `${c.added ? '+ ' : c.removed ? '- ' : '  '}${visible(l)}\n`)))));
+      details.append(
+        h('p', { class: 'muted' }, 'Your change against what the server proposed:'),
+        h(
+          'pre',
+          { class: 'diff', aria: { label: 'Argument changes' } },
+          changes.map((c) =>
+            h(
+              'span',
+              { class: c.added ? 'added' : c.removed ? 'removed' : 'same' },
+              c.value
+                .split('\n')
+                .filter((l, i, a) => i < a.length - 1 || l)
+                .map((l) => `${c.added ? '+ ' : c.removed ? '- ' : '  '}${visible(l)}\n`),
+            ),
+          ),
+        ),
+      );
     }
     if (editable) {
       const err = errorSlot(`reset-error-${planId}-${step.index}`);
-      details.append(h('div', { class: 'buttons small' },
-        h('button', { class: 'secondary', aria: { label: `Edit arguments of step ${step.index + 1}` }, onclick: () => { ui.drafts[draftKey] = editableJson(step.args); ui.open[key] = true; saveUi(); details.replaceWith(renderArgs(planId, step)); document.getElementById(`edit-${planId}-${step.index}`)?.focus(); } }, icon('edit'), ' Edit arguments'),
-        step.edited ? h('button', { class: 'secondary', onclick: () => void act(err, { type: 'resetArgs', planId, step: step.index }) }, 'Restore proposed') : null,
-      ), err);
+      details.append(
+        h(
+          'div',
+          { class: 'buttons small' },
+          h(
+            'button',
+            {
+              class: 'secondary',
+              aria: { label: `Edit arguments of step ${step.index + 1}` },
+              onclick: () => {
+                ui.drafts[draftKey] = editableJson(step.args);
+                ui.open[key] = true;
+                saveUi();
+                details.replaceWith(renderArgs(planId, step));
+                document.getElementById(`edit-${planId}-${step.index}`)?.focus();
+              },
+            },
+            icon('edit'),
+            ' Edit arguments',
+          ),
+          step.edited
+            ? h(
+                'button',
+                { class: 'secondary', onclick: () => void act(err, { type: 'resetArgs', planId, step: step.index }) },
+                'Restore proposed',
+              )
+            : null,
+        ),
+        err,
+      );
     }
   }
   return details;
@@ -467,26 +877,59 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
 function renderPrompt(prompt: PendingPrompt): HTMLElement {
   const err = errorSlot(`prompt-error-${prompt.planId}-${prompt.step}`);
   if (prompt.kind === 'confirm') {
-    return h('div', { class: 'prompt', role: 'group', aria: { label: `Confirm step ${prompt.step + 1}` } },
+    return h(
+      'div',
+      { class: 'prompt', role: 'group', aria: { label: `Confirm step ${prompt.step + 1}` } },
       h('p', null, icon('shield'), ' This step asks for your confirmation before it runs.'),
-      h('div', { class: 'buttons' },
-        h('button', { onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: true }) }, 'Run step'),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: false }) }, 'Stop')),
-      err);
+      h(
+        'div',
+        { class: 'buttons' },
+        h(
+          'button',
+          { onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: true }) },
+          'Run step',
+        ),
+        h(
+          'button',
+          {
+            class: 'secondary',
+            onclick: () => void act(err, { type: 'confirmStep', planId: prompt.planId, step: prompt.step, granted: false }),
+          },
+          'Stop',
+        ),
+      ),
+      err,
+    );
   }
   const draftKey = `askUser:${prompt.planId}:${prompt.step}`;
-  const form = h('form', {
-    class: 'ask-form',
-    onsubmit: (e) => {
-      e.preventDefault();
-      if (!form.reportValidity()) return;
-      void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step, values: readForm(form) });
+  const form = h(
+    'form',
+    {
+      class: 'ask-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        if (!form.reportValidity()) return;
+        void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step, values: readForm(form) });
+      },
     },
-  }, h('p', null, icon('comment'), ' ', visible(prompt.prompt || 'The plan asks you:')),
-  prompt.fields.map((f) => fieldInput(`askuser-${prompt.planId}-${prompt.step}`, f, draftKey)),
-  h('div', { class: 'buttons' },
-    h('button', { type: 'submit' }, 'Answer'),
-    h('button', { type: 'button', class: 'secondary', onclick: () => void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step }) }, 'Stop')), err);
+    h('p', null, icon('comment'), ' ', visible(prompt.prompt || 'The plan asks you:')),
+    prompt.fields.map((f) => fieldInput(`askuser-${prompt.planId}-${prompt.step}`, f, draftKey)),
+    h(
+      'div',
+      { class: 'buttons' },
+      h('button', { type: 'submit' }, 'Answer'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => void act(err, { type: 'answerAskUser', planId: prompt.planId, step: prompt.step }),
+        },
+        'Stop',
+      ),
+    ),
+    err,
+  );
   return h('div', { class: 'prompt' }, form);
 }
 
@@ -504,46 +947,84 @@ function renderActions(plan: PlanHeadView): HTMLElement {
       // plan's progress) may re-render the bar, and the text must survive that.
       const draftKey = `note:${planId}`;
       const note = h('input', {
-        id: `decision-note-${planId}`, type: 'text', placeholder: 'Note (optional): instructions, or why you reject',
+        id: `decision-note-${planId}`,
+        type: 'text',
+        placeholder: 'Note (optional): instructions, or why you reject',
         aria: { label: 'Note with your decision (optional)' },
         title: 'Goes with Approve and run (kept with the plan; an agent that asked for it receives it) or with Reject (the reason).',
-        value: ui.drafts[draftKey] ?? '', oninput: (e) => { ui.drafts[draftKey] = (e.target as HTMLInputElement).value; saveUi(); },
+        value: ui.drafts[draftKey] ?? '',
+        oninput: (e) => {
+          ui.drafts[draftKey] = (e.target as HTMLInputElement).value;
+          saveUi();
+        },
       });
       const decide = async (message: Parameters<typeof request>[0]) => {
-        if (await act(err, message)) { delete ui.drafts[draftKey]; saveUi(); }
+        if (await act(err, message)) {
+          delete ui.drafts[draftKey];
+          saveUi();
+        }
       };
       bar.append(
-        h('button', {
-          class: 'primary', id: `approve-${planId}`,
-          // Until each step's server is known the approval could not cover it: the button waits for the resolution.
-          disabled: actions.resolving,
-          title: actions.resolving ? 'Finding which server runs each step…' : 'Run exactly these steps, on the servers shown',
-          onclick: () => void decide({ type: 'approve', planId, note: note.value.trim() || undefined, shownHash: actions.shownHash }) }, icon('check'), ' Approve and run'),
-        h('button', { class: 'secondary', onclick: () => void decide({ type: 'reject', planId, reason: note.value.trim() || undefined }) }, icon('close'), ' Reject'),
+        h(
+          'button',
+          {
+            class: 'primary',
+            id: `approve-${planId}`,
+            // Until each step's server is known the approval could not cover it: the button waits for the resolution.
+            disabled: actions.resolving,
+            title: actions.resolving ? 'Finding which server runs each step…' : 'Run exactly these steps, on the servers shown',
+            onclick: () => void decide({ type: 'approve', planId, note: note.value.trim() || undefined, shownHash: actions.shownHash }),
+          },
+          icon('check'),
+          ' Approve and run',
+        ),
+        h(
+          'button',
+          { class: 'secondary', onclick: () => void decide({ type: 'reject', planId, reason: note.value.trim() || undefined }) },
+          icon('close'),
+          ' Reject',
+        ),
         note,
       );
       break;
     }
     case 'running':
-      bar.append(h('span', { class: 'muted' }, actions.progress),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'cancel', planId }) }, icon('debug-stop'), ' Cancel'));
+      bar.append(
+        h('span', { class: 'muted' }, actions.progress),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'cancel', planId }) }, icon('debug-stop'), ' Cancel'),
+      );
       break;
     case 'blocked':
       bar.append(
         h('p', { class: 'blocked-reason', role: 'status' }, icon('warning'), ' ', visible(actions.reason)),
-        h('button', { class: 'primary', onclick: () => void act(err, { type: 'retryStep', planId }) }, icon('debug-restart'), ' Retry step'),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'skipStep', planId }) }, icon('debug-step-over'), ' Skip step'),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'stop', planId }) }, icon('debug-stop'), ' Stop'));
+        h(
+          'button',
+          { class: 'primary', onclick: () => void act(err, { type: 'retryStep', planId }) },
+          icon('debug-restart'),
+          ' Retry step',
+        ),
+        h(
+          'button',
+          { class: 'secondary', onclick: () => void act(err, { type: 'skipStep', planId }) },
+          icon('debug-step-over'),
+          ' Skip step',
+        ),
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'stop', planId }) }, icon('debug-stop'), ' Stop'),
+      );
       break;
     case 'followUp':
       bar.append(
         h('p', { class: 'follow-up' }, icon('pass'), ' All steps are done. ', h('strong', null, visible(actions.question))),
         h('button', { class: 'primary', onclick: () => void act(err, { type: 'followUp', planId, answer: 'yes' }) }, 'Yes'),
-        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'followUp', planId, answer: 'no' }) }, 'No'));
+        h('button', { class: 'secondary', onclick: () => void act(err, { type: 'followUp', planId, answer: 'no' }) }, 'No'),
+      );
       break;
     case 'finished':
       if (actions.outcome) bar.append(h('p', { class: 'outcome' }, visible(actions.outcome)));
-      if (actions.exportable) bar.append(h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId }) }, icon('export'), ' Export as JSON'));
+      if (actions.exportable)
+        bar.append(
+          h('button', { class: 'secondary', onclick: () => post({ type: 'exportPlan', planId }) }, icon('export'), ' Export as JSON'),
+        );
       break;
   }
   return wrap;

@@ -27,14 +27,29 @@ function renderBlock(block: unknown, index: number): HTMLElement {
       return h('p', { class: 'muted' }, `Audio (${visible(String(block.mimeType ?? ''))}) not played.`);
     case 'resource_link': {
       const uri = String(block.uri ?? '');
-      return h('p', null, icon('link'), ' ',
-        h('button', { class: 'link', title: uri, onclick: () => post({ type: 'openFile', path: uri }) }, visible(String(block.name ?? uri))),
-        block.mimeType ? h('span', { class: 'muted' }, ` (${visible(String(block.mimeType))})`) : null);
+      return h(
+        'p',
+        null,
+        icon('link'),
+        ' ',
+        h(
+          'button',
+          { class: 'link', title: uri, onclick: () => post({ type: 'openFile', path: uri }) },
+          visible(String(block.name ?? uri)),
+        ),
+        block.mimeType ? h('span', { class: 'muted' }, ` (${visible(String(block.mimeType))})`) : null,
+      );
     }
     case 'resource': {
       const r = isObj(block.resource) ? block.resource : {};
-      return h('div', { class: 'resource' }, h('p', null, icon('file'), ' ', h('code', null, visible(String(r.uri ?? '')))),
-        typeof r.text === 'string' ? h('pre', { class: 'text-block' }, visible(clip(r.text, 200000))) : h('p', { class: 'muted' }, 'Binary content not shown.'));
+      return h(
+        'div',
+        { class: 'resource' },
+        h('p', null, icon('file'), ' ', h('code', null, visible(String(r.uri ?? '')))),
+        typeof r.text === 'string'
+          ? h('pre', { class: 'text-block' }, visible(clip(r.text, 200000)))
+          : h('p', { class: 'muted' }, 'Binary content not shown.'),
+      );
     }
     default:
       return h('pre', { class: 'json' }, visible(clip(json(block))));
@@ -44,20 +59,55 @@ function renderBlock(block: unknown, index: number): HTMLElement {
 export function renderResult(view: ResultView): HTMLElement {
   const result = view.result;
   const failed = Boolean(view.error || result?.isError);
-  return h('div', { class: 'result' },
-    h('header', { class: 'plan-header' },
+  return h(
+    'div',
+    { class: 'result' },
+    h(
+      'header',
+      { class: 'plan-header' },
       h('h1', null, 'Result'),
-      h('span', { class: `badge ${failed ? 'outcome-failed' : 'outcome-completed'}` }, view.error ? 'call failed' : result?.isError ? 'tool error' : 'ok'),
+      h(
+        'span',
+        { class: `badge ${failed ? 'outcome-failed' : 'outcome-completed'}` },
+        view.error ? 'call failed' : result?.isError ? 'tool error' : 'ok',
+      ),
       h('span', { class: 'origin' }, icon('server'), ' ', visible(view.server), ' · ', h('code', null, visible(view.tool))),
-      view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null),
+      view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null,
+    ),
     view.error ? h('p', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(view.error)) : null,
-    view.problems?.length ? h('section', { class: 'card' }, h('h2', null, 'Not a valid plan'),
-      h('p', null, 'The result declares an orchestrated_plan but does not hold a valid one:'),
-      h('ul', { class: 'issues error' }, view.problems.map((p) => h('li', null, h('code', null, visible(p.path || '(envelope)')), ': ', visible(p.message))))) : null,
-    Object.keys(view.args).length ? h('details', { class: 'args' }, h('summary', null, 'Arguments'), h('pre', { class: 'json' }, visible(clip(json(view.args))))) : null,
-    result ? h('section', { class: 'card', aria: { label: 'Content' } }, h('h2', null, 'Content'),
-      Array.isArray(result.content) && result.content.length ? result.content.slice(0, 200).map(renderBlock) : h('p', { class: 'muted' }, 'No content.')) : null,
-    result && result.structuredContent !== undefined ? h('section', { class: 'card' }, h('h2', null, 'Structured content'),
-      h('pre', { class: 'json' }, visible(clip(json(result.structuredContent), 200000)))) : null,
+    view.problems?.length
+      ? h(
+          'section',
+          { class: 'card' },
+          h('h2', null, 'Not a valid plan'),
+          h('p', null, 'The result declares an orchestrated_plan but does not hold a valid one:'),
+          h(
+            'ul',
+            { class: 'issues error' },
+            view.problems.map((p) => h('li', null, h('code', null, visible(p.path || '(envelope)')), ': ', visible(p.message))),
+          ),
+        )
+      : null,
+    Object.keys(view.args).length
+      ? h('details', { class: 'args' }, h('summary', null, 'Arguments'), h('pre', { class: 'json' }, visible(clip(json(view.args)))))
+      : null,
+    result
+      ? h(
+          'section',
+          { class: 'card', aria: { label: 'Content' } },
+          h('h2', null, 'Content'),
+          Array.isArray(result.content) && result.content.length
+            ? result.content.slice(0, 200).map(renderBlock)
+            : h('p', { class: 'muted' }, 'No content.'),
+        )
+      : null,
+    result && result.structuredContent !== undefined
+      ? h(
+          'section',
+          { class: 'card' },
+          h('h2', null, 'Structured content'),
+          h('pre', { class: 'json' }, visible(clip(json(result.structuredContent), 200000))),
+        )
+      : null,
   );
 }

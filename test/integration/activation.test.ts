@@ -12,8 +12,9 @@ suite('activation', () => {
   });
 
   test('every command in contributes.commands is registered', async ({ vscode, extension }) => {
-    const contributed = ((extension.packageJSON as { contributes?: { commands?: ContributedCommand[] } }).contributes?.commands ?? [])
-      .map((c) => c.command);
+    const contributed = ((extension.packageJSON as { contributes?: { commands?: ContributedCommand[] } }).contributes?.commands ?? []).map(
+      (c) => c.command,
+    );
     assert.ok(contributed.length > 0, 'package.json contributes no commands');
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = contributed.filter((id) => !registered.has(id));

@@ -19,7 +19,10 @@ interface Api {
     state: { plans: Record<string, { phase: string; outcome?: string; origin: { entrance: string; tool: string } }> };
     onDidChange(listener: (change: { event: { type: string; planId?: string } }) => void): { dispose(): void };
   };
-  gate: { approve(planId: string, note?: string): Promise<string | undefined>; reject(planId: string, reason?: string): string | undefined };
+  gate: {
+    approve(planId: string, note?: string): Promise<string | undefined>;
+    reject(planId: string, reason?: string): string | undefined;
+  };
   registry: {
     get(name: string): { state: string; message?: string } | undefined;
     callTool(server: string, tool: string, args: Record<string, unknown>): Promise<unknown>;
@@ -29,7 +32,12 @@ interface Api {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, detail: () => string = () => ''): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  detail: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -48,7 +56,10 @@ function workspaceDir(vscode: typeof vscodeTypes): string {
 function callLog(vscode: typeof vscodeTypes): string[] {
   const file = path.join(workspaceDir(vscode), CALL_LOG);
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => (JSON.parse(l) as { tool: string }).tool);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { tool: string }).tool);
 }
 
 /** The vscode.lm.tools entry of the gated server's `tool` (VS Code names MCP tools after their server). */
@@ -67,14 +78,24 @@ function startGated({ vscode, api, extension }: InHostContext): Promise<{ toolNa
     const a = api as Api;
     const ws = workspaceDir(vscode);
     rmSync(path.join(ws, CALL_LOG), { force: true });
-    await vscode.workspace.getConfiguration('plangate').update('servers', {
-      [SERVER]: {
-        type: 'stdio', command: process.execPath, env: { ELECTRON_RUN_AS_NODE: '1' },
-        args: [path.join(extension.extensionPath, 'dist', 'fixtureServer.js'), '--root', ws, '--call-log', path.join(ws, CALL_LOG)],
+    await vscode.workspace.getConfiguration('plangate').update(
+      'servers',
+      {
+        [SERVER]: {
+          type: 'stdio',
+          command: process.execPath,
+          env: { ELECTRON_RUN_AS_NODE: '1' },
+          args: [path.join(extension.extensionPath, 'dist', 'fixtureServer.js'), '--root', ws, '--call-log', path.join(ws, CALL_LOG)],
+        },
       },
-    }, vscode.ConfigurationTarget.Workspace);
-    await until(`Plangate's server '${SERVER}' to run`, () => a.registry.get(SERVER)?.state === 'running', 30_000,
-      () => `state: ${a.registry.get(SERVER)?.state} ${a.registry.get(SERVER)?.message ?? ''}`);
+      vscode.ConfigurationTarget.Workspace,
+    );
+    await until(
+      `Plangate's server '${SERVER}' to run`,
+      () => a.registry.get(SERVER)?.state === 'running',
+      30_000,
+      () => `state: ${a.registry.get(SERVER)?.state} ${a.registry.get(SERVER)?.message ?? ''}`,
+    );
 
     // Without a chat request nothing starts MCP servers by itself: start the gated one as VS Code's MCP list does.
     // VS Code learns of the new definition asynchronously (the provider's change event, then a new query), and
@@ -90,13 +111,21 @@ function startGated({ vscode, api, extension }: InHostContext): Promise<{ toolNa
       }
     };
     let lastStart = 0;
-    const tool = await until('the gated plan_scaffold tool in vscode.lm.tools', async () => {
-      const found = gatedTool(vscode, 'plan_scaffold');
-      if (!found && Date.now() - lastStart > 2000) { lastStart = Date.now(); await start(); }
-      return found ?? gatedTool(vscode, 'plan_scaffold');
-    }, 45_000,
-      () => `workbench.mcp.startServer ${startError ? `failed: ${startError}` : 'returned'} (${attempts} attempts); vscode.lm.tools (${vscode.lm.tools.length}): ` +
-        vscode.lm.tools.map((t) => t.name).join(', '));
+    const tool = await until(
+      'the gated plan_scaffold tool in vscode.lm.tools',
+      async () => {
+        const found = gatedTool(vscode, 'plan_scaffold');
+        if (!found && Date.now() - lastStart > 2000) {
+          lastStart = Date.now();
+          await start();
+        }
+        return found ?? gatedTool(vscode, 'plan_scaffold');
+      },
+      45_000,
+      () =>
+        `workbench.mcp.startServer ${startError ? `failed: ${startError}` : 'returned'} (${attempts} attempts); vscode.lm.tools (${vscode.lm.tools.length}): ` +
+        vscode.lm.tools.map((t) => t.name).join(', '),
+    );
     return { toolName: tool.name };
   })();
   return started;
@@ -108,14 +137,23 @@ async function invokePlan(ctx: InHostContext, toolName: string, input: object) {
   const a = ctx.api as Api;
   let planId: string | undefined;
   const sub = a.workflow.onDidChange(({ event }) => {
-    if (event.type === 'planReceived' && event.planId && a.workflow.state.plans[event.planId]?.origin.entrance === 'agent') planId ??= event.planId;
+    if (event.type === 'planReceived' && event.planId && a.workflow.state.plans[event.planId]?.origin.entrance === 'agent')
+      planId ??= event.planId;
   });
   const cts = new vscode.CancellationTokenSource();
   const invocation = Promise.resolve(vscode.lm.invokeTool(toolName, { input, toolInvocationToken: undefined }, cts.token));
   let settled = false;
-  void invocation.then(() => (settled = true), () => (settled = true));
+  void invocation.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   try {
-    const id = await until('a plan from the agent entrance', () => planId, 30_000, () => (settled ? 'the invocation already ended' : ''));
+    const id = await until(
+      'a plan from the agent entrance',
+      () => planId,
+      30_000,
+      () => (settled ? 'the invocation already ended' : ''),
+    );
     return { planId: id, invocation, isSettled: () => settled, cancel: () => cts.cancel() };
   } finally {
     sub.dispose();
@@ -123,7 +161,14 @@ async function invokePlan(ctx: InHostContext, toolName: string, input: object) {
 }
 
 /** The summary Plangate sent (VS Code hands the model the structuredContent as JSON text when there is one). */
-interface Summary { kind?: string; message?: string; outcome?: string; steps?: { tool: string; state: string }[]; reason?: string; followUp?: string }
+interface Summary {
+  kind?: string;
+  message?: string;
+  outcome?: string;
+  steps?: { tool: string; state: string }[];
+  reason?: string;
+  followUp?: string;
+}
 
 function summaryOf(r: vscodeTypes.LanguageModelToolResult, vscode: typeof vscodeTypes): Summary & { text: string } {
   const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : JSON.stringify(p))).join('\n');
@@ -141,8 +186,12 @@ function gatedServerEnv(server: string): Record<string, string> | undefined {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('gatedServer.js')) continue;
-      const env = Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean)
-        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      const env = Object.fromEntries(
+        readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
       if (env[GateEnv.server] === server) return env;
     } catch {
       // raced with an exiting process
@@ -152,108 +201,177 @@ function gatedServerEnv(server: string): Record<string, string> | undefined {
 }
 
 suite('agent entrance', () => {
-  test('the gated server is offered to VS Code and its tools appear in vscode.lm.tools, unchanged', async (ctx) => {
-    const { toolName } = await startGated(ctx);
-    const info = ctx.vscode.lm.tools.find((t) => t.name === toolName)!;
-    assert.match(info.description, /Plan: scaffold a screen and its components/, 'the description passes through');
-    const schema = info.inputSchema as { properties?: Record<string, unknown> };
-    assert.ok(schema?.properties && 'screen' in schema.properties && 'components' in schema.properties, `the input schema passes through: ${JSON.stringify(schema)}`);
-  }, { timeoutMs: 90_000 });
+  test(
+    'the gated server is offered to VS Code and its tools appear in vscode.lm.tools, unchanged',
+    async (ctx) => {
+      const { toolName } = await startGated(ctx);
+      const info = ctx.vscode.lm.tools.find((t) => t.name === toolName)!;
+      assert.match(info.description, /Plan: scaffold a screen and its components/, 'the description passes through');
+      const schema = info.inputSchema as { properties?: Record<string, unknown> };
+      assert.ok(
+        schema?.properties && 'screen' in schema.properties && 'components' in schema.properties,
+        `the input schema passes through: ${JSON.stringify(schema)}`,
+      );
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('the channel the gated server uses refuses a connection without the window\'s secret', async (ctx) => {
-    await startGated(ctx);
-    if (process.platform !== 'linux') skip(`the gated server's socket and secret are read from its environment in /proc, which ${process.platform} lacks`);
-    const env = gatedServerEnv(SERVER);
-    assert.ok(env, 'a gated server process for agentfixture runs');
-    const socket = env[GateEnv.socket]!;
-    assert.equal(statSync(path.dirname(socket)).mode & 0o777, 0o700, 'the channel lives in a private directory');
-    await assert.rejects(ChannelClient.connect({ path: socket, secret: 'a-guess', server: SERVER, timeoutMs: 5000 }),
-      /refused the connection: Refused: the secret does not match/);
-  }, { timeoutMs: 90_000 });
+  test(
+    "the channel the gated server uses refuses a connection without the window's secret",
+    async (ctx) => {
+      await startGated(ctx);
+      if (process.platform !== 'linux')
+        skip(`the gated server's socket and secret are read from its environment in /proc, which ${process.platform} lacks`);
+      const env = gatedServerEnv(SERVER);
+      assert.ok(env, 'a gated server process for agentfixture runs');
+      const socket = env[GateEnv.socket]!;
+      assert.equal(statSync(path.dirname(socket)).mode & 0o777, 0o700, 'the channel lives in a private directory');
+      await assert.rejects(
+        ChannelClient.connect({ path: socket, secret: 'a-guess', server: SERVER, timeoutMs: 5000 }),
+        /refused the connection: Refused: the secret does not match/,
+      );
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('a plan tool invoked like the agent does opens the panel; Approve and run resolves with the summary', async (ctx) => {
-    const { vscode } = ctx;
-    const a = ctx.api as Api;
-    const { toolName } = await startGated(ctx);
-    const { planId, invocation, isSettled } = await invokePlan(ctx, toolName, { screen: 'Agentdesk', components: ['Inbox'] });
-    assert.equal(a.workflow.state.plans[planId]!.phase, 'awaiting_approval');
-    assert.ok(a.panel.snapshot().items.some((i) => i.id === `plan:${planId}`), 'the plan is in the panel');
-    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-    await until('the plan panel in an editor tab', () => tabs().find((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('plangate.plan')),
-      10_000, () => `tabs: ${JSON.stringify(tabs().map((tab) => [tab.label, (tab.input as { viewType?: string } | undefined)?.viewType]))}`);
-    await sleep(500);
-    assert.equal(isSettled(), false, 'the invocation waits for the decision');
-    assert.deepEqual(callLog(vscode), ['plan_scaffold'], 'nothing ran before the approval');
+  test(
+    'a plan tool invoked like the agent does opens the panel; Approve and run resolves with the summary',
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api;
+      const { toolName } = await startGated(ctx);
+      const { planId, invocation, isSettled } = await invokePlan(ctx, toolName, { screen: 'Agentdesk', components: ['Inbox'] });
+      assert.equal(a.workflow.state.plans[planId]!.phase, 'awaiting_approval');
+      assert.ok(
+        a.panel.snapshot().items.some((i) => i.id === `plan:${planId}`),
+        'the plan is in the panel',
+      );
+      const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+      await until(
+        'the plan panel in an editor tab',
+        () => tabs().find((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('plangate.plan')),
+        10_000,
+        () => `tabs: ${JSON.stringify(tabs().map((tab) => [tab.label, (tab.input as { viewType?: string } | undefined)?.viewType]))}`,
+      );
+      await sleep(500);
+      assert.equal(isSettled(), false, 'the invocation waits for the decision');
+      assert.deepEqual(callLog(vscode), ['plan_scaffold'], 'nothing ran before the approval');
 
-    assert.equal(await a.gate.approve(planId, 'Name the component InboxList next time.'), undefined);
-    const summary = summaryOf(await invocation, vscode);
-    const text = summary.text;
-    assert.match(text, /the user approved the plan "Scaffold Agentdesk screen and components\." and it ran: 2 of 2 steps ok/);
-    assert.match(text, /The user's note with the approval \(follow it\): Name the component InboxList next time\./, 'the agent gets the note');
-    assert.match(text, /Follow-up question for the user .*Wire the new components to the API now\?/);
-    assert.deepEqual(callLog(vscode), ['plan_scaffold', 'create_screen', 'create_component'], 'the call log shows the steps');
-    // The gated server answers with structuredContent, which VS Code hands to the model as JSON text.
-    assert.equal(summary.kind, 'plangate_plan_outcome', `the agent got the structured summary, not only text: ${text}`);
-    assert.equal(summary.outcome, 'follow_up');
-    assert.deepEqual(summary.steps?.map((s) => `${s.tool}:${s.state}`), ['create_screen:ok', 'create_component:ok']);
-    assert.equal(summary.followUp, 'Wire the new components to the API now?');
-    assert.equal((summary as { note?: string }).note, 'Name the component InboxList next time.');
-  }, { timeoutMs: 90_000 });
+      assert.equal(await a.gate.approve(planId, 'Name the component InboxList next time.'), undefined);
+      const summary = summaryOf(await invocation, vscode);
+      const text = summary.text;
+      assert.match(text, /the user approved the plan "Scaffold Agentdesk screen and components\." and it ran: 2 of 2 steps ok/);
+      assert.match(
+        text,
+        /The user's note with the approval \(follow it\): Name the component InboxList next time\./,
+        'the agent gets the note',
+      );
+      assert.match(text, /Follow-up question for the user .*Wire the new components to the API now\?/);
+      assert.deepEqual(callLog(vscode), ['plan_scaffold', 'create_screen', 'create_component'], 'the call log shows the steps');
+      // The gated server answers with structuredContent, which VS Code hands to the model as JSON text.
+      assert.equal(summary.kind, 'plangate_plan_outcome', `the agent got the structured summary, not only text: ${text}`);
+      assert.equal(summary.outcome, 'follow_up');
+      assert.deepEqual(
+        summary.steps?.map((s) => `${s.tool}:${s.state}`),
+        ['create_screen:ok', 'create_component:ok'],
+      );
+      assert.equal(summary.followUp, 'Wire the new components to the API now?');
+      assert.equal((summary as { note?: string }).note, 'Name the component InboxList next time.');
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('Reject resolves the invocation with the rejection and the reason, and runs nothing', async (ctx) => {
-    const { vscode } = ctx;
-    const a = ctx.api as Api;
-    const { toolName } = await startGated(ctx);
-    const before = callLog(vscode).length;
-    const { planId, invocation } = await invokePlan(ctx, toolName, { screen: 'Rejected' });
-    assert.equal(a.gate.reject(planId, 'not this screen'), undefined);
-    const outcome = await invocation.then((r) => summaryOf(r, vscode).text, (err: unknown) => `rejected promise: ${err instanceof Error ? err.message : String(err)}`);
-    assert.match(outcome, /the user rejected the plan "Scaffold Rejected screen and components\."; nothing ran\. Reason: not this screen/);
-    assert.deepEqual(callLog(vscode).slice(before), ['plan_scaffold'], 'only the planning call ran');
-    assert.equal(a.workflow.state.plans[planId]!.outcome, 'rejected');
-  }, { timeoutMs: 90_000 });
+  test(
+    'Reject resolves the invocation with the rejection and the reason, and runs nothing',
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api;
+      const { toolName } = await startGated(ctx);
+      const before = callLog(vscode).length;
+      const { planId, invocation } = await invokePlan(ctx, toolName, { screen: 'Rejected' });
+      assert.equal(a.gate.reject(planId, 'not this screen'), undefined);
+      const outcome = await invocation.then(
+        (r) => summaryOf(r, vscode).text,
+        (err: unknown) => `rejected promise: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      assert.match(
+        outcome,
+        /the user rejected the plan "Scaffold Rejected screen and components\."; nothing ran\. Reason: not this screen/,
+      );
+      assert.deepEqual(callLog(vscode).slice(before), ['plan_scaffold'], 'only the planning call ran');
+      assert.equal(a.workflow.state.plans[planId]!.outcome, 'rejected');
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('cancelling the invocation (Stop in the chat) withdraws the plan; nothing runs', async (ctx) => {
-    const { vscode } = ctx;
-    const a = ctx.api as Api;
-    const { toolName } = await startGated(ctx);
-    const before = callLog(vscode).length;
-    const { planId, invocation, cancel } = await invokePlan(ctx, toolName, { screen: 'Cancelled' });
-    cancel();
-    const outcome = await invocation.then((r) => `resolved: ${summaryOf(r, vscode).text}`, (err: unknown) => `rejected: ${err instanceof Error ? err.name : String(err)}`);
-    assert.match(outcome, /^rejected: Canceled/, 'the agent sees its call cancelled');
-    await until('the plan to be withdrawn', () => a.workflow.state.plans[planId]!.phase === 'finished', 15_000,
-      () => `phase: ${a.workflow.state.plans[planId]!.phase}`);
-    assert.equal(a.workflow.state.plans[planId]!.outcome, 'rejected');
-    assert.match(await a.gate.approve(planId) ?? '', /only a plan awaiting approval/i);
-    assert.deepEqual(callLog(vscode).slice(before), ['plan_scaffold'], 'only the planning call ran');
-  }, { timeoutMs: 90_000 });
+  test(
+    'cancelling the invocation (Stop in the chat) withdraws the plan; nothing runs',
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api;
+      const { toolName } = await startGated(ctx);
+      const before = callLog(vscode).length;
+      const { planId, invocation, cancel } = await invokePlan(ctx, toolName, { screen: 'Cancelled' });
+      cancel();
+      const outcome = await invocation.then(
+        (r) => `resolved: ${summaryOf(r, vscode).text}`,
+        (err: unknown) => `rejected: ${err instanceof Error ? err.name : String(err)}`,
+      );
+      assert.match(outcome, /^rejected: Canceled/, 'the agent sees its call cancelled');
+      await until(
+        'the plan to be withdrawn',
+        () => a.workflow.state.plans[planId]!.phase === 'finished',
+        15_000,
+        () => `phase: ${a.workflow.state.plans[planId]!.phase}`,
+      );
+      assert.equal(a.workflow.state.plans[planId]!.outcome, 'rejected');
+      assert.match((await a.gate.approve(planId)) ?? '', /only a plan awaiting approval/i);
+      assert.deepEqual(callLog(vscode).slice(before), ['plan_scaffold'], 'only the planning call ran');
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('a tool the real server adds later reaches vscode.lm.tools (tools/list_changed is passed on)', async (ctx) => {
-    const { vscode } = ctx;
-    const a = ctx.api as Api;
-    await startGated(ctx);
-    assert.equal(gatedTool(vscode, 'added_by_the_test'), undefined);
-    await a.registry.callTool(SERVER, 'add_tool', { name: 'added_by_the_test' }); // the fixture then sends tools/list_changed
-    await until('the new tool in vscode.lm.tools', () => gatedTool(vscode, 'added_by_the_test'), 30_000);
-  }, { timeoutMs: 90_000 });
+  test(
+    'a tool the real server adds later reaches vscode.lm.tools (tools/list_changed is passed on)',
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api;
+      await startGated(ctx);
+      assert.equal(gatedTool(vscode, 'added_by_the_test'), undefined);
+      await a.registry.callTool(SERVER, 'add_tool', { name: 'added_by_the_test' }); // the fixture then sends tools/list_changed
+      await until('the new tool in vscode.lm.tools', () => gatedTool(vscode, 'added_by_the_test'), 30_000);
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  test('turning plangate.gatedServers.enabled off withdraws the gated server and its tools', async (ctx) => {
-    const { vscode } = ctx;
-    await startGated(ctx);
-    const config = () => vscode.workspace.getConfiguration('plangate');
-    try {
-      await config().update('gatedServers.enabled', false, vscode.ConfigurationTarget.Workspace);
-      await until('the gated tools to leave vscode.lm.tools', () => !gatedTool(vscode, 'plan_scaffold'), 30_000,
-        () => `still there: ${vscode.lm.tools.filter((t) => /agentfixture/i.test(t.name)).map((t) => t.name).join(', ')}`);
-      // Where /proc is missing, the process cannot be found by its environment: the tools leaving is all that is checked.
-      if (process.platform === 'linux') await until('the gated server process to exit', () => !gatedServerEnv(SERVER), 15_000);
-      else skip(`the tools left; whether the gated server process exited is read from /proc, which ${process.platform} lacks`);
-    } finally {
-      // Leave the workspace as the suite found it for the suites that run after this one.
-      await config().update('gatedServers.enabled', undefined, vscode.ConfigurationTarget.Workspace);
-      await config().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
-      started = undefined;
-    }
-  }, { timeoutMs: 90_000 });
+  test(
+    'turning plangate.gatedServers.enabled off withdraws the gated server and its tools',
+    async (ctx) => {
+      const { vscode } = ctx;
+      await startGated(ctx);
+      const config = () => vscode.workspace.getConfiguration('plangate');
+      try {
+        await config().update('gatedServers.enabled', false, vscode.ConfigurationTarget.Workspace);
+        await until(
+          'the gated tools to leave vscode.lm.tools',
+          () => !gatedTool(vscode, 'plan_scaffold'),
+          30_000,
+          () =>
+            `still there: ${vscode.lm.tools
+              .filter((t) => /agentfixture/i.test(t.name))
+              .map((t) => t.name)
+              .join(', ')}`,
+        );
+        // Where /proc is missing, the process cannot be found by its environment: the tools leaving is all that is checked.
+        if (process.platform === 'linux') await until('the gated server process to exit', () => !gatedServerEnv(SERVER), 15_000);
+        else skip(`the tools left; whether the gated server process exited is read from /proc, which ${process.platform} lacks`);
+      } finally {
+        // Leave the workspace as the suite found it for the suites that run after this one.
+        await config().update('gatedServers.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+        await config().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
+        started = undefined;
+      }
+    },
+    { timeoutMs: 90_000 },
+  );
 });

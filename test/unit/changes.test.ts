@@ -18,26 +18,36 @@ test('created, modified and deleted files of the checkpoint; untouched ones are 
     disk: { 'src/a.ts': 'h-a2', 'src/b.ts': 'h-b', 'src/new.ts': 'h-n', 'docs/readme.md': null, 'docs/never.md': null },
     globs: ['src/**', 'docs/**'],
   });
-  assert.deepEqual(changes.map((c) => [c.path, c.kind, c.inCheckpoint, c.revertable]), [
-    ['docs/readme.md', 'deleted', true, true],
-    ['src/a.ts', 'modified', true, true],
-    ['src/new.ts', 'created', true, true],
-  ]);
+  assert.deepEqual(
+    changes.map((c) => [c.path, c.kind, c.inCheckpoint, c.revertable]),
+    [
+      ['docs/readme.md', 'deleted', true, true],
+      ['src/a.ts', 'modified', true, true],
+      ['src/new.ts', 'created', true, true],
+    ],
+  );
   assert.ok(changes.every((c) => !c.undeclared));
 });
 
 test('a change outside the declared globs is an undeclared write', () => {
   const changes = computeChanges({
     entries,
-    disk: new Map([['src/a.ts', 'h-a2'], ['docs/readme.md', 'h-r2'], ['.env', 'h-e']]),
+    disk: new Map([
+      ['src/a.ts', 'h-a2'],
+      ['docs/readme.md', 'h-r2'],
+      ['.env', 'h-e'],
+    ]),
     watched: [{ path: '.env', kind: 'created' }],
     globs: ['src/**'],
   });
-  assert.deepEqual(changes.map((c) => [c.path, c.kind, c.undeclared]), [
-    ['.env', 'created', true],
-    ['docs/readme.md', 'modified', true],
-    ['src/a.ts', 'modified', false],
-  ]);
+  assert.deepEqual(
+    changes.map((c) => [c.path, c.kind, c.undeclared]),
+    [
+      ['.env', 'created', true],
+      ['docs/readme.md', 'modified', true],
+      ['src/a.ts', 'modified', false],
+    ],
+  );
   const env = changes.find((c) => c.path === '.env')!;
   assert.equal(env.inCheckpoint, false, 'only the watcher saw it');
   assert.equal(env.revertable, false, 'not revertable until the checkpoint is sealed with it');
@@ -46,15 +56,29 @@ test('a change outside the declared globs is an undeclared write', () => {
 
 test('writes_code: false flags code files, not docs or config', () => {
   const changes = computeChanges({
-    entries: [{ path: 'src/a.ts', existed: true, hash: '1' }, { path: 'README.md', existed: true, hash: '2' }, { path: 'package.json', existed: true, hash: '3' }],
+    entries: [
+      { path: 'src/a.ts', existed: true, hash: '1' },
+      { path: 'README.md', existed: true, hash: '2' },
+      { path: 'package.json', existed: true, hash: '3' },
+    ],
     disk: { 'src/a.ts': 'x', 'README.md': 'y', 'package.json': 'z' },
     globs: ['**'],
     writesCode: false,
   });
-  assert.deepEqual(changes.map((c) => [c.path, c.codeFile, c.unexpectedCode]), [
-    ['README.md', false, false], ['package.json', false, false], ['src/a.ts', true, true],
-  ]);
-  const declaredCode = computeChanges({ entries: [{ path: 'src/a.ts', existed: true, hash: '1' }], disk: { 'src/a.ts': 'x' }, globs: ['**'], writesCode: true });
+  assert.deepEqual(
+    changes.map((c) => [c.path, c.codeFile, c.unexpectedCode]),
+    [
+      ['README.md', false, false],
+      ['package.json', false, false],
+      ['src/a.ts', true, true],
+    ],
+  );
+  const declaredCode = computeChanges({
+    entries: [{ path: 'src/a.ts', existed: true, hash: '1' }],
+    disk: { 'src/a.ts': 'x' },
+    globs: ['**'],
+    writesCode: true,
+  });
   assert.equal(declaredCode[0]!.unexpectedCode, false);
   assert.equal(declaredCode[0]!.codeFile, true);
 });
@@ -64,14 +88,26 @@ test('files only the watcher saw: its first event tells whether they existed bef
     entries: [],
     disk: { 'made.txt': 'h', 'edited.txt': 'h', 'removed.txt': null, 'temp.txt': null },
     watched: [
-      { path: 'made.txt', kind: 'created' }, { path: 'made.txt', kind: 'changed' },
+      { path: 'made.txt', kind: 'created' },
+      { path: 'made.txt', kind: 'changed' },
       { path: 'edited.txt', kind: 'changed' },
       { path: 'removed.txt', kind: 'deleted' },
-      { path: 'temp.txt', kind: 'created' }, { path: 'temp.txt', kind: 'deleted' },
+      { path: 'temp.txt', kind: 'created' },
+      { path: 'temp.txt', kind: 'deleted' },
     ],
   });
-  assert.deepEqual(changes.map((c) => [c.path, c.kind]), [['edited.txt', 'modified'], ['made.txt', 'created'], ['removed.txt', 'deleted']]);
-  assert.ok(changes.every((c) => c.undeclared), 'no globs: everything is undeclared');
+  assert.deepEqual(
+    changes.map((c) => [c.path, c.kind]),
+    [
+      ['edited.txt', 'modified'],
+      ['made.txt', 'created'],
+      ['removed.txt', 'deleted'],
+    ],
+  );
+  assert.ok(
+    changes.every((c) => c.undeclared),
+    'no globs: everything is undeclared',
+  );
 });
 
 test('a file that was unreadable at the checkpoint counts as modified only when seen changing', () => {
@@ -98,8 +134,10 @@ test('WatchLog keeps events in order and knows which paths were created first', 
 });
 
 test('the code-file list: extensions and well-known names, case-insensitive', () => {
-  for (const p of ['a.ts', 'src/x.PY', 'lib/y.rs', 'Makefile', 'docker/Dockerfile', 'run.sh', 'q.sql', 'App.vue']) assert.equal(isCodeFile(p), true, p);
-  for (const p of ['README.md', 'data.json', 'conf.yaml', 'style.css', 'index.html', 'notes.txt', '.ts', 'ts', 'image.png']) assert.equal(isCodeFile(p), false, p);
+  for (const p of ['a.ts', 'src/x.PY', 'lib/y.rs', 'Makefile', 'docker/Dockerfile', 'run.sh', 'q.sql', 'App.vue'])
+    assert.equal(isCodeFile(p), true, p);
+  for (const p of ['README.md', 'data.json', 'conf.yaml', 'style.css', 'index.html', 'notes.txt', '.ts', 'ts', 'image.png'])
+    assert.equal(isCodeFile(p), false, p);
 });
 
 test('odd input never throws and a summary counts the flags', () => {

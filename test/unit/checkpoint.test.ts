@@ -6,7 +6,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { computeChanges, WatchLog } from '../../src/core/changes';
@@ -14,8 +25,17 @@ import { approvalHash } from '../../src/core/approval';
 import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/ledger';
 import { getPlan } from '../../src/core/workflow';
 import {
-  checkpointDir, checkpointDiskState, createCheckpoint, currentState, deleteCheckpoint, listCheckpoints, readCheckpoint,
-  readCheckpointFile, revertFile, revertPlan, sealCheckpoint,
+  checkpointDir,
+  checkpointDiskState,
+  createCheckpoint,
+  currentState,
+  deleteCheckpoint,
+  listCheckpoints,
+  readCheckpoint,
+  readCheckpointFile,
+  revertFile,
+  revertPlan,
+  sealCheckpoint,
 } from '../../src/node/checkpoint';
 
 let base: string;
@@ -74,13 +94,19 @@ describe('checkpoint and revert', () => {
     const big = cp.entries.find((e) => e.path === 'big.log')!;
     assert.equal(big.status, 'tooLarge');
     assert.equal(big.revertable, false);
-    assert.match(big.note!, /"big\.log" is 4\.9 KB, over the checkpoint's limit of 1000 bytes per file: Plangate keeps no copy of it, so it cannot be reverted/);
+    assert.match(
+      big.note!,
+      /"big\.log" is 4\.9 KB, over the checkpoint's limit of 1000 bytes per file: Plangate keeps no copy of it, so it cannot be reverted/,
+    );
     assert.equal(readdirSync(join(cp.dir, 'blobs')).length, 1, 'only the small file was copied');
 
     writeFileSync(join(ws, 'big.log'), 'y'.repeat(6000));
     const sealed = await sealCheckpoint(cp);
     const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: ['*'] });
-    assert.deepEqual(changes.map((c) => [c.path, c.kind, c.revertable]), [['big.log', 'modified', false]]);
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.kind, c.revertable]),
+      [['big.log', 'modified', false]],
+    );
     assert.match(changes[0]!.note!, /cannot be reverted/);
     const result = await revertFile(sealed, 'big.log');
     assert.ok(!result.ok && 'error' in result);
@@ -91,7 +117,14 @@ describe('checkpoint and revert', () => {
   test('once the copies reach the total cap, further files are over budget, with a clear message', async () => {
     for (const n of ['a', 'b', 'c']) put(`${n}.txt`, n.repeat(600));
     const cp = await createCheckpoint(storage, 'plan-3', ws, ['c.txt', 'a.txt', 'b.txt'], { maxTotalBytes: 1500 });
-    assert.deepEqual(cp.entries.map((e) => [e.path, e.status]), [['a.txt', 'stored'], ['b.txt', 'stored'], ['c.txt', 'overBudget']]);
+    assert.deepEqual(
+      cp.entries.map((e) => [e.path, e.status]),
+      [
+        ['a.txt', 'stored'],
+        ['b.txt', 'stored'],
+        ['c.txt', 'overBudget'],
+      ],
+    );
     assert.match(cp.entries[2]!.note!, /reached its limit of 1\.5 KB for this plan before "c\.txt" \(600 bytes\).*cannot be reverted/);
     assert.equal(cp.storedBytes, 1200);
   });
@@ -102,7 +135,10 @@ describe('checkpoint and revert', () => {
     rmSync(join(ws, 'docs'), { recursive: true });
     const sealed = await sealCheckpoint(cp);
     const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: ['docs/**'] });
-    assert.deepEqual(changes.map((c) => [c.path, c.kind, c.undeclared]), [['docs/guide/intro.md', 'deleted', false]]);
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.kind, c.undeclared]),
+      [['docs/guide/intro.md', 'deleted', false]],
+    );
     assert.deepEqual(await revertPlan(sealed), [{ ok: true, path: 'docs/guide/intro.md', action: 'restored' }]);
     assert.equal(read('docs/guide/intro.md').toString(), '# Intro\n');
   });
@@ -111,9 +147,13 @@ describe('checkpoint and revert', () => {
     mkdirSync(join(ws, 'src'));
     put('src/keep.ts', 'keep');
     const cp = await createCheckpoint(storage, 'plan-5', ws, ['src/modules/payroll/index.ts', 'src/new.ts']);
-    assert.deepEqual(cp.entries.map((e) => [e.path, e.status, e.existingAncestor]), [
-      ['src/modules/payroll/index.ts', 'absent', 'src'], ['src/new.ts', 'absent', 'src'],
-    ]);
+    assert.deepEqual(
+      cp.entries.map((e) => [e.path, e.status, e.existingAncestor]),
+      [
+        ['src/modules/payroll/index.ts', 'absent', 'src'],
+        ['src/new.ts', 'absent', 'src'],
+      ],
+    );
     // The run: two declared files and one the watcher saw (undeclared).
     const log = new WatchLog();
     put('src/modules/payroll/index.ts', 'export {};\n');
@@ -124,20 +164,36 @@ describe('checkpoint and revert', () => {
     log.record('stray/out.txt', 'created');
 
     const sealed = await sealCheckpoint(cp, log.seenPaths, { created: log.createdPaths });
-    const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: ['src/**'], writesCode: false });
-    assert.deepEqual(changes.map((c) => [c.path, c.kind, c.undeclared, c.unexpectedCode, c.revertable]), [
-      ['src/modules/payroll/index.ts', 'created', false, true, true],
-      ['src/new.ts', 'created', false, true, true],
-      ['stray/out.txt', 'created', true, false, true],
-    ]);
+    const changes = computeChanges({
+      entries: sealed.entries,
+      disk: await checkpointDiskState(sealed),
+      globs: ['src/**'],
+      writesCode: false,
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.kind, c.undeclared, c.unexpectedCode, c.revertable]),
+      [
+        ['src/modules/payroll/index.ts', 'created', false, true, true],
+        ['src/new.ts', 'created', false, true, true],
+        ['stray/out.txt', 'created', true, false, true],
+      ],
+    );
     const preview = await revertPlan(sealed, { dryRun: true });
-    assert.deepEqual(preview.map((r) => r.ok && r.action), ['removed', 'removed', 'removed']);
+    assert.deepEqual(
+      preview.map((r) => r.ok && r.action),
+      ['removed', 'removed', 'removed'],
+    );
     assert.ok(existsSync(join(ws, 'src/new.ts')), 'a preview changes nothing');
 
     const results = await revertPlan(sealed);
-    assert.deepEqual(results.map((r) => [r.path, r.ok && r.action]), [
-      ['src/modules/payroll/index.ts', 'removed'], ['src/new.ts', 'removed'], ['stray/out.txt', 'removed'],
-    ]);
+    assert.deepEqual(
+      results.map((r) => [r.path, r.ok && r.action]),
+      [
+        ['src/modules/payroll/index.ts', 'removed'],
+        ['src/new.ts', 'removed'],
+        ['stray/out.txt', 'removed'],
+      ],
+    );
     assert.equal(existsSync(join(ws, 'src/modules')), false, 'the folders the plan created are gone');
     assert.equal(read('src/keep.ts').toString(), 'keep');
     assert.deepEqual(computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed) }), [], 'nothing left to revert');
@@ -159,7 +215,11 @@ describe('checkpoint and revert', () => {
     assert.equal(conflict.conflict, 'modified since the plan');
     assert.match(conflict.message, /"config\.ts" was modified after the plan ran; reverting would overwrite those edits\. Open the diff/);
     assert.equal(read('config.ts').toString(), 'v3 by the user', 'the user edit is kept');
-    assert.deepEqual(results.find((r) => r.path === 'other.ts'), { ok: true, path: 'other.ts', action: 'restored' }, 'the other file was reverted');
+    assert.deepEqual(
+      results.find((r) => r.path === 'other.ts'),
+      { ok: true, path: 'other.ts', action: 'restored' },
+      'the other file was reverted',
+    );
     assert.equal(read('other.ts').toString(), 'o1');
 
     assert.deepEqual(await revertFile(sealed, 'config.ts', { force: true }), { ok: true, path: 'config.ts', action: 'restored' });
@@ -198,7 +258,10 @@ describe('checkpoint and revert', () => {
     writeFileSync(join(ws, 'a.txt'), 'after step 1');
     put('b.txt', 'b');
     const again = await createCheckpoint(storage, 'plan-9', ws, ['a.txt', 'b.txt']);
-    assert.deepEqual(again.entries.map((e) => e.path), ['a.txt', 'b.txt']);
+    assert.deepEqual(
+      again.entries.map((e) => e.path),
+      ['a.txt', 'b.txt'],
+    );
     assert.ok((await readCheckpointFile(again, 'a.txt'))!.equals(Buffer.from('before')));
   });
 
@@ -249,28 +312,51 @@ describe('the caps at their default values (10 MB a file, 200 MB a plan), as the
     sparse('over-cap.bin', 10 * MB + 1);
     const cp = await createCheckpoint(storage, 'plan-caps-1', ws, ['at-cap.bin', 'over-cap.bin']);
     assert.deepEqual(cp.limits, { maxFileBytes: 10 * MB, maxTotalBytes: 200 * MB }, 'no limits given: the defaults apply');
-    assert.deepEqual(cp.entries.map((e) => [e.path, e.status, e.revertable]), [['at-cap.bin', 'stored', true], ['over-cap.bin', 'tooLarge', false]]);
+    assert.deepEqual(
+      cp.entries.map((e) => [e.path, e.status, e.revertable]),
+      [
+        ['at-cap.bin', 'stored', true],
+        ['over-cap.bin', 'tooLarge', false],
+      ],
+    );
     const over = cp.entries[1]!;
-    assert.equal(over.note, '"over-cap.bin" is 10 MB, over the checkpoint\'s limit of 10 MB per file: Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).');
+    assert.equal(
+      over.note,
+      '"over-cap.bin" is 10 MB, over the checkpoint\'s limit of 10 MB per file: Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).',
+    );
 
     // What the panel lists after the run: the change, not revertable, with the same words.
     writeFileSync(join(ws, 'over-cap.bin'), 'rewritten');
     const sealed = await sealCheckpoint(cp);
     const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: ['*'] });
-    assert.deepEqual(changes.map((c) => [c.path, c.kind, c.revertable, c.note]), [['over-cap.bin', 'modified', false, over.note]]);
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.kind, c.revertable, c.note]),
+      [['over-cap.bin', 'modified', false, over.note]],
+    );
   });
 
-  test('copies stop at 200 MB for a plan: twenty 10 MB files fill it, the next file is over budget and the plan says why', { timeout: 120_000 }, async () => {
-    const names = Array.from({ length: 20 }, (_, i) => `big/part${String(i).padStart(2, '0')}.bin`);
-    for (const name of names) sparse(name, 10 * MB);
-    put('big/zz-last.txt', 'one more file');
-    const cp = await createCheckpoint(storage, 'plan-caps-2', ws, [...names, 'big/zz-last.txt']);
-    assert.deepEqual(cp.entries.filter((e) => e.status === 'stored').map((e) => e.path), names, 'the copy budget is allotted in path order');
-    const last = cp.entries.find((e) => e.path === 'big/zz-last.txt')!;
-    assert.equal(last.status, 'overBudget');
-    assert.equal(last.revertable, false);
-    assert.equal(last.note, 'The checkpoint reached its limit of 200 MB for this plan before "big/zz-last.txt" (13 bytes): Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).');
-  });
+  test(
+    'copies stop at 200 MB for a plan: twenty 10 MB files fill it, the next file is over budget and the plan says why',
+    { timeout: 120_000 },
+    async () => {
+      const names = Array.from({ length: 20 }, (_, i) => `big/part${String(i).padStart(2, '0')}.bin`);
+      for (const name of names) sparse(name, 10 * MB);
+      put('big/zz-last.txt', 'one more file');
+      const cp = await createCheckpoint(storage, 'plan-caps-2', ws, [...names, 'big/zz-last.txt']);
+      assert.deepEqual(
+        cp.entries.filter((e) => e.status === 'stored').map((e) => e.path),
+        names,
+        'the copy budget is allotted in path order',
+      );
+      const last = cp.entries.find((e) => e.path === 'big/zz-last.txt')!;
+      assert.equal(last.status, 'overBudget');
+      assert.equal(last.revertable, false);
+      assert.equal(
+        last.note,
+        'The checkpoint reached its limit of 200 MB for this plan before "big/zz-last.txt" (13 bytes): Plangate keeps no copy of it, so it cannot be reverted (its changes are still listed).',
+      );
+    },
+  );
 });
 
 describe('checkpoint cost follows the touched files', () => {
@@ -313,7 +399,11 @@ describe('checkpoint cost follows the touched files', () => {
     const allowed = new Set([...touched, 'src/gen', 'src']);
     // Revert's own temporary files (written beside a file, then renamed over it) are not looks at the workspace.
     const looked = [...seen].filter((p) => !p.endsWith('.plangate-tmp'));
-    assert.deepEqual(looked.filter((p) => !allowed.has(p)), [], 'nothing else in the workspace was looked at');
+    assert.deepEqual(
+      looked.filter((p) => !allowed.has(p)),
+      [],
+      'nothing else in the workspace was looked at',
+    );
     assert.equal(calls.filter((c) => c === 'readdir' || c === 'opendir').length, 0, 'no folder was listed');
     assert.equal(cp.entries.length, 10);
     if (fifos) assert.ok(existsSync(join(ws, 'trap2.fifo')));
@@ -325,7 +415,13 @@ describe('reverts in the ledger', () => {
   test('a revert is recorded as a workflow event, survives a replay, and is refused while the plan runs or before approval', () => {
     const sink = new MemoryLedgerSink();
     const workflow = new Workflow(sink);
-    const plan = { kind: 'orchestrated_plan' as const, version: '1', status: 'ok' as const, instruction: 'Write files', next_actions: [{ tool: 'write_file', args: { path: 'a.txt', content: 'x' } }] };
+    const plan = {
+      kind: 'orchestrated_plan' as const,
+      version: '1',
+      status: 'ok' as const,
+      instruction: 'Write files',
+      next_actions: [{ tool: 'write_file', args: { path: 'a.txt', content: 'x' } }],
+    };
     workflow.dispatch({ type: 'planReceived', at: 1, planId: 'p', origin: { server: 's', tool: 't', args: {}, entrance: 'manual' }, plan });
     assert.match(workflow.canApply({ type: 'reverted', at: 2, planId: 'p', files: ['a.txt'] })!, /never approved/);
     assert.ok(workflow.dispatch({ type: 'approved', at: 3, planId: 'p', approvalHash: approvalHash(getPlan(workflow.state, 'p')!) }));

@@ -10,7 +10,12 @@ const SUCCESS = {
   version: '1',
   status: 'ok',
   instruction: 'Scaffold Payroll screen and components.',
-  next_actions: [{ tool: 'create_screen', args: { screen: 'Payroll', components: ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'] } }],
+  next_actions: [
+    {
+      tool: 'create_screen',
+      args: { screen: 'Payroll', components: ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'] },
+    },
+  ],
   follow_up: 'Wire the new components to the API now?',
   safety: { writes_code: true, touches_files: ['src/modules/payroll/**'] },
 };
@@ -50,11 +55,19 @@ test('structuredContent wins over text, and the first text block holding a plan 
   const c = classifyResult({ structuredContent: SUCCESS, content: [{ type: 'text', text: JSON.stringify(other) }] });
   assert.equal(planOf(c).instruction, SUCCESS.instruction);
 
-  const invalidStructured = classifyResult({ structuredContent: { ...SUCCESS, status: 'done' }, content: [{ type: 'text', text: JSON.stringify(SUCCESS) }] });
+  const invalidStructured = classifyResult({
+    structuredContent: { ...SUCCESS, status: 'done' },
+    content: [{ type: 'text', text: JSON.stringify(SUCCESS) }],
+  });
   assert.equal(invalidStructured.kind, 'invalid_plan', 'a structuredContent that declares the kind decides, valid or not');
-  assert.deepEqual(invalidStructured.kind === 'invalid_plan' && invalidStructured.problems.map(formatProblem), ['status: expected one of ok, error, invalid, blocked, partial (or 0–4), got "done"']);
+  assert.deepEqual(invalidStructured.kind === 'invalid_plan' && invalidStructured.problems.map(formatProblem), [
+    'status: expected one of ok, error, invalid, blocked, partial (or 0–4), got "done"',
+  ]);
 
-  const notAPlan = classifyResult({ structuredContent: { content: 'file text' }, content: [{ type: 'text', text: JSON.stringify(SUCCESS) }] });
+  const notAPlan = classifyResult({
+    structuredContent: { content: 'file text' },
+    content: [{ type: 'text', text: JSON.stringify(SUCCESS) }],
+  });
   assert.equal(planOf(notAPlan).status, 'ok', 'structuredContent without the kind is ignored');
 
   const blocks = classifyResult({
@@ -73,9 +86,20 @@ test('structuredContent wins over text, and the first text block holding a plan 
 
 test('an envelope that declares the kind but breaks the rules is an invalid plan with envelope-relative paths', () => {
   const structured = classifyResult({ structuredContent: { kind: 'orchestrated_plan', version: '2', status: 'ok' }, content: [] });
-  assert.deepEqual(structured, { kind: 'invalid_plan', source: 'structuredContent', problems: [{ path: 'version', message: 'major version 2 is not supported; Plangate reads version 1' }] });
-  const text = classifyResult(textResult('noise', JSON.stringify({ kind: 'orchestrated_plan', version: '1', status: 'ok', next_actions: [{ args: {} }] })));
-  assert.deepEqual(text, { kind: 'invalid_plan', source: 'text', blockIndex: 1, problems: [{ path: 'next_actions[0].tool', message: 'Required' }] });
+  assert.deepEqual(structured, {
+    kind: 'invalid_plan',
+    source: 'structuredContent',
+    problems: [{ path: 'version', message: 'major version 2 is not supported; Plangate reads version 1' }],
+  });
+  const text = classifyResult(
+    textResult('noise', JSON.stringify({ kind: 'orchestrated_plan', version: '1', status: 'ok', next_actions: [{ args: {} }] })),
+  );
+  assert.deepEqual(text, {
+    kind: 'invalid_plan',
+    source: 'text',
+    blockIndex: 1,
+    problems: [{ path: 'next_actions[0].tool', message: 'Required' }],
+  });
   const fenced = classifyResult(textResult('```json\n{"kind":"orchestrated_plan","version":"1"}\n```'));
   assert.deepEqual(fenced, { kind: 'invalid_plan', source: 'fenced', blockIndex: 0, problems: [{ path: 'status', message: 'Required' }] });
 });
@@ -94,9 +118,19 @@ test('fences: bare ```, any-case json, longer fences around backticks, unclosed 
   ]) {
     assert.equal(planOf(classifyResult(textResult(text))).instruction.length > 0, true, text.slice(0, 60));
   }
-  assert.equal(planOf(classifyResult(textResult(`\`\`\`\`json\n${JSON.stringify({ ...SUCCESS, instruction: 'Use ```code``` here' })}\n\`\`\`\``))).instruction, 'Use ```code``` here');
+  assert.equal(
+    planOf(classifyResult(textResult(`\`\`\`\`json\n${JSON.stringify({ ...SUCCESS, instruction: 'Use ```code``` here' })}\n\`\`\`\``)))
+      .instruction,
+    'Use ```code``` here',
+  );
   assert.equal(classifyResult(textResult(`\`\`\`ts\n${env}\n\`\`\``)).kind, 'plain', 'a ```ts block is not read');
-  assert.deepEqual([...fencedBlocks('a\n````md\nx\n```\ny\n````\nb\n```\nc\n```')].map((b) => [b.info, b.closed]), [['md', true], ['', true]]);
+  assert.deepEqual(
+    [...fencedBlocks('a\n````md\nx\n```\ny\n````\nb\n```\nc\n```')].map((b) => [b.info, b.closed]),
+    [
+      ['md', true],
+      ['', true],
+    ],
+  );
 });
 
 test('malformed, partial or non-plan JSON is plain and never throws', () => {
@@ -115,32 +149,63 @@ test('malformed, partial or non-plan JSON is plain and never throws', () => {
   ]) {
     assert.deepEqual(classifyResult(textResult(text)), { kind: 'plain' }, text);
   }
-  for (const result of [null, undefined, 42, 'text', [], {}, { content: 'x' }, { content: [null, 1, 'x', { type: 'text' }, { type: 'text', text: 5 }, { type: 'resource', resource: { text: JSON.stringify(SUCCESS) } }] }, { structuredContent: 'x', content: [] }]) {
+  for (const result of [
+    null,
+    undefined,
+    42,
+    'text',
+    [],
+    {},
+    { content: 'x' },
+    {
+      content: [
+        null,
+        1,
+        'x',
+        { type: 'text' },
+        { type: 'text', text: 5 },
+        { type: 'resource', resource: { text: JSON.stringify(SUCCESS) } },
+      ],
+    },
+    { structuredContent: 'x', content: [] },
+  ]) {
     assert.deepEqual(classifyResult(result), { kind: 'plain' }, JSON.stringify(result));
   }
-  const hostile = { get content(): unknown { throw new Error('boom'); } };
+  const hostile = {
+    get content(): unknown {
+      throw new Error('boom');
+    },
+  };
   assert.deepEqual(classifyResult(hostile), { kind: 'plain' });
 });
 
 test('deeply nested text (10,000 and 200,000 levels) classifies without overflowing the stack', () => {
   for (const depth of [10_000, 200_000]) {
     const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    const plan = classifyResult(textResult(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":{"rows":${deep}}}]}`));
+    const plan = classifyResult(
+      textResult(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":{"rows":${deep}}}]}`),
+    );
     assert.equal(plan.kind, 'invalid_plan');
-    assert.match(plan.kind === 'invalid_plan' ? plan.problems[0]?.message ?? '' : '', /nested more than 64 levels/);
+    assert.match(plan.kind === 'invalid_plan' ? (plan.problems[0]?.message ?? '') : '', /nested more than 64 levels/);
     assert.deepEqual(classifyResult(textResult(`{"data":${deep}}`)), { kind: 'plain' });
-    for (const text of [`{"schema":{"fields":${deep}},"mode":"create"}`, `{"schema":{"model":"m","fields":[{"name":"a","type":"text","default":${deep}}]},"mode":"create"}`]) {
+    for (const text of [
+      `{"schema":{"fields":${deep}},"mode":"create"}`,
+      `{"schema":{"model":"m","fields":[{"name":"a","type":"text","default":${deep}}]},"mode":"create"}`,
+    ]) {
       const form = classifyResult(textResult(text));
       assert.ok(form.kind === 'collect_error' && form.error.type === 'invalid_form', `depth ${depth}`);
-      assert.match(form.error.type === 'invalid_form' ? form.error.problems[0]?.message ?? '' : '', /nested more than 64 levels/);
+      assert.match(form.error.type === 'invalid_form' ? (form.error.problems[0]?.message ?? '') : '', /nested more than 64 levels/);
     }
   }
 });
 
 test('prototype keys in a result never make a plan or pollute anything', () => {
-  const c = classifyResult(JSON.parse('{"__proto__":{"structuredContent":{"kind":"orchestrated_plan","version":"1","status":"ok"}},"content":[]}'));
+  const c = classifyResult(
+    JSON.parse('{"__proto__":{"structuredContent":{"kind":"orchestrated_plan","version":"1","status":"ok"}},"content":[]}'),
+  );
   assert.deepEqual(c, { kind: 'plain' });
-  const text = '{"kind":"orchestrated_plan","version":"1","status":"ok","constructor":{"prototype":{"x":1}},"next_actions":[{"tool":"t","args":{"__proto__":{"isAdmin":true}}}]}';
+  const text =
+    '{"kind":"orchestrated_plan","version":"1","status":"ok","constructor":{"prototype":{"x":1}},"next_actions":[{"tool":"t","args":{"__proto__":{"isAdmin":true}}}]}';
   const plan = planOf(classifyResult(textResult(text)));
   assert.equal(({} as Record<string, unknown>).isAdmin, undefined);
   assert.equal((plan.next_actions[0]?.args as { isAdmin?: unknown }).isAdmin, undefined);
@@ -174,13 +239,31 @@ test('collect-mode form payloads are collect_form; malformed ones are collect_er
   assert.deepEqual(c.form.parentContext, { parentModel: 'Contact', parentId: 'c-1', label: 'Ada Lovelace' });
   assert.equal(c.form.schema.fields[1]?.type, 'number');
 
-  const update = classifyResult(textResult(JSON.stringify({ ...CONTACT_FORM, mode: 'update', submitMode: 'direct', recordId: 'p-7', hiddenValues: undefined, parentContext: undefined })));
-  assert.ok(update.kind === 'collect_form' && update.form.mode === 'update' && update.form.recordId === 'p-7' && update.form.submitMode === 'direct');
+  const update = classifyResult(
+    textResult(
+      JSON.stringify({
+        ...CONTACT_FORM,
+        mode: 'update',
+        submitMode: 'direct',
+        recordId: 'p-7',
+        hiddenValues: undefined,
+        parentContext: undefined,
+      }),
+    ),
+  );
+  assert.ok(
+    update.kind === 'collect_form' &&
+      update.form.mode === 'update' &&
+      update.form.recordId === 'p-7' &&
+      update.form.submitMode === 'direct',
+  );
 
   const broken = classifyResult(textResult(JSON.stringify({ ...CONTACT_FORM, mode: 'delete' })));
   assert.equal(broken.kind, 'collect_error');
   assert.ok(broken.kind === 'collect_error' && broken.error.type === 'invalid_form');
-  assert.deepEqual(broken.kind === 'collect_error' && broken.error.type === 'invalid_form' && broken.error.problems.map(formatProblem), ['mode: expected "create" or "update", got "delete"']);
+  assert.deepEqual(broken.kind === 'collect_error' && broken.error.type === 'invalid_form' && broken.error.problems.map(formatProblem), [
+    'mode: expected "create" or "update", got "delete"',
+  ]);
 
   const plan = classifyResult(textResult(JSON.stringify(CONTACT_FORM), JSON.stringify(SUCCESS)));
   assert.equal(plan.kind, 'plan', 'a plan in any block wins over a form');
@@ -190,24 +273,56 @@ test('mcp-rune form-tool errors: distinctive shapes always, generic errors only 
   assert.deepEqual(classifyResult(textResult(JSON.stringify({ error: 'Unknown model: Widget. Available: Contact, Project' }))), {
     kind: 'collect_error',
     blockIndex: 0,
-    error: { type: 'unknown_model', message: 'Unknown model: Widget. Available: Contact, Project', model: 'Widget', available: ['Contact', 'Project'] },
+    error: {
+      type: 'unknown_model',
+      message: 'Unknown model: Widget. Available: Contact, Project',
+      model: 'Widget',
+      available: ['Contact', 'Project'],
+    },
   });
-  const assoc = { status: 'associations_needed', model: 'Project', associations: [{ association: 'contact', required: true }], message: 'Resolve required associations before opening the form.' };
+  const assoc = {
+    status: 'associations_needed',
+    model: 'Project',
+    associations: [{ association: 'contact', required: true }],
+    message: 'Resolve required associations before opening the form.',
+  };
   assert.deepEqual(classifyResult(textResult(JSON.stringify(assoc))), {
     kind: 'collect_error',
     blockIndex: 0,
-    error: { type: 'associations_needed', model: 'Project', associations: [{ association: 'contact', required: true }], message: 'Resolve required associations before opening the form.' },
+    error: {
+      type: 'associations_needed',
+      model: 'Project',
+      associations: [{ association: 'contact', required: true }],
+      message: 'Resolve required associations before opening the form.',
+    },
   });
 
   const storeMissing = textResult(JSON.stringify({ error: 'Form data store not available' }));
   assert.deepEqual(classifyResult(storeMissing), { kind: 'plain' }, 'a generic {"error"} from an unknown tool is plain');
-  assert.deepEqual(classifyResult(storeMissing, { tool: 'collect_form_data' }), { kind: 'collect_error', blockIndex: 0, error: { type: 'store_unavailable', message: 'Form data store not available' } });
-  assert.deepEqual(classifyResult(textResult('{"error":"Database down"}'), { tool: 'new_model_app' }), { kind: 'collect_error', blockIndex: 0, error: { type: 'error', message: 'Database down' } });
+  assert.deepEqual(classifyResult(storeMissing, { tool: 'collect_form_data' }), {
+    kind: 'collect_error',
+    blockIndex: 0,
+    error: { type: 'store_unavailable', message: 'Form data store not available' },
+  });
+  assert.deepEqual(classifyResult(textResult('{"error":"Database down"}'), { tool: 'new_model_app' }), {
+    kind: 'collect_error',
+    blockIndex: 0,
+    error: { type: 'error', message: 'Database down' },
+  });
 
   const wrapped = { isError: true, content: [{ type: 'text', text: 'Error: new_model_app failed -- boom' }] };
-  assert.deepEqual(classifyResult(wrapped, { tool: 'new_model_app' }), { kind: 'collect_error', blockIndex: 0, error: { type: 'error', message: 'Error: new_model_app failed -- boom' } });
+  assert.deepEqual(classifyResult(wrapped, { tool: 'new_model_app' }), {
+    kind: 'collect_error',
+    blockIndex: 0,
+    error: { type: 'error', message: 'Error: new_model_app failed -- boom' },
+  });
   assert.deepEqual(classifyResult(wrapped, { tool: 'write_file' }), { kind: 'plain' });
-  assert.deepEqual(classifyResult(textResult(JSON.stringify({ ok: true, entry: { model: 'Contact', fields: {} }, message: 'Form data collected' })), { tool: 'collect_form_data' }), { kind: 'plain' });
+  assert.deepEqual(
+    classifyResult(textResult(JSON.stringify({ ok: true, entry: { model: 'Contact', fields: {} }, message: 'Form data collected' })), {
+      tool: 'collect_form_data',
+    }),
+    { kind: 'plain' },
+  );
 });
 
 test('a 5 MB text block classifies quickly, whatever it holds', () => {
@@ -242,29 +357,56 @@ test('results from a real MCP server (the fixture over stdio) classify in every 
         const result = await fx.client.callTool({ name: 'plan_status', arguments: { status, encoding } });
         const c = classifyResult(result);
         assert.equal(planOf(c).status, status, `${status} / ${encoding}`);
-        assert.equal(c.kind === 'plan' && c.source, encoding === 'structured' ? 'structuredContent' : encoding === 'fenced' ? 'fenced' : 'text');
+        assert.equal(
+          c.kind === 'plan' && c.source,
+          encoding === 'structured' ? 'structuredContent' : encoding === 'fenced' ? 'fenced' : 'text',
+        );
       }
     }
     const invalid = classifyResult(await fx.client.callTool({ name: 'plan_invalid', arguments: {} }));
     assert.equal(invalid.kind, 'invalid_plan');
     assert.ok(invalid.kind === 'invalid_plan' && invalid.problems.every((p) => p.message.length > 0));
 
-    const form = classifyResult(await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1' } } }), { tool: 'new_model_app' });
+    const form = classifyResult(
+      await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1' } } }),
+      { tool: 'new_model_app' },
+    );
     assert.ok(form.kind === 'collect_form', JSON.stringify(form));
     assert.equal(form.form.mode, 'create');
     assert.equal(form.form.submitMode, 'collect');
     assert.equal(form.form.hiddenValues?.contact_id, 'c-1');
     assert.equal(form.form.parentContext?.parentId, 'c-1');
 
-    const edit = classifyResult(await fx.client.callTool({ name: 'edit_model_app', arguments: { model: 'Contact', record_id: 'c-1' } }), { tool: 'edit_model_app' });
+    const edit = classifyResult(await fx.client.callTool({ name: 'edit_model_app', arguments: { model: 'Contact', record_id: 'c-1' } }), {
+      tool: 'edit_model_app',
+    });
     assert.ok(edit.kind === 'collect_form' && edit.form.mode === 'update' && edit.form.recordId === 'c-1');
-    assert.deepEqual(edit.form.schema.fields.map((f) => f.type), ['text', 'textarea', 'number', 'checkbox', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group', 'date', 'datetime-local', 'time']);
+    assert.deepEqual(
+      edit.form.schema.fields.map((f) => f.type),
+      [
+        'text',
+        'textarea',
+        'number',
+        'checkbox',
+        'email',
+        'url',
+        'color',
+        'select',
+        'multiselect',
+        'checkbox_group',
+        'date',
+        'datetime-local',
+        'time',
+      ],
+    );
 
     const unknown = classifyResult(await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Widget', mode: 'form' } }));
     assert.ok(unknown.kind === 'collect_error' && unknown.error.type === 'unknown_model' && unknown.error.model === 'Widget');
     const assoc = classifyResult(await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Project', mode: 'form' } }));
     assert.ok(assoc.kind === 'collect_error' && assoc.error.type === 'associations_needed' && assoc.error.model === 'Project');
-    const noForm = classifyResult(await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Contact' } }), { tool: 'new_model_app' });
+    const noForm = classifyResult(await fx.client.callTool({ name: 'new_model_app', arguments: { model: 'Contact' } }), {
+      tool: 'new_model_app',
+    });
     assert.ok(noForm.kind === 'collect_error' && noForm.error.type === 'error' && /mode: "form"/.test(noForm.error.message));
   } finally {
     await fx.close();

@@ -5,11 +5,34 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { bundles, closedPort, fixtureServer, hasScript, httpFixture, removeBundles, report, runCli, runCliInPty, workspace } from './helpers/cliHarness';
+import {
+  bundles,
+  closedPort,
+  fixtureServer,
+  hasScript,
+  httpFixture,
+  removeBundles,
+  report,
+  runCli,
+  runCliInPty,
+  workspace,
+} from './helpers/cliHarness';
 import { quoteCommandLine } from '../../src/cli/splitCommandLine';
 
-interface StepJson { index: number; tool: string; outcome: 'ok' | 'failed' | 'skipped' | 'not_run'; error?: string; nested?: StepJson[] }
-interface RunJson { status: string; plan_status?: string; steps: StepJson[]; follow_up?: string; result?: { content?: { text?: string }[] } }
+interface StepJson {
+  index: number;
+  tool: string;
+  outcome: 'ok' | 'failed' | 'skipped' | 'not_run';
+  error?: string;
+  nested?: StepJson[];
+}
+interface RunJson {
+  status: string;
+  plan_status?: string;
+  steps: StepJson[];
+  follow_up?: string;
+  result?: { content?: { text?: string }[] };
+}
 
 const workspaces: ReturnType<typeof workspace>[] = [];
 function ws() {
@@ -45,7 +68,15 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     assert.match(r.stdout, /Writes code: yes/);
     for (const tool of ['create_screen', 'create_component']) assert.match(r.stdout, new RegExp(`\\d\\. ${tool}`));
     const progress = r.stdout.split('\n').filter((l) => /^\s+\[\d\/4\]/.test(l));
-    assert.deepEqual(progress.map((l) => /\[(\d)\/4\] (\w+).* … ok/.exec(l)?.slice(1)), [['1', 'create_screen'], ['2', 'create_component'], ['3', 'create_component'], ['4', 'create_component']]);
+    assert.deepEqual(
+      progress.map((l) => /\[(\d)\/4\] (\w+).* … ok/.exec(l)?.slice(1)),
+      [
+        ['1', 'create_screen'],
+        ['2', 'create_component'],
+        ['3', 'create_component'],
+        ['4', 'create_component'],
+      ],
+    );
     assert.match(r.stdout, /Completed 4 steps\.\nFollow-up: Wire the new components to the API now\?\n$/);
   });
 
@@ -55,8 +86,10 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     assert.deepEqual(report(r), {
       status: 'completed',
       steps: [
-        { index: 1, tool: 'create_screen', outcome: 'ok' }, { index: 2, tool: 'create_component', outcome: 'ok' },
-        { index: 3, tool: 'create_component', outcome: 'ok' }, { index: 4, tool: 'create_component', outcome: 'ok' },
+        { index: 1, tool: 'create_screen', outcome: 'ok' },
+        { index: 2, tool: 'create_component', outcome: 'ok' },
+        { index: 3, tool: 'create_component', outcome: 'ok' },
+        { index: 4, tool: 'create_component', outcome: 'ok' },
       ],
       follow_up: 'Wire the new components to the API now?',
     });
@@ -107,7 +140,10 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     assert.equal(r.code, 1, r.stderr);
     // The server is named by the script node runs, not 'node'.
     assert.match(r.stdout, /Server: every step runs on 'fixture\.js', the one connected; the approval covers each step's tool/);
-    assert.ok(r.stdout.indexOf('Server: every step runs on') < r.stdout.indexOf('Approved by --yes.'), 'the server is shown before the approval');
+    assert.ok(
+      r.stdout.indexOf('Server: every step runs on') < r.stdout.indexOf('Approved by --yes.'),
+      'the server is shown before the approval',
+    );
     assert.match(r.stderr, /step 2 was not sent: server 'fixture\.js' changed the definition of tool 'drifting_tool'/);
     assert.deepEqual(r.calls(), ['plan_drift', 'redefine_drifting_tool'], 'the redefined tool was never called');
 
@@ -117,13 +153,33 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
 
   it('refuses a plan whose tools are not all on the connected server (missing_tool, exit 1, nothing runs)', async () => {
     const w = ws();
-    const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'plan_cross_server', '--args', JSON.stringify({ root: w.root }), '--yes', '--json']);
+    const r = await runCli([
+      'run',
+      '--server',
+      await fixtureServer(w),
+      '--tool',
+      'plan_cross_server',
+      '--args',
+      JSON.stringify({ root: w.root }),
+      '--yes',
+      '--json',
+    ]);
     assert.equal(r.code, 1);
     const j = report<RunJson>(r);
     assert.equal(j.status, 'missing_tool');
-    assert.deepEqual(j.steps.map((s) => [s.tool, s.outcome]), [['edit_file', 'not_run'], ['write_file', 'not_run'], ['write_file', 'not_run']]);
+    assert.deepEqual(
+      j.steps.map((s) => [s.tool, s.outcome]),
+      [
+        ['edit_file', 'not_run'],
+        ['write_file', 'not_run'],
+        ['write_file', 'not_run'],
+      ],
+    );
     assert.match(j.steps[0]!.error!, /not offered by server/);
-    assert.deepEqual(w.callLog().map((c) => c.tool), ['plan_cross_server']);
+    assert.deepEqual(
+      w.callLog().map((c) => c.tool),
+      ['plan_cross_server'],
+    );
 
     const missing = await run('no_such_tool', ['--yes', '--json']);
     assert.equal(missing.code, 1);
@@ -201,7 +257,8 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     const r = await run('plan_xss', ['--yes']);
     assert.equal(r.code, 0, r.stderr);
     const raw = Buffer.concat([r.stdoutBytes, Buffer.from(r.stderr)]);
-    for (const c of ['\u001b', '\u0007', '\u0000', '\r', '\u202e', '\u202c']) assert.ok(!raw.includes(Buffer.from(c)), `raw ${JSON.stringify(c)} printed`);
+    for (const c of ['\u001b', '\u0007', '\u0000', '\r', '\u202e', '\u202c'])
+      assert.ok(!raw.includes(Buffer.from(c)), `raw ${JSON.stringify(c)} printed`);
     assert.match(r.stdout, /\\x1b\[31mred\\x1b\[0m \\x07bell \\x00nul \\u202eevil\\u202c \\r\\nCRLF/);
     assert.match(r.stdout, /AAAA… \(\+19,800 characters\)/, 'a 20,000-character label is cut');
     const j = await run('plan_xss', ['--yes', '--json']);
@@ -223,7 +280,9 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
   it('keeps "__proto__" and "constructor" keys of step arguments as plain data sent to the server', async () => {
     const r = await run('plan_invalid', ['--args', '{"variant":"proto_keys"}', '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const line = readFileSync(r.w.callLogFile, 'utf8').split('\n').find((l) => l.includes('"tool":"echo"'));
+    const line = readFileSync(r.w.callLogFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"tool":"echo"'));
     assert.match(line ?? '', /"__proto__":\{"polluted":true\},"constructor":\{"prototype":\{"polluted":true\}\}/);
   });
 
@@ -245,14 +304,20 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
   it('answers ask_user steps from --answer (never sent to the server) and grants confirm steps with --yes', async () => {
     const r = await run('plan_confirm', ['--yes', '--answer', 'release=v1.2', '--answer', 'channel=2', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(report<RunJson>(r).steps.map((s) => s.outcome), ['ok', 'ok', 'ok', 'ok']);
+    assert.deepEqual(
+      report<RunJson>(r).steps.map((s) => s.outcome),
+      ['ok', 'ok', 'ok', 'ok'],
+    );
     assert.deepEqual(r.calls(), ['plan_confirm', 'succeed', 'echo', 'succeed']);
     assert.match(r.stderr, /Step 3 \(Deploy \(irreversible\)\) needs confirmation: granted by --yes\./);
 
     const missing = await run('plan_confirm', ['--yes', '--json']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /needs an answer for 'release'.*--answer release=VALUE/);
-    assert.deepEqual(report<RunJson>(missing).steps.map((s) => s.outcome), ['ok', 'failed', 'not_run', 'not_run']);
+    assert.deepEqual(
+      report<RunJson>(missing).steps.map((s) => s.outcome),
+      ['ok', 'failed', 'not_run', 'not_run'],
+    );
     assert.deepEqual(missing.calls(), ['plan_confirm', 'succeed']);
   });
 
@@ -267,8 +332,10 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     assert.deepEqual(report<RunJson>(r), {
       status: 'rejected',
       steps: [
-        { index: 1, tool: 'succeed', outcome: 'ok' }, { index: 2, tool: 'ask_user', outcome: 'ok' },
-        { index: 3, tool: 'echo', outcome: 'not_run' }, { index: 4, tool: 'succeed', outcome: 'not_run' },
+        { index: 1, tool: 'succeed', outcome: 'ok' },
+        { index: 2, tool: 'ask_user', outcome: 'ok' },
+        { index: 3, tool: 'echo', outcome: 'not_run' },
+        { index: 4, tool: 'succeed', outcome: 'not_run' },
       ],
     });
     assert.deepEqual(r.calls(), ['plan_confirm', 'succeed']);
@@ -277,18 +344,22 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
   it('Ctrl-C while a step runs cancels it: the server gets the cancel, later steps do not run (failed, exit 1)', async () => {
     let sent = false;
     const r = await run('plan_hang', ['--yes', '--json'], {
-      onSpawn: (child) => child.stderr!.on('data', (c: Buffer) => {
-        if (!sent && c.toString().includes('hang — Hanging step …')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      }),
+      onSpawn: (child) =>
+        child.stderr!.on('data', (c: Buffer) => {
+          if (!sent && c.toString().includes('hang — Hanging step …')) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        }),
     });
     assert.ok(sent);
     assert.equal(r.code, 1);
     const j = report<RunJson>(r);
     assert.equal(j.status, 'failed');
-    assert.deepEqual(j.steps.map((s) => s.outcome), ['ok', 'failed', 'not_run']);
+    assert.deepEqual(
+      j.steps.map((s) => s.outcome),
+      ['ok', 'failed', 'not_run'],
+    );
     assert.match(j.steps[1]!.error!, /^Cancel/);
   });
 
@@ -297,7 +368,10 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
     const ledger = join(w.dir, 'ledger', 'plangate.jsonl');
     const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'plan_failing', '--yes', '--ledger', ledger]);
     assert.equal(r.code, 1);
-    const events = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
+    const events = readFileSync(ledger, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
     // The planning call itself is on the record (sent, ended), then the plan, the resolution of its steps' servers, the approval.
     assert.deepEqual(events.slice(0, 5), ['callSent', 'callEnded', 'planReceived', 'resolved', 'approved']);
     assert.equal(events.filter((e) => e === 'callSent').length, 3, 'the planning call and the two steps that ran');
@@ -332,15 +406,19 @@ describe('plangate run: elicitation', { concurrency: 3 }, () => {
     assert.match(uncovered.stderr, /declined: there is no terminal, and 'token' has no default/);
   });
 
-  it('answers the fixture server\'s elicit_name on a terminal', async () => {
+  it("answers the fixture server's elicit_name on a terminal", async () => {
     const w = ws();
-    const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'elicit_name'], { env: { PLANGATE_ASSUME_TTY: '1' }, input: 'y\nAda Lovelace\n36\n' });
+    const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', 'elicit_name'], {
+      env: { PLANGATE_ASSUME_TTY: '1' },
+      input: 'y\nAda Lovelace\n36\n',
+    });
     assert.equal(r.code, 0);
     assert.match(r.stdout, /action: accept\ncontent: \{"name":"Ada Lovelace","age":36\}/);
   });
 });
 
-describe('plangate run over streamable HTTP', () => { // one server and call log: one test at a time
+describe('plangate run over streamable HTTP', () => {
+  // one server and call log: one test at a time
   const w = workspace();
   let server: Awaited<ReturnType<typeof httpFixture>>;
   before(async () => {
@@ -394,17 +472,26 @@ describe('plangate run: usage and start-up errors (exit 2)', { concurrency: 4 },
       [['frobnicate'], /unknown command "frobnicate"/],
       [[], /give a command/],
     ];
-    await Promise.all(cases.map(async ([args, message]) => {
-      const r = await runCli(args);
-      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, message);
-      assert.equal(r.stdout, '');
-    }));
+    await Promise.all(
+      cases.map(async ([args, message]) => {
+        const r = await runCli(args);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.equal(r.stdout, '');
+      }),
+    );
   });
 
   it('shows the stderr tail of a server that exits at start', async () => {
     const w = ws();
-    const r = await runCli(['run', '--server', await fixtureServer(w, ['--fail-start', 'fixture: cannot open the database']), '--tool', 'plan_scaffold', '--yes']);
+    const r = await runCli([
+      'run',
+      '--server',
+      await fixtureServer(w, ['--fail-start', 'fixture: cannot open the database']),
+      '--tool',
+      'plan_scaffold',
+      '--yes',
+    ]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /exited during start-up \(exit code 1\)\.\nLast stderr lines:\nfixture: cannot open the database/);
     const missing = await runCli(['run', '--server', 'plangate-no-such-command-xyz --flag', '--tool', 't']);
@@ -427,14 +514,31 @@ describe('plangate run: usage and start-up errors (exit 2)', { concurrency: 4 },
 });
 
 describe('plangate run against @modelcontextprotocol/server-filesystem', () => {
-  it('prints a plain result (exit 0) with the file\'s control characters escaped', async () => {
+  it("prints a plain result (exit 0) with the file's control characters escaped", async () => {
     const w = ws();
     writeFileSync(join(w.root, 'notes.md'), 'status: draft\n\u001b[2Jcleared?\n');
     const fsServer = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
-    const r = await runCli(['run', '--server', quoteCommandLine([process.execPath, fsServer, w.root]), '--tool', 'read_text_file', '--args', JSON.stringify({ path: join(w.root, 'notes.md') })]);
+    const r = await runCli([
+      'run',
+      '--server',
+      quoteCommandLine([process.execPath, fsServer, w.root]),
+      '--tool',
+      'read_text_file',
+      '--args',
+      JSON.stringify({ path: join(w.root, 'notes.md') }),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'status: draft\n\\x1b[2Jcleared?\n\n');
-    const j = await runCli(['run', '--server', quoteCommandLine([process.execPath, fsServer, w.root]), '--tool', 'read_text_file', '--args', JSON.stringify({ path: join(w.root, 'missing.md') }), '--json']);
+    const j = await runCli([
+      'run',
+      '--server',
+      quoteCommandLine([process.execPath, fsServer, w.root]),
+      '--tool',
+      'read_text_file',
+      '--args',
+      JSON.stringify({ path: join(w.root, 'missing.md') }),
+      '--json',
+    ]);
     assert.equal(j.code, 2);
     assert.match(j.stderr, /reported an error: .*ENOENT|no such file/is);
   });
@@ -448,11 +552,20 @@ describe('plangate run on a real terminal (script -qec)', { skip: hasScript() ? 
     assert.equal(yes.code, 0, yes.output);
     assert.match(yes.output, /Proceed\? \[y\/N\] /);
     assert.match(yes.output, /Completed 4 steps\./);
-    assert.deepEqual(w.callLog().map((c) => c.tool), SCAFFOLD_TOOLS);
+    assert.deepEqual(
+      w.callLog().map((c) => c.tool),
+      SCAFFOLD_TOOLS,
+    );
 
     const no = await runCliInPty(['run', '--server', server, '--tool', 'plan_failing'], 'n\n');
     assert.equal(no.code, 1, no.output);
     assert.match(no.output, /Rejected; nothing ran\./);
-    assert.deepEqual(w.callLog().map((c) => c.tool).slice(SCAFFOLD_TOOLS.length), ['plan_failing']);
+    assert.deepEqual(
+      w
+        .callLog()
+        .map((c) => c.tool)
+        .slice(SCAFFOLD_TOOLS.length),
+      ['plan_failing'],
+    );
   });
 });

@@ -28,18 +28,33 @@ describe('plangate servers', { concurrency: 3 }, () => {
     writeFileSync(join(dir, '.vscode', 'mcp.json'), MCP_JSON);
     const r = await runCli(['servers'], { cwd: dir });
     assert.equal(r.code, 1, 'the file has a problem');
-    assert.equal(r.stdout, [
-      "fixture       stdio  node 'fixture server.js' --root '${workspaceFolder}'",
-      'remote        http   http://127.0.0.1:3000/mcp',
-      'evil\\x1b[31m  stdio  x',
-      '',
-    ].join('\n'));
+    assert.equal(
+      r.stdout,
+      [
+        "fixture       stdio  node 'fixture server.js' --root '${workspaceFolder}'",
+        'remote        http   http://127.0.0.1:3000/mcp',
+        'evil\\x1b[31m  stdio  x',
+        '',
+      ].join('\n'),
+    );
     assert.doesNotMatch(r.stdout, /secret-token/, 'headers are not shown');
     assert.equal(r.stderr, '.vscode/mcp.json:6:45: servers.broken.command: must not be empty\n');
 
-    const j = report<{ servers: { name: string; type: string }[]; problems: { line: number; path: string }[] }>(await runCli(['servers', '--json'], { cwd: dir }));
-    assert.deepEqual(j.servers.map((s) => [s.name, s.type]), [['fixture', 'stdio'], ['remote', 'http'], ['evil\u001b[31m', 'stdio']]);
-    assert.deepEqual(j.problems.map((p) => [p.line, p.path]), [[6, 'servers.broken.command']]);
+    const j = report<{ servers: { name: string; type: string }[]; problems: { line: number; path: string }[] }>(
+      await runCli(['servers', '--json'], { cwd: dir }),
+    );
+    assert.deepEqual(
+      j.servers.map((s) => [s.name, s.type]),
+      [
+        ['fixture', 'stdio'],
+        ['remote', 'http'],
+        ['evil\u001b[31m', 'stdio'],
+      ],
+    );
+    assert.deepEqual(
+      j.problems.map((p) => [p.line, p.path]),
+      [[6, 'servers.broken.command']],
+    );
   });
 
   it('exits 0 for a file without problems, and 2 when there is no .vscode/mcp.json', async () => {

@@ -32,17 +32,23 @@ describe('splitCommandLine', () => {
   });
 
   it('gives back any list of words that quoteCommandLine quoted', () => {
-    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme-ascii' }), { minLength: 1, maxLength: 6 }), (list) => {
-      const r = splitCommandLine(quoteCommandLine(list));
-      assert.ok(r.ok);
-      assert.deepEqual(r.words, list);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme-ascii' }), { minLength: 1, maxLength: 6 }), (list) => {
+        const r = splitCommandLine(quoteCommandLine(list));
+        assert.ok(r.ok);
+        assert.deepEqual(r.words, list);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('safeText', () => {
   it('shows control, escape, bidi and line-separator characters as visible escapes', () => {
-    assert.equal(safeText('\u001b[31mred\u001b[0m \u0007 \u0000 \r\n \u202eevil\u202c \u2028 \u009b x\ty'), '\\x1b[31mred\\x1b[0m \\x07 \\x00 \\r\\n \\u202eevil\\u202c \\u2028 \\x9b x\ty');
+    assert.equal(
+      safeText('\u001b[31mred\u001b[0m \u0007 \u0000 \r\n \u202eevil\u202c \u2028 \u009b x\ty'),
+      '\\x1b[31mred\\x1b[0m \\x07 \\x00 \\r\\n \\u202eevil\\u202c \\u2028 \\x9b x\ty',
+    );
     assert.equal(safeText('a\nb\rc', { keepNewlines: true }), 'a\nb\\rc');
   });
 
@@ -55,12 +61,15 @@ describe('safeText', () => {
   });
 
   it('JSON for stdout parses to the same value and carries no raw bidi or C1 characters', () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, s) => {
-      const input = { value, s: `${s}\u202e\u0085\u2028\u007f` };
-      const text = safeJson(input);
-      assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
-      assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(input)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, s) => {
+        const input = { value, s: `${s}\u202e\u0085\u2028\u007f` };
+        const text = safeJson(input);
+        assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
+        assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(input)));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -35,15 +35,16 @@ class FakeClock implements CollectClock {
 
   now = (): number => this.t;
 
-  sleep = (ms: number, token?: CancellationToken): Promise<void> => new Promise((resolve) => {
-    const timer = { due: this.t + ms, resolve };
-    this.timers.push(timer);
-    token?.onCancellationRequested(() => {
-      this.timers = this.timers.filter((x) => x !== timer);
-      resolve();
+  sleep = (ms: number, token?: CancellationToken): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = { due: this.t + ms, resolve };
+      this.timers.push(timer);
+      token?.onCancellationRequested(() => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        resolve();
+      });
+      for (const w of this.waiters.splice(0)) w();
     });
-    for (const w of this.waiters.splice(0)) w();
-  });
 
   /** How many sleeps are waiting. */
   get pending(): number {
@@ -55,7 +56,10 @@ class FakeClock implements CollectClock {
     if (this.timers.length === 0) {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('no sleep started within 20 s: the engine is not polling on this clock')), 20_000);
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
     return Math.min(...this.timers.map((x) => x.due)) - this.t;
@@ -82,7 +86,11 @@ interface Harness {
   /** What the host tells the engine about the fixture; tests change `state` to say it stopped. */
   server: { state: string; tools: CollectServer['tools'] };
   /** Answers the host gives to the engine's confirmations, and the questions it was asked. */
-  answers: { submit: boolean; replace: boolean; /** Runs while the submit question is open (the user acts elsewhere meanwhile). */ meanwhile?: () => void };
+  answers: {
+    submit: boolean;
+    replace: boolean;
+    /** Runs while the submit question is open (the user acts elsewhere meanwhile). */ meanwhile?: () => void;
+  };
   asked: { submit: { record: SubmissionRecord; call: SubmitCall }[]; replace: { record: SubmissionRecord; conflict: SubmissionRecord }[] };
   /** Opens a form through the door (as Call Tool does) and hands it to the engine; returns the submission id. */
   openForm(tool: string, args: Obj): Promise<string>;
@@ -97,7 +105,9 @@ interface Harness {
   assertEveryCallRecorded(): void;
 }
 
-async function harness(options: { args?: string[]; invoker?: (inner: ToolInvoker, fx: StdioFixture) => ToolInvoker } = {}): Promise<Harness> {
+async function harness(
+  options: { args?: string[]; invoker?: (inner: ToolInvoker, fx: StdioFixture) => ToolInvoker } = {},
+): Promise<Harness> {
   const fx = await startFixtureStdio({ args: options.args ?? [] });
   cleanups.push(() => fx.close());
   const inner = new ClientInvoker([{ name: 'fx', client: fx.client }]);
@@ -112,15 +122,29 @@ async function harness(options: { args?: string[]; invoker?: (inner: ToolInvoker
   const asked: Harness['asked'] = { submit: [], replace: [] };
   const host: CollectHost = {
     server: (name) => (name === 'fx' ? server : undefined),
-    confirmSubmit: async (record, call) => { asked.submit.push({ record, call }); answers.meanwhile?.(); return answers.submit; },
-    confirmReplace: async (record, conflict) => { asked.replace.push({ record, conflict }); return answers.replace; },
+    confirmSubmit: async (record, call) => {
+      asked.submit.push({ record, call });
+      answers.meanwhile?.();
+      return answers.submit;
+    },
+    confirmReplace: async (record, conflict) => {
+      asked.replace.push({ record, conflict });
+      return answers.replace;
+    },
   };
   let s = 0;
   const engine = new CollectEngine(workflow, door, host, { newId: () => `s${++s}`, timeoutMs: () => 20_000, clock });
   cleanups.push(() => engine.dispose());
   const callSent = () => sink.entries.flatMap(({ event }) => (event.type === 'callSent' ? [event] : []));
   return {
-    fx, workflow, sink, engine, clock, server, answers, asked,
+    fx,
+    workflow,
+    sink,
+    engine,
+    clock,
+    server,
+    answers,
+    asked,
     async openForm(tool, args) {
       const result = await door.call({ server: 'fx', tool, args, entrance: 'call', decision: { by: 'user', what: 'pressed Call' } });
       const c = classifyResult(result, { tool });
@@ -142,7 +166,10 @@ async function harness(options: { args?: string[]; invoker?: (inner: ToolInvoker
         assert.equal(e.decision.by, 'user', `${e.tool}: a call the user's button covers`);
         assert.equal(e.entrance, e.tool === 'new_model_app' || e.tool === 'edit_model_app' ? 'call' : 'collect', e.tool);
       }
-      assert.deepEqual(fx.callLog().map((e) => ({ tool: e.tool, args: e.args })), sent.map((e) => ({ tool: e.tool, args: e.args })));
+      assert.deepEqual(
+        fx.callLog().map((e) => ({ tool: e.tool, args: e.args })),
+        sent.map((e) => ({ tool: e.tool, args: e.args })),
+      );
     },
   };
 }
@@ -157,7 +184,7 @@ describe('collect engine against the fixture server', () => {
     const h = await harness();
     const id = await h.openForm('new_model_app', { model: 'Contact', mode: 'form' });
     assert.equal(h.engine.snapshot(id)?.submitBlocker, 'Stage the form for review first.');
-    assert.equal(h.engine.snapshot(id)?.initial.status, 'lead', 'the form\'s default shows in its control');
+    assert.equal(h.engine.snapshot(id)?.initial.status, 'lead', "the form's default shows in its control");
 
     const busy: (string | undefined)[] = [];
     const sub = h.engine.onDidChange(() => busy.push(h.engine.snapshot(id)?.busy));
@@ -178,7 +205,10 @@ describe('collect engine against the fixture server', () => {
     assert.equal(view.busy, undefined);
     assert.equal(view.error, undefined);
     assert.equal(view.submitBlocker, undefined);
-    assert.deepEqual(view.changes?.map((c) => [c.name, c.after]), Object.entries(fields));
+    assert.deepEqual(
+      view.changes?.map((c) => [c.name, c.after]),
+      Object.entries(fields),
+    );
     assert.deepEqual(view.submitCall, { tool: 'create_model', args: { model: 'Contact', attributes: fields } });
     assert.equal(view.initial.age, '36', 'the staged values show in the controls');
 
@@ -188,14 +218,23 @@ describe('collect engine against the fixture server', () => {
     assert.match(done.recordId!, /^c-\d+$/);
     assert.deepEqual(done.submitted, { tool: 'create_model', args: { model: 'Contact', attributes: fields } });
     assert.equal(h.asked.submit.length, 0, 'a reviewed collect-mode submit needs no further confirmation');
-    const read = (await h.fx.client.callTool({ name: 'get_record', arguments: { model: 'Contact', record_id: done.recordId! } })) as ToolResult;
+    const read = (await h.fx.client.callTool({
+      name: 'get_record',
+      arguments: { model: 'Contact', record_id: done.recordId! },
+    })) as ToolResult;
     const row = JSON.parse((read.content as { text: string }[])[0]!.text) as { record: Obj };
     assert.equal(row.record.name, 'Ada Lovelace', 'the record is on the server');
     assert.deepEqual(h.submissionEvents(), ['formReceived', 'formStaged', 'formSubmitted']);
     assert.deepEqual(h.doorOutcomes(), ['new_model_app:ok', 'collect_form_data:ok', 'get_form_data:ok', 'create_model:ok']);
     assert.equal(await h.engine.submit(id), 'This form is submitted.', 'nothing is sent twice');
     // get_record above went around the door, on purpose (the test reading the server's records).
-    assert.deepEqual(h.fx.callLog().map((e) => e.tool).filter((t) => t !== 'get_record'), h.doorCalls().map((c) => c.tool));
+    assert.deepEqual(
+      h.fx
+        .callLog()
+        .map((e) => e.tool)
+        .filter((t) => t !== 'get_record'),
+      h.doorCalls().map((c) => c.tool),
+    );
   });
 
   test('a value the form refuses is not sent; the problem names the field', async () => {
@@ -203,9 +242,15 @@ describe('collect engine against the fixture server', () => {
     const id = await h.openForm('new_model_app', { model: 'Contact', mode: 'form' });
     const error = await h.engine.stage(id, { ...ADA, email: 'not-an-email' });
     assert.match(error!, /^Fix this field first: Email must be an email address.*Nothing was sent\.$/);
-    assert.deepEqual(h.engine.snapshot(id)?.problems?.map((p) => p.path), ['email']);
+    assert.deepEqual(
+      h.engine.snapshot(id)?.problems?.map((p) => p.path),
+      ['email'],
+    );
     assert.equal(h.record(id).phase, 'open');
-    assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app']);
+    assert.deepEqual(
+      h.doorCalls().map((c) => c.tool),
+      ['new_model_app'],
+    );
     h.assertEveryCallRecorded();
   });
 
@@ -239,16 +284,25 @@ describe('collect engine against the fixture server', () => {
     assert.equal(await h.engine.stage(id, current), undefined);
     const view = h.engine.snapshot(id)!;
     assert.equal(view.submitCall, undefined);
-    assert.equal(view.submitBlocker, 'Nothing changed: the staged values are the record\'s current values.');
+    assert.equal(view.submitBlocker, "Nothing changed: the staged values are the record's current values.");
     assert.ok(view.changes!.length > 0 && view.changes!.every((c) => !c.changed), 'every row is shown, none changed');
-    assert.equal(await h.engine.submit(id), 'Nothing changed: every value is the record\'s current value, so there is nothing to update.');
+    assert.equal(await h.engine.submit(id), "Nothing changed: every value is the record's current value, so there is nothing to update.");
     assert.ok(!h.doorCalls().some((c) => c.tool === 'update_model'), 'no update_model was sent');
     assert.equal(h.record(id).submitAttempts, 0);
 
     assert.equal(await h.engine.stage(id, { ...current, name: 'Augusta Ada King' }), undefined);
-    assert.deepEqual(h.engine.snapshot(id)?.changes?.filter((c) => c.changed).map((c) => [c.name, c.before, c.after]), [['name', 'Ada Lovelace', 'Augusta Ada King']]);
+    assert.deepEqual(
+      h.engine
+        .snapshot(id)
+        ?.changes?.filter((c) => c.changed)
+        .map((c) => [c.name, c.before, c.after]),
+      [['name', 'Ada Lovelace', 'Augusta Ada King']],
+    );
     assert.equal(await h.engine.submit(id), undefined);
-    assert.deepEqual(h.doorCalls().at(-1), { tool: 'update_model', args: { model: 'Contact', attributes: { name: 'Augusta Ada King' }, record_id: 'c-1' } });
+    assert.deepEqual(h.doorCalls().at(-1), {
+      tool: 'update_model',
+      args: { model: 'Contact', attributes: { name: 'Augusta Ada King' }, record_id: 'c-1' },
+    });
     assert.equal(h.record(id).outcome, 'submitted');
     assert.equal(h.record(id).recordId, 'c-1');
     h.assertEveryCallRecorded();
@@ -265,15 +319,26 @@ describe('collect engine against the fixture server', () => {
     assert.equal(await h.engine.submit(id, ADA), undefined, 'declining is not an error');
     assert.equal(h.asked.submit.length, 1);
     assert.equal(h.asked.submit[0]!.call.tool, 'create_model');
-    assert.deepEqual(Object.keys(h.asked.submit[0]!.call.args.attributes as Obj), ['name', 'age', 'email', 'status', 'tags', 'channels'], 'the question shows what would be sent');
-    assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app'], 'refused: nothing was sent');
+    assert.deepEqual(
+      Object.keys(h.asked.submit[0]!.call.args.attributes as Obj),
+      ['name', 'age', 'email', 'status', 'tags', 'channels'],
+      'the question shows what would be sent',
+    );
+    assert.deepEqual(
+      h.doorCalls().map((c) => c.tool),
+      ['new_model_app'],
+      'refused: nothing was sent',
+    );
     assert.equal(h.record(id).phase, 'open');
     assert.equal(h.record(id).submitAttempts, 0);
 
     h.answers.submit = true;
     assert.equal(await h.engine.submit(id, ADA), undefined);
     assert.equal(h.asked.submit.length, 2);
-    assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app', 'create_model']);
+    assert.deepEqual(
+      h.doorCalls().map((c) => c.tool),
+      ['new_model_app', 'create_model'],
+    );
     assert.equal(h.record(id).outcome, 'submitted');
     assert.deepEqual(h.submissionEvents(), ['formReceived', 'formSubmitted']);
     h.assertEveryCallRecorded();
@@ -282,10 +347,16 @@ describe('collect engine against the fixture server', () => {
   test('a form discarded while the submit question is open sends nothing when the answer comes', async () => {
     const h = await harness({ args: ['--submit-mode', 'direct'] });
     const id = await h.openForm('new_model_app', { model: 'Contact', mode: 'form' });
-    h.answers.meanwhile = () => { assert.equal(h.engine.discard(id), undefined); };
+    h.answers.meanwhile = () => {
+      assert.equal(h.engine.discard(id), undefined);
+    };
     assert.equal(await h.engine.submit(id, ADA), 'This form is discarded.');
     assert.equal(h.asked.submit.length, 1);
-    assert.deepEqual(h.doorCalls().map((c) => c.tool), ['new_model_app'], 'nothing was submitted');
+    assert.deepEqual(
+      h.doorCalls().map((c) => c.tool),
+      ['new_model_app'],
+      'nothing was submitted',
+    );
     assert.deepEqual(h.submissionEvents(), ['formReceived', 'formDiscarded']);
     h.assertEveryCallRecorded();
   });
@@ -337,7 +408,13 @@ describe('collect engine against the fixture server', () => {
     assert.equal(h.engine.snapshot(id)?.submitBlocker, 'Waiting for the reviewer to approve it.');
     assert.equal(await h.engine.submit(id), 'Waiting for the reviewer to approve it.');
     // The server still held the staged entry: it is not staged again before asking.
-    assert.deepEqual(h.doorCalls().slice(3).map((c) => c.tool), ['get_form_data', 'request_approval']);
+    assert.deepEqual(
+      h
+        .doorCalls()
+        .slice(3)
+        .map((c) => c.tool),
+      ['get_form_data', 'request_approval'],
+    );
 
     const checks = () => h.doorCalls().filter((c) => c.tool === 'check_approval').length;
     for (const [i, delay] of [1000, 2000, 4000].entries()) {
@@ -352,7 +429,13 @@ describe('collect engine against the fixture server', () => {
     assert.deepEqual(await decided, { submissionId: id, status: 'approved' });
     assert.equal(h.clock.now() - t0, 7000);
     assert.equal(checks(), 3);
-    assert.deepEqual(h.doorCalls().filter((c) => c.tool === 'check_approval').map((c) => c.args), [{ approval_id: 'apr-1' }, { approval_id: 'apr-1' }, { approval_id: 'apr-1' }]);
+    assert.deepEqual(
+      h
+        .doorCalls()
+        .filter((c) => c.tool === 'check_approval')
+        .map((c) => c.args),
+      [{ approval_id: 'apr-1' }, { approval_id: 'apr-1' }, { approval_id: 'apr-1' }],
+    );
     assert.equal(h.record(id).approval?.status, 'approved');
     assert.equal(h.engine.isPolling(id), false);
     const view = h.engine.snapshot(id)!;

@@ -14,18 +14,25 @@ const PATH = /^(?:(?:[A-Za-z_$][\w$]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])(?:\.[A-Za-z
 const name = fc.stringMatching(/^[a-z][a-z_]{0,11}$/);
 const option = fc.record({ value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), label: fc.string({ maxLength: 12 }) });
 const field = fc.record({
-  name, label: fc.string({ maxLength: 20 }), group: fc.constantFrom('main', 'extra'), required: fc.boolean(),
-  type: fc.constantFrom(...FORM_FIELD_TYPES, 'weird'), description: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
-  options: fc.option(fc.array(option, { maxLength: 4 }), { nil: undefined }), default: fc.option(fc.jsonValue({ maxDepth: 1 }), { nil: undefined }),
+  name,
+  label: fc.string({ maxLength: 20 }),
+  group: fc.constantFrom('main', 'extra'),
+  required: fc.boolean(),
+  type: fc.constantFrom(...FORM_FIELD_TYPES, 'weird'),
+  description: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+  options: fc.option(fc.array(option, { maxLength: 4 }), { nil: undefined }),
+  default: fc.option(fc.jsonValue({ maxDepth: 1 }), { nil: undefined }),
 });
 const payload = fc.record({
   schema: fc.record({
-    model: fc.constantFrom('Contact', 'Project', '__proto__', 'constructor'), title: fc.string({ maxLength: 20 }),
+    model: fc.constantFrom('Contact', 'Project', '__proto__', 'constructor'),
+    title: fc.string({ maxLength: 20 }),
     fieldsets: fc.constant([{ key: 'a', title: 'A', description: '', required: false, groups: ['main', 'extra'] }]),
     fields: fc.array(field, { minLength: 1, maxLength: 8 }),
   }),
   defaults: fc.dictionary(name, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
-  mode: fc.constantFrom('create', 'update'), submitMode: fc.constantFrom('direct', 'collect'),
+  mode: fc.constantFrom('create', 'update'),
+  submitMode: fc.constantFrom('direct', 'collect'),
   hiddenValues: fc.option(fc.dictionary(name, fc.string({ maxLength: 8 }), { maxKeys: 3 }), { nil: undefined }),
   recordId: fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
 });
@@ -47,14 +54,26 @@ function mutate(p: Obj, muts: { at: number; kind: number; value: unknown }[]): u
     const target = objects[m.at % objects.length];
     const keys = Object.keys(target);
     const key = keys.length ? keys[m.at % keys.length] : 'x';
-    const set = (k: string, v: unknown) => Object.defineProperty(target, k, { value: v, enumerable: true, writable: true, configurable: true });
+    const set = (k: string, v: unknown) =>
+      Object.defineProperty(target, k, { value: v, enumerable: true, writable: true, configurable: true });
     switch (m.kind) {
-      case 0: delete target[key]; break;
-      case 1: set(key, m.value); break;
-      case 2: set('__proto__', { isAdmin: true }); break;
-      case 3: set('constructor', { prototype: { isAdmin: true } }); break;
-      case 4: set(key, 'x'.repeat(5000)); break;
-      default: set(key, null);
+      case 0:
+        delete target[key];
+        break;
+      case 1:
+        set(key, m.value);
+        break;
+      case 2:
+        set('__proto__', { isAdmin: true });
+        break;
+      case 3:
+        set('constructor', { prototype: { isAdmin: true } });
+        break;
+      case 4:
+        set(key, 'x'.repeat(5000));
+        break;
+      default:
+        set(key, null);
     }
   }
   return root;
@@ -77,7 +96,12 @@ function check(value: unknown): void {
   const text = JSON.stringify(value);
   for (const result of [
     { content: [{ type: 'text', text }] },
-    { content: [{ type: 'text', text: `Here is the form:\n${text}` }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+    {
+      content: [
+        { type: 'text', text: `Here is the form:\n${text}` },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+    },
     { content: [{ type: 'text', text }], isError: true },
     { structuredContent: value, content: [] },
   ]) {
@@ -90,16 +114,22 @@ function check(value: unknown): void {
 
 test('generated collect-form payloads read as forms, their values convert and validate without throwing', () => {
   let forms = 0;
-  fc.assert(fc.property(payload, (p) => {
-    const parsed = parseCollectForm(p);
-    if (parsed.ok) forms++;
-    const c = classifyResult({ content: [{ type: 'text', text: JSON.stringify(p) }] }, { tool: 'new_model_app' });
-    if (parsed.ok) assert.equal(c.kind, 'collect_form', 'a payload that parses is classified as a form');
-    check(p);
-  }), { numRuns: 1500 });
+  fc.assert(
+    fc.property(payload, (p) => {
+      const parsed = parseCollectForm(p);
+      if (parsed.ok) forms++;
+      const c = classifyResult({ content: [{ type: 'text', text: JSON.stringify(p) }] }, { tool: 'new_model_app' });
+      if (parsed.ok) assert.equal(c.kind, 'collect_form', 'a payload that parses is classified as a form');
+      check(p);
+    }),
+    { numRuns: 1500 },
+  );
   assert.ok(forms > 1000, `most generated payloads are valid forms (${forms} of 1500)`);
 });
 
 test('mutated collect-form payloads in whole tool results never throw and every refusal names a path', () => {
-  fc.assert(fc.property(payload, fc.array(mutation, { minLength: 1, maxLength: 4 }), (p, muts) => check(mutate(p as Obj, muts))), { numRuns: 2500 });
+  fc.assert(
+    fc.property(payload, fc.array(mutation, { minLength: 1, maxLength: 4 }), (p, muts) => check(mutate(p as Obj, muts))),
+    { numRuns: 2500 },
+  );
 });

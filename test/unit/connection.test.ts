@@ -50,7 +50,10 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     // in-band tool errors come back as results
     const bad = await conn.callTool('get_env', { name: 'PLANGATE_UNSET_VAR' });
     assert.equal(bad.isError, true);
-    assert.ok(logs.some((l) => /^call echo: ok in \d+ ms$/.test(l.text)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((l) => /^call echo: ok in \d+ ms$/.test(l.text)),
+      JSON.stringify(logs),
+    );
     assert.ok(logs.some((l) => l.level === 'warn' && /^call get_env: tool error/.test(l.text)));
     const pid = conn.pid;
     assert.ok(alive(pid));
@@ -60,13 +63,19 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.equal(alive(pid), false);
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(states, ['starting', 'running', 'stopped'], 'a deliberate stop does not reconnect');
-    await assert.rejects(conn.callTool('echo', { message: 'x' }), (e: Error) => e instanceof CallError && e.kind === 'notRunning' && /Server 'fx' is not running/.test(e.message));
+    await assert.rejects(
+      conn.callTool('echo', { message: 'x' }),
+      (e: Error) => e instanceof CallError && e.kind === 'notRunning' && /Server 'fx' is not running/.test(e.message),
+    );
   });
 
   test('a server that dies at start shows its exit code and stderr tail instead of "Connection closed"', async (t) => {
     const { conn } = open(t, fixtureStdio('broken', ['--fail-start', 'cannot reach database at db:5432']));
     await assert.rejects(conn.start(), (e: Error) => {
-      assert.match(e.message, /^Server 'broken' exited during start-up \(exit code 1\)\.\nLast stderr lines:\ncannot reach database at db:5432$/);
+      assert.match(
+        e.message,
+        /^Server 'broken' exited during start-up \(exit code 1\)\.\nLast stderr lines:\ncannot reach database at db:5432$/,
+      );
       return true;
     });
     assert.equal(conn.state, 'error');
@@ -119,49 +128,78 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.ok(!JSON.stringify(logs).includes('s3cret-t0ken'));
 
     const anon = open(t, { ...base, headers: {}, secrets: [] }).conn;
-    await assert.rejects(anon.start(), /^Error: Server 'web' answered 401 Unauthorized at http:\/\/127\.0\.0\.1:\d+\/mcp\. Check the Authorization header/);
+    await assert.rejects(
+      anon.start(),
+      /^Error: Server 'web' answered 401 Unauthorized at http:\/\/127\.0\.0\.1:\d+\/mcp\. Check the Authorization header/,
+    );
     assert.equal(anon.state, 'error');
 
     const port = await freePort();
     const refused = open(t, { ...base, url: `http://127.0.0.1:${port}/mcp`, headers: {}, secrets: [] }).conn;
-    await assert.rejects(refused.start(), new RegExp(`Server 'web': nothing listens at http://127.0.0.1:${port}/mcp \\(connection refused\\)`));
+    await assert.rejects(
+      refused.start(),
+      new RegExp(`Server 'web': nothing listens at http://127.0.0.1:${port}/mcp \\(connection refused\\)`),
+    );
   });
 
   test('HTTP: a server that dies is noticed without a call (its event stream drops): reconnecting, then an error', async (t) => {
     const http = await startHttpFixture();
     t.after(() => http.close());
-    const { conn, logs } = open(t, { name: 'web', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
-      { ...FAST, reconnect: { baseDelayMs: 50, maxAttempts: 2 }, heartbeat: { everyMs: 600_000 } });
+    const { conn, logs } = open(
+      t,
+      { name: 'web', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, reconnect: { baseDelayMs: 50, maxAttempts: 2 }, heartbeat: { everyMs: 600_000 } },
+    );
     await conn.start();
     assert.equal(resultText(await conn.callTool('echo', { message: 'alive' })), 'alive');
     const states: string[] = [];
     conn.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
     process.kill(http.pid, 'SIGKILL');
     await waitForState(conn, 'error', 20_000);
-    assert.match(states[0] ?? '', /^starting: server stopped answering \(a ping after a transport error \(.+\) failed: .+\); reconnecting in 0\.05 s \(attempt 1 of 2\)$/, JSON.stringify(states));
-    assert.match(conn.message ?? '', /^stopped reconnecting after 2 failures: Server 'web': nothing listens at http:\/\/127\.0\.0\.1:\d+\/mcp \(connection refused\)/);
+    assert.match(
+      states[0] ?? '',
+      /^starting: server stopped answering \(a ping after a transport error \(.+\) failed: .+\); reconnecting in 0\.05 s \(attempt 1 of 2\)$/,
+      JSON.stringify(states),
+    );
+    assert.match(
+      conn.message ?? '',
+      /^stopped reconnecting after 2 failures: Server 'web': nothing listens at http:\/\/127\.0\.0\.1:\d+\/mcp \(connection refused\)/,
+    );
     assert.ok(logs.some((l) => l.level === 'error' && /stopped reconnecting/.test(l.text)));
   });
 
   test('HTTP: a server that hangs (alive, silent) is noticed by the heartbeat ping', async (t) => {
     const http = await startHttpFixture();
-    t.after(async () => { process.kill(http.pid, 'SIGCONT'); await http.close(); });
-    const { conn } = open(t, { name: 'frozen', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
-      { ...FAST, startTimeoutMs: 500, reconnect: { baseDelayMs: 50, maxAttempts: 1 }, heartbeat: { everyMs: 200, timeoutMs: 300 } });
+    t.after(async () => {
+      process.kill(http.pid, 'SIGCONT');
+      await http.close();
+    });
+    const { conn } = open(
+      t,
+      { name: 'frozen', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, startTimeoutMs: 500, reconnect: { baseDelayMs: 50, maxAttempts: 1 }, heartbeat: { everyMs: 200, timeoutMs: 300 } },
+    );
     await conn.start();
     const states: string[] = [];
     conn.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
     process.kill(http.pid, 'SIGSTOP');
     await waitForState(conn, 'error', 20_000);
-    assert.match(states[0] ?? '', /^starting: server stopped answering \(a ping heartbeat failed: .*timed out.*\); reconnecting in 0\.05 s \(attempt 1 of 1\)$/i, JSON.stringify(states));
+    assert.match(
+      states[0] ?? '',
+      /^starting: server stopped answering \(a ping heartbeat failed: .*timed out.*\); reconnecting in 0\.05 s \(attempt 1 of 1\)$/i,
+      JSON.stringify(states),
+    );
     assert.match(conn.message ?? '', /^stopped reconnecting after 1 failure: /);
   });
 
   test('HTTP: a server that answers ping with an error is alive: the heartbeat leaves it running', async (t) => {
     const http = await startHttpFixture(['--no-ping']);
     t.after(() => http.close());
-    const { conn, logs } = open(t, { name: 'noping', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
-      { ...FAST, heartbeat: { everyMs: 100, timeoutMs: 2000 } });
+    const { conn, logs } = open(
+      t,
+      { name: 'noping', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
+      { ...FAST, heartbeat: { everyMs: 100, timeoutMs: 2000 } },
+    );
     await conn.start();
     const states: string[] = [];
     conn.onDidChangeState((s) => states.push(s.state));
@@ -176,7 +214,10 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     t.after(() => http.close());
     const { conn, logs } = open(t, { name: 'legacy', source: 'settings-user', type: 'http', url: http.url, headers: {}, secrets: [] });
     await conn.start();
-    assert.ok(logs.some((l) => /Streamable HTTP answered 405; trying the legacy SSE transport/.test(l.text)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((l) => /Streamable HTTP answered 405; trying the legacy SSE transport/.test(l.text)),
+      JSON.stringify(logs),
+    );
     assert.equal(resultText(await conn.callTool('echo', { message: 'via sse' })), 'via sse');
     await conn.stop();
     assert.equal(conn.state, 'stopped');
@@ -186,8 +227,18 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.ok(!direct.logs.some((l) => /trying the legacy SSE transport/.test(l.text)));
     assert.equal(resultText(await direct.conn.callTool('echo', { message: 'sse only' })), 'sse only');
     // a wrong path: neither transport answers, and the message says where to look
-    const wrong = open(t, { name: 'wrong', source: 'mcp.json', type: 'http', url: http.url.replace('/mcp', '/nope'), headers: {}, secrets: [] }).conn;
-    await assert.rejects(wrong.start(), /Server 'wrong' answered HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/nope \(tried Streamable HTTP and SSE\)\. Check "url"/);
+    const wrong = open(t, {
+      name: 'wrong',
+      source: 'mcp.json',
+      type: 'http',
+      url: http.url.replace('/mcp', '/nope'),
+      headers: {},
+      secrets: [],
+    }).conn;
+    await assert.rejects(
+      wrong.start(),
+      /Server 'wrong' answered HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/nope \(tried Streamable HTTP and SSE\)\. Check "url"/,
+    );
   });
 
   test('reconnects after a crash, with the crash in the log; gives up after 5 failed tries', async (t) => {
@@ -199,11 +250,20 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     conn.onDidChangeState((s) => states.push(`${s.state}${s.message ? `: ${s.message}` : ''}`));
     await conn.start();
     const firstPid = conn.pid;
-    await assert.rejects(conn.callTool('crash', {}), (e: Error) => e instanceof CallError && e.kind === 'closed' && e.message === "Server 'crashy' closed the connection");
+    await assert.rejects(
+      conn.callTool('crash', {}),
+      (e: Error) => e instanceof CallError && e.kind === 'closed' && e.message === "Server 'crashy' closed the connection",
+    );
     await waitFor(() => states.length >= 3 && conn.state === 'running', 'the reconnect');
     assert.notEqual(conn.pid, firstPid);
-    assert.deepEqual(states.map((s) => s.split(':')[0]), ['starting', 'running', 'starting', 'running']);
-    assert.match(states[2]!, /^starting: server exited with code 3; last stderr: fixture: the crash tool was called; exiting with code 3; reconnecting in 0.02 s \(attempt 1 of 5\)$/);
+    assert.deepEqual(
+      states.map((s) => s.split(':')[0]),
+      ['starting', 'running', 'starting', 'running'],
+    );
+    assert.match(
+      states[2]!,
+      /^starting: server exited with code 3; last stderr: fixture: the crash tool was called; exiting with code 3; reconnecting in 0.02 s \(attempt 1 of 5\)$/,
+    );
     assert.ok(logs.some((l) => l.text === '[stderr] fixture: the crash tool was called; exiting with code 3'));
     assert.equal(resultText(await conn.callTool('echo', { message: 'back' })), 'back');
 
@@ -213,7 +273,10 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     await conn.callTool('crash', {}).catch(() => undefined);
     await waitForState(conn, 'error');
     assert.equal(states.filter((s) => /^starting: .*reconnecting in/.test(s)).length, 5);
-    assert.match(conn.message ?? '', /^stopped reconnecting after 5 failures: Server 'crashy' exited during start-up \(exit code 4\)\.\nLast stderr lines:\nfatal: license expired$/);
+    assert.match(
+      conn.message ?? '',
+      /^stopped reconnecting after 5 failures: Server 'crashy' exited during start-up \(exit code 4\)\.\nLast stderr lines:\nfatal: license expired$/,
+    );
   });
 
   test('tools/list_changed refreshes the tools and fires onDidChangeTools', async (t) => {
@@ -229,18 +292,28 @@ describe('ServerConnection', { concurrency: 3 }, () => {
   test('timeout, progress resetting the timeout, and cancel', async (t) => {
     const { conn, logs } = open(t, fixtureStdio('timing'));
     await conn.start();
-    await assert.rejects(conn.callTool('hang', {}, { timeoutMs: 300 }), (e: Error) => e instanceof CallError && e.kind === 'timeout' && e.message === 'Timed out after 0.3 s');
+    await assert.rejects(
+      conn.callTool('hang', {}, { timeoutMs: 300 }),
+      (e: Error) => e instanceof CallError && e.kind === 'timeout' && e.message === 'Timed out after 0.3 s',
+    );
     assert.ok(logs.some((l) => l.level === 'error' && /^call hang: Timed out after 0.3 s after \d+ ms$/.test(l.text)));
 
     const progress: string[] = [];
-    const slow = await conn.callTool('slow', { ms: 1200, steps: 8 }, { timeoutMs: 500, onProgress: (p) => progress.push(`${p.progress}/${p.total}`) });
+    const slow = await conn.callTool(
+      'slow',
+      { ms: 1200, steps: 8 },
+      { timeoutMs: 500, onProgress: (p) => progress.push(`${p.progress}/${p.total}`) },
+    );
     assert.equal(resultText(slow), 'Finished 8 steps in 1200 ms');
     // the SDK may drop the last notification when the result overtakes it
     assert.deepEqual(progress.slice(0, 7), ['1/8', '2/8', '3/8', '4/8', '5/8', '6/8', '7/8']);
 
     const controller = new AbortController();
     setTimeout(() => controller.abort('user pressed Cancel'), 150);
-    await assert.rejects(conn.callTool('hang', {}, { signal: controller.signal }), (e: Error) => e instanceof CallError && e.kind === 'cancelled' && e.message === 'Cancelled');
+    await assert.rejects(
+      conn.callTool('hang', {}, { signal: controller.signal }),
+      (e: Error) => e instanceof CallError && e.kind === 'cancelled' && e.message === 'Cancelled',
+    );
     await assert.rejects(conn.callTool('echo', { message: 'x' }, { signal: AbortSignal.abort() }), /^CallError: Cancelled$/);
     assert.equal(resultText(await conn.callTool('echo', { message: 'still alive' })), 'still alive');
   });
@@ -262,14 +335,25 @@ describe('ServerConnection', { concurrency: 3 }, () => {
 
   test('URL-mode elicitation reaches the hook only where the client declares it (the extension does, the CLI does not)', async (t) => {
     const asked: unknown[] = [];
-    const handler = async (_server: string, params: unknown) => { asked.push(params); return { action: 'decline' as const }; };
+    const handler = async (_server: string, params: unknown) => {
+      asked.push(params);
+      return { action: 'decline' as const };
+    };
     const withUrl = open(t, fixtureStdio('url'), { ...FAST, urlElicitation: true }).conn;
     withUrl.onElicit = handler;
     await withUrl.start();
     assert.equal(resultText(await withUrl.callTool('elicit_url', { url: 'https://example.com/sign-in' })), 'action: decline');
     assert.equal(asked.length, 1);
-    assert.deepEqual({ ...(asked[0] as object), elicitationId: undefined, _meta: undefined },
-      { mode: 'url', message: 'Sign in to the example service to continue.', url: 'https://example.com/sign-in', elicitationId: undefined, _meta: undefined });
+    assert.deepEqual(
+      { ...(asked[0] as object), elicitationId: undefined, _meta: undefined },
+      {
+        mode: 'url',
+        message: 'Sign in to the example service to continue.',
+        url: 'https://example.com/sign-in',
+        elicitationId: undefined,
+        _meta: undefined,
+      },
+    );
 
     // A client that does not declare it never gets the request: the server's own SDK refuses to send it.
     const formOnly = open(t, fixtureStdio('form-only')).conn;
@@ -281,7 +365,7 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     assert.equal(asked.length, 1, 'the hook was not asked');
   });
 
-  test('elicitation: a call\'s timeout stands still while the user answers, and the caller hears of the wait', async (t) => {
+  test("elicitation: a call's timeout stands still while the user answers, and the caller hears of the wait", async (t) => {
     const { conn, logs } = open(t, fixtureStdio('slow-user'));
     await conn.start();
     conn.onElicit = async () => {
@@ -292,7 +376,10 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     const result = await conn.callTool('elicit_name', {}, { timeoutMs: 300, onWaitingForUser: (w) => waits.push(w) });
     assert.equal(resultText(result), 'action: accept\ncontent: {"name":"Grace Hopper"}');
     assert.deepEqual(waits, [true, false]);
-    assert.ok(logs.some((l) => /waiting for the user to answer an elicitation request/.test(l.text)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((l) => /waiting for the user to answer an elicitation request/.test(l.text)),
+      JSON.stringify(logs),
+    );
     // Without a form open the same timeout still applies.
     await assert.rejects(conn.callTool('hang', {}, { timeoutMs: 300 }), (e: Error) => e instanceof CallError && e.kind === 'timeout');
   });
@@ -300,7 +387,10 @@ describe('ServerConnection', { concurrency: 3 }, () => {
   test('paginated tools/list; a result that breaks its outputSchema is still returned, raw', async (t) => {
     const { conn } = open(t, { ...fixtureStdio('odd'), args: ['--import', 'tsx', path.join(REPO, 'test/unit/helpers/mcpOddServer.ts')] });
     await conn.start();
-    assert.deepEqual(conn.tools.map((x) => x.name), ['weather', 'no_structured', 'bad_schema', 'page2_tool']);
+    assert.deepEqual(
+      conn.tools.map((x) => x.name),
+      ['weather', 'no_structured', 'bad_schema', 'page2_tool'],
+    );
     const weather: ToolResult = await conn.callTool('weather', {});
     assert.deepEqual(weather.structuredContent, { temperature: 'hot', extra: true });
     assert.equal(resultText(weather), 'It is hot.');

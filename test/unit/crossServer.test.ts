@@ -31,7 +31,11 @@ test('a fixture plan edits and writes files through server-filesystem, marked cr
   const ledgerFile = join(storage, 'ledger.jsonl');
   const ledger = openFileLedger(ledgerFile);
   let n = 0;
-  const gate = new Gate(ledger.workflow, { invoker: registry, settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: true }), newId: () => `plan-${++n}` });
+  const gate = new Gate(ledger.workflow, {
+    invoker: registry,
+    settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: true }),
+    newId: () => `plan-${++n}`,
+  });
   t.after(async () => {
     gate.dispose();
     ledger.dispose();
@@ -40,7 +44,13 @@ test('a fixture plan edits and writes files through server-filesystem, marked cr
     rmSync(storage, { recursive: true, force: true });
   });
   await registry.applyConfig(servers);
-  assert.deepEqual(registry.connections.map((c) => [c.name, c.state]), [['fixture', 'running'], ['files', 'running']]);
+  assert.deepEqual(
+    registry.connections.map((c) => [c.name, c.state]),
+    [
+      ['fixture', 'running'],
+      ['files', 'running'],
+    ],
+  );
 
   const args = { root };
   const result = await registry.callTool('fixture', 'plan_cross_server', args);
@@ -51,18 +61,24 @@ test('a fixture plan edits and writes files through server-filesystem, marked cr
   const done = (await gate.whenSettled(planId)) as PlanRecord;
 
   assert.notEqual(done.phase, 'blocked', done.blockedReason);
-  assert.deepEqual(done.steps.map((s) => [s.call.tool, s.state, s.server, s.crossServer]), [
-    ['edit_file', 'ok', 'files', true],
-    ['write_file', 'ok', 'files', true],
-    ['write_file', 'ok', 'files', true],
-  ]);
+  assert.deepEqual(
+    done.steps.map((s) => [s.call.tool, s.state, s.server, s.crossServer]),
+    [
+      ['edit_file', 'ok', 'files', true],
+      ['write_file', 'ok', 'files', true],
+      ['write_file', 'ok', 'files', true],
+    ],
+  );
   assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'title\nstatus: reviewed\n', 'edit_file changed the file');
   assert.ok(existsSync(join(root, 'src/new.txt')), 'write_file created the file');
   assert.ok(existsSync(join(root, 'outside/undeclared.txt')));
 
   // The ledger on disk alone rebuilds the same plan: which steps ran, where.
   const replayed = replay(loadLedger(ledgerFile).entries).plans[planId];
-  assert.deepEqual(replayed.steps.map((s) => [s.state, s.server]), done.steps.map((s) => [s.state, s.server]));
+  assert.deepEqual(
+    replayed.steps.map((s) => [s.state, s.server]),
+    done.steps.map((s) => [s.state, s.server]),
+  );
 });
 
 test('with cross-server steps forbidden, the same plan runs nothing', async (t) => {
@@ -70,16 +86,26 @@ test('with cross-server steps forbidden, the same plan runs nothing', async (t) 
   writeFileSync(join(root, 'notes.md'), 'title\nstatus: draft\n');
   const fixture = fixtureCommand(['--root', root]);
   const registry = new ServerRegistry();
-  t.after(async () => { await registry.dispose(); rmSync(root, { recursive: true, force: true }); });
+  t.after(async () => {
+    await registry.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
   await registry.applyConfig([
     { name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] },
     { name: 'files', source: 'mcp.json', type: 'stdio', command: process.execPath, args: [SERVER_FILESYSTEM, root], env: {}, secrets: [] },
   ]);
   const { MemoryLedgerSink, Workflow } = await import('../../src/core/ledger');
-  const gate = new Gate(new Workflow(new MemoryLedgerSink()), { invoker: registry, settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: false }), newId: () => 'p' });
+  const gate = new Gate(new Workflow(new MemoryLedgerSink()), {
+    invoker: registry,
+    settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: false }),
+    newId: () => 'p',
+  });
   t.after(() => gate.dispose());
   const args = { root };
-  const received = gate.receive({ server: 'fixture', tool: 'plan_cross_server', args, entrance: 'manual' }, await registry.callTool('fixture', 'plan_cross_server', args));
+  const received = gate.receive(
+    { server: 'fixture', tool: 'plan_cross_server', args, entrance: 'manual' },
+    await registry.callTool('fixture', 'plan_cross_server', args),
+  );
   const planId = (received as { planId: string }).planId;
   await gate.approve(planId);
   const done = (await gate.whenSettled(planId)) as PlanRecord;

@@ -36,25 +36,42 @@ async function setup(options: { allowCrossServer?: boolean; sink?: LedgerSink } 
   const calls = (file: string) => (existsSync(file) ? readCallLog(file).map((c) => c.tool) : []);
   const receive = async (server: string, steps: ActionCall[]) => {
     const plan: OrchestratedPlan = { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'test', next_actions: steps };
-    const r = gate.receive({ server, tool: 'plan_it', args: {}, entrance: 'manual' }, { content: [{ type: 'text', text: JSON.stringify(plan) }] });
+    const r = gate.receive(
+      { server, tool: 'plan_it', args: {}, entrance: 'manual' },
+      { content: [{ type: 'text', text: JSON.stringify(plan) }] },
+    );
     assert.equal(r.kind, 'plan');
     const planId = (r as { planId: string }).planId;
     await gate.resolve(planId);
     return planId;
   };
   return {
-    root, gate, workflow, settings, receive,
-    alpha: () => calls(alphaLog), beta: () => calls(betaLog),
+    root,
+    gate,
+    workflow,
+    settings,
+    receive,
+    alpha: () => calls(alphaLog),
+    beta: () => calls(betaLog),
     get: (id: string): PlanRecord => workflow.state.plans[id],
-    async close() { gate.dispose(); await conn.close(); rmSync(root, { recursive: true, force: true }); },
+    async close() {
+      gate.dispose();
+      await conn.close();
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }
 
 const EDIT = { path: 'notes.txt', edits: [{ oldText: 'hello', newText: 'goodbye' }] };
-const preview = (planId: string, server: string, args: Record<string, unknown>) =>
-  ({ server, tool: 'edit_text', args, entrance: 'preview' as const, decision: { by: 'preview' as const, planId, step: 0 } });
+const preview = (planId: string, server: string, args: Record<string, unknown>) => ({
+  server,
+  tool: 'edit_text',
+  args,
+  entrance: 'preview' as const,
+  decision: { by: 'preview' as const, planId, step: 0 },
+});
 
-test('a dry-run preview goes to the step\'s resolved server only, with the dry-run flag, and is on the record', async (t) => {
+test("a dry-run preview goes to the step's resolved server only, with the dry-run flag, and is on the record", async (t) => {
   const s = await setup();
   t.after(() => s.close());
   const id = await s.receive('alpha', [{ tool: 'edit_text', args: EDIT }]);
@@ -85,10 +102,12 @@ test('previews are recorded in the ledger as previews, with their arguments', as
   await s.gate.door.call(preview(id, 'alpha', { ...EDIT, dryRun: true }));
   await s.gate.door.call(preview(id, 'beta', { ...EDIT, dryRun: true })).catch(() => undefined);
   const calls = sink.entries.map((e: LedgerEntry) => e.event).filter((e) => e.type === 'callSent' || e.type === 'callEnded');
-  assert.deepEqual(calls.map((e) => e.type === 'callSent' ? `sent ${e.server} ${e.entrance} ${e.decision.by} dryRun=${String(e.args?.dryRun)}` : `ended ${e.outcome}`), [
-    'sent alpha preview preview dryRun=true', 'ended ok',
-    'sent beta preview preview dryRun=true', 'ended refused',
-  ]);
+  assert.deepEqual(
+    calls.map((e) =>
+      e.type === 'callSent' ? `sent ${e.server} ${e.entrance} ${e.decision.by} dryRun=${String(e.args?.dryRun)}` : `ended ${e.outcome}`,
+    ),
+    ['sent alpha preview preview dryRun=true', 'ended ok', 'sent beta preview preview dryRun=true', 'ended refused'],
+  );
 });
 
 test('a cross-server step is not previewed when cross-server steps are off', async (t) => {
@@ -108,15 +127,25 @@ test('a cross-server step is not previewed when cross-server steps are off', asy
 test('a 20,000-deep structured result does not leave the plan running: the step succeeds and the plan goes on', async (t) => {
   const s = await setup();
   t.after(() => s.close());
-  const id = await s.receive('alpha', [{ tool: 'deep_nesting', args: { depth: 20_000, structured: true } }, { tool: 'succeed', args: { message: 'after' } }]);
+  const id = await s.receive('alpha', [
+    { tool: 'deep_nesting', args: { depth: 20_000, structured: true } },
+    { tool: 'succeed', args: { message: 'after' } },
+  ]);
   assert.equal(await s.gate.approve(id), undefined);
   const done = (await s.gate.whenSettled(id))!;
-  assert.deepEqual(done.steps.map((st) => st.state), ['ok', 'ok']);
+  assert.deepEqual(
+    done.steps.map((st) => st.state),
+    ['ok', 'ok'],
+  );
   assert.deepEqual(s.alpha(), ['deep_nesting', 'succeed']);
 });
 
 test('canonical JSON (what approvals and call records hash) is total on 20,000-deep values and tells them apart', () => {
-  const deep = (depth: number, leaf: unknown) => { let v: unknown = leaf; for (let i = 0; i < depth; i++) v = { d: v }; return v; };
+  const deep = (depth: number, leaf: unknown) => {
+    let v: unknown = leaf;
+    for (let i = 0; i < depth; i++) v = { d: v };
+    return v;
+  };
   const a = canonicalJson(deep(20_000, 1));
   const b = canonicalJson(deep(20_000, 2));
   assert.notEqual(a, b);
@@ -124,13 +153,21 @@ test('canonical JSON (what approvals and call records hash) is total on 20,000-d
   assert.equal(canonicalJson({ b: [1, undefined, { z: 1, a: [] }], a: 'x', u: undefined }), '{"a":"x","b":[1,null,{"a":[],"z":1}]}');
 });
 
-test('a ledger that refuses one step\'s outcome: the plan is settled as failed with the reason, not left running', async (t) => {
+test("a ledger that refuses one step's outcome: the plan is settled as failed with the reason, not left running", async (t) => {
   let broken = false;
   const inner = new MemoryLedgerSink();
-  const sink: LedgerSink = { append(entry) { if (broken && entry.event.type === 'stepSucceeded') throw new Error('ENOSPC: no space left on device'); inner.append(entry); } };
+  const sink: LedgerSink = {
+    append(entry) {
+      if (broken && entry.event.type === 'stepSucceeded') throw new Error('ENOSPC: no space left on device');
+      inner.append(entry);
+    },
+  };
   const s = await setup({ sink });
   t.after(() => s.close());
-  const id = await s.receive('alpha', [{ tool: 'succeed', args: { message: 'one' } }, { tool: 'succeed', args: { message: 'two' } }]);
+  const id = await s.receive('alpha', [
+    { tool: 'succeed', args: { message: 'one' } },
+    { tool: 'succeed', args: { message: 'two' } },
+  ]);
   broken = true;
   assert.equal(await s.gate.approve(id), undefined);
   await s.gate.whenSettled(id);
@@ -140,7 +177,10 @@ test('a ledger that refuses one step\'s outcome: the plan is settled as failed w
   assert.match(plan.steps[0].error ?? '', /could not finish this step: ENOSPC/);
   assert.equal(plan.steps[1].state, 'pending', 'the second step never started');
   assert.deepEqual(s.alpha(), ['succeed'], 'only the first step reached the server');
-  assert.ok(inner.entries.some((e) => e.event.type === 'stepFailed'), 'the failure is on the record');
+  assert.ok(
+    inner.entries.some((e) => e.event.type === 'stepFailed'),
+    'the failure is on the record',
+  );
 });
 
 test('a ledger that stops taking writes once a step started: nothing is sent unrecorded, the plan is settled, the user hears why', async (t) => {

@@ -126,7 +126,12 @@ test('the README success example reads as an ok plan with its step, follow-up an
     version: '1',
     status: 'ok',
     instruction: 'Scaffold Payroll screen and components.',
-    next_actions: [{ tool: 'create_screen', args: { screen: 'Payroll', components: ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'] } }],
+    next_actions: [
+      {
+        tool: 'create_screen',
+        args: { screen: 'Payroll', components: ['OvertimeStartDaySelector', 'PayPeriodConfigurator', 'PTCHoursOverride'] },
+      },
+    ],
     follow_up: 'Wire the new components to the API now?',
     safety: { writes_code: true, touches_files: ['src/modules/payroll/**'] },
   });
@@ -136,9 +141,20 @@ test('the README "ID not found" example: errors, missing, ask, recovery actions,
   const plan = ok(parseEnvelope(JSON.parse(README_NOT_FOUND)));
   assert.equal(plan.status, 'error');
   assert.deepEqual(plan.next_actions, [], 'a missing next_actions is []');
-  assert.deepEqual(plan.errors, [{ code: 'NOT_FOUND', field: 'componentId', message: "No match for 'abc123'", hint: 'Select from detected components', recoverable: true }]);
+  assert.deepEqual(plan.errors, [
+    {
+      code: 'NOT_FOUND',
+      field: 'componentId',
+      message: "No match for 'abc123'",
+      hint: 'Select from detected components',
+      recoverable: true,
+    },
+  ]);
   assert.deepEqual(plan.missing, ['componentId']);
-  assert.deepEqual(plan.ask, { prompt: 'Choose a valid component or create a placeholder.', fields: [{ name: 'componentId', type: 'select', required: true }] });
+  assert.deepEqual(plan.ask, {
+    prompt: 'Choose a valid component or create a placeholder.',
+    fields: [{ name: 'componentId', type: 'select', required: true }],
+  });
   assert.deepEqual(plan.recovery_actions, [
     { tool: 'list_detected_components', args: { screen: 'Payroll' } },
     { tool: 'create_placeholder_component', args: { name: 'NewComponent' }, label: 'Create placeholder (safe)', confirm: true },
@@ -149,8 +165,17 @@ test('the README "ID not found" example: errors, missing, ask, recovery actions,
 test('the README invalid, blocked and partial examples read with their statuses and details', () => {
   const invalid = ok(parseEnvelope(JSON.parse(README_INVALID)));
   assert.equal(invalid.status, 'invalid');
-  assert.deepEqual(invalid.errors?.map((e) => [e.code, e.field]), [['REQUIRED', 'screen'], ['TYPE', 'components']]);
-  assert.deepEqual(invalid.ask?.fields, [{ name: 'screen', type: 'string', required: true }, { name: 'components', type: 'string' }]);
+  assert.deepEqual(
+    invalid.errors?.map((e) => [e.code, e.field]),
+    [
+      ['REQUIRED', 'screen'],
+      ['TYPE', 'components'],
+    ],
+  );
+  assert.deepEqual(invalid.ask?.fields, [
+    { name: 'screen', type: 'string', required: true },
+    { name: 'components', type: 'string' },
+  ]);
 
   const blocked = ok(parseEnvelope(JSON.parse(README_BLOCKED)));
   assert.equal(blocked.status, 'blocked');
@@ -178,7 +203,9 @@ test('every status reads the same as lowercase, PascalCase, upper case and C# nu
 test('ask field types and partial outcomes read in every encoding', () => {
   (['string', 'number', 'select'] as const).forEach((type, n) => {
     for (const wire of [type, type.charAt(0).toUpperCase() + type.slice(1), n]) {
-      const plan = ok(parseEnvelope(base({ status: 'invalid', ask: { prompt: 'p', fields: [{ name: 'f', type: wire, required: false }] } })));
+      const plan = ok(
+        parseEnvelope(base({ status: 'invalid', ask: { prompt: 'p', fields: [{ name: 'f', type: wire, required: false }] } })),
+      );
       assert.equal(plan.ask?.fields?.[0]?.type, type, `type ${JSON.stringify(wire)}`);
     }
   });
@@ -188,22 +215,45 @@ test('ask field types and partial outcomes read in every encoding', () => {
       assert.equal(plan.partial_results?.[0]?.outcome, outcome, `outcome ${JSON.stringify(wire)}`);
     }
   });
-  assert.equal(ok(parseEnvelope(base({ ask: { prompt: 'p', fields: [{ name: 'f' }] } }))).ask?.fields?.[0]?.type, 'string', 'a missing ask type is "string"');
+  assert.equal(
+    ok(parseEnvelope(base({ ask: { prompt: 'p', fields: [{ name: 'f' }] } }))).ask?.fields?.[0]?.type,
+    'string',
+    'a missing ask type is "string"',
+  );
 });
 
 test('a wrong enum names the field, the accepted values and what came', () => {
-  assert.deepEqual(lines(parseEnvelope(base({ status: 'done' }))), ['status: expected one of ok, error, invalid, blocked, partial (or 0–4), got "done"']);
-  assert.deepEqual(lines(parseEnvelope(base({ status: 5 }))), ['status: expected one of ok, error, invalid, blocked, partial (or 0–4), got 5']);
-  assert.deepEqual(lines(parseEnvelope(base({ status: 1.5 }))), ['status: expected one of ok, error, invalid, blocked, partial (or 0–4), got 1.5']);
-  assert.deepEqual(lines(parseEnvelope(base({ ask: { prompt: 'p', fields: [{ name: 'f', type: 'date' }] } }))), ['ask.fields[0].type: expected one of string, number, select (or 0–2), got "date"']);
-  assert.deepEqual(lines(parseEnvelope(base({ partial_results: [{ step: 's', outcome: 3 }] }))), ['partial_results[0].outcome: expected one of ok, skipped, failed (or 0–2), got 3']);
+  assert.deepEqual(lines(parseEnvelope(base({ status: 'done' }))), [
+    'status: expected one of ok, error, invalid, blocked, partial (or 0–4), got "done"',
+  ]);
+  assert.deepEqual(lines(parseEnvelope(base({ status: 5 }))), [
+    'status: expected one of ok, error, invalid, blocked, partial (or 0–4), got 5',
+  ]);
+  assert.deepEqual(lines(parseEnvelope(base({ status: 1.5 }))), [
+    'status: expected one of ok, error, invalid, blocked, partial (or 0–4), got 1.5',
+  ]);
+  assert.deepEqual(lines(parseEnvelope(base({ ask: { prompt: 'p', fields: [{ name: 'f', type: 'date' }] } }))), [
+    'ask.fields[0].type: expected one of string, number, select (or 0–2), got "date"',
+  ]);
+  assert.deepEqual(lines(parseEnvelope(base({ partial_results: [{ step: 's', outcome: 3 }] }))), [
+    'partial_results[0].outcome: expected one of ok, skipped, failed (or 0–2), got 3',
+  ]);
   assert.deepEqual(lines(parseEnvelope({ kind: 'orchestrated_plan', version: '1' })), ['status: Required']);
 });
 
 test('version 1 comes as "1", 1, "1.0" or "1.x" and reads as "1"; another major version is refused', () => {
-  for (const v of ['1', 1, '1.0', '1.x', '1.2.3', 1.0]) assert.equal(ok(parseEnvelope(base({ version: v }))).version, '1', `version ${JSON.stringify(v)}`);
-  for (const [v, major] of [['2', 2], [2, 2], ['2.0', 2], ['0.9', 0], [3, 3]] as const) {
-    assert.deepEqual(lines(parseEnvelope(base({ version: v }))), [`version: major version ${major} is not supported; Plangate reads version 1`]);
+  for (const v of ['1', 1, '1.0', '1.x', '1.2.3', 1.0])
+    assert.equal(ok(parseEnvelope(base({ version: v }))).version, '1', `version ${JSON.stringify(v)}`);
+  for (const [v, major] of [
+    ['2', 2],
+    [2, 2],
+    ['2.0', 2],
+    ['0.9', 0],
+    [3, 3],
+  ] as const) {
+    assert.deepEqual(lines(parseEnvelope(base({ version: v }))), [
+      `version: major version ${major} is not supported; Plangate reads version 1`,
+    ]);
   }
   assert.deepEqual(lines(parseEnvelope(base({ version: 'one' }))), ['version: expected "1" (or 1, "1.0", "1.x"), got "one"']);
   assert.deepEqual(lines(parseEnvelope({ kind: 'orchestrated_plan', status: 'ok' })), ['version: Required']);
@@ -212,23 +262,45 @@ test('version 1 comes as "1", 1, "1.0" or "1.x" and reads as "1"; another major 
 test('missing instruction, next_actions and args read as "", [] and {}; nulls read as absent', () => {
   const plan = ok(parseEnvelope(base({ next_actions: [{ tool: 'a' }, { tool: 'b', args: null, label: null, confirm: null }] })));
   assert.equal(plan.instruction, '');
-  assert.deepEqual(plan.next_actions, [{ tool: 'a', args: {} }, { tool: 'b', args: {} }]);
+  assert.deepEqual(plan.next_actions, [
+    { tool: 'a', args: {} },
+    { tool: 'b', args: {} },
+  ]);
 
-  const nulls = ok(parseEnvelope(base({ instruction: null, next_actions: null, follow_up: null, errors: null, warnings: null, missing: null, partial_results: null, ask: null, recovery_actions: null, safety: null, affected_paths: null, correlation_id: null })));
+  const nulls = ok(
+    parseEnvelope(
+      base({
+        instruction: null,
+        next_actions: null,
+        follow_up: null,
+        errors: null,
+        warnings: null,
+        missing: null,
+        partial_results: null,
+        ask: null,
+        recovery_actions: null,
+        safety: null,
+        affected_paths: null,
+        correlation_id: null,
+      }),
+    ),
+  );
   assert.deepEqual(nulls, { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: '', next_actions: [] });
   assert.deepEqual(ok(parseEnvelope(base({ errors: [{ message: 'm', code: null, hint: null }] }))).errors, [{ code: '', message: 'm' }]);
 });
 
 test('unknown fields are kept at every level, and the normalised plan reads back to itself', () => {
-  const plan = ok(parseEnvelope({
-    ...base({ status: 'Ok' }),
-    server_note: { any: ['thing'] },
-    next_actions: [{ tool: 't', args: { a: 1 }, timeout_ms: 5000 }],
-    errors: [{ code: 'X', message: 'm', docs: 'https://x' }],
-    ask: { prompt: 'p', layout: 'row', fields: [{ name: 'f', type: 2, options: ['a'], placeholder: 'pick' }] },
-    safety: { writes_code: false, touches_files: [], network: true },
-    partial_results: [{ step: 's', outcome: 'Skipped', took_ms: 3 }],
-  }));
+  const plan = ok(
+    parseEnvelope({
+      ...base({ status: 'Ok' }),
+      server_note: { any: ['thing'] },
+      next_actions: [{ tool: 't', args: { a: 1 }, timeout_ms: 5000 }],
+      errors: [{ code: 'X', message: 'm', docs: 'https://x' }],
+      ask: { prompt: 'p', layout: 'row', fields: [{ name: 'f', type: 2, options: ['a'], placeholder: 'pick' }] },
+      safety: { writes_code: false, touches_files: [], network: true },
+      partial_results: [{ step: 's', outcome: 'Skipped', took_ms: 3 }],
+    }),
+  );
   assert.deepEqual(plan.server_note, { any: ['thing'] });
   assert.equal(plan.next_actions[0]?.timeout_ms, 5000);
   assert.equal(plan.errors?.[0]?.docs, 'https://x');
@@ -290,7 +362,11 @@ test('__proto__, constructor and prototype keys stay plain data and never pollut
   assert.equal(plan.follow_up, undefined, 'no field is inherited from a __proto__ key');
   assert.equal(plan.errors, undefined);
   assert.ok(Object.hasOwn(plan, '__proto__'), 'the __proto__ key is kept as an own field');
-  assert.deepEqual(Object.getOwnPropertyDescriptor(plan, '__proto__')?.value, { polluted: true, follow_up: 'injected', errors: [{ code: 'X', message: 'fake' }] });
+  assert.deepEqual(Object.getOwnPropertyDescriptor(plan, '__proto__')?.value, {
+    polluted: true,
+    follow_up: 'injected',
+    errors: [{ code: 'X', message: 'fake' }],
+  });
   assert.deepEqual(plan.constructor, { prototype: { polluted: true } });
   const step = plan.next_actions[0];
   assert.ok(step);
@@ -304,28 +380,57 @@ test('__proto__, constructor and prototype keys stay plain data and never pollut
   assert.match(JSON.stringify(plan), /"__proto__":\{"polluted":true,"follow_up":"injected"/);
 
   // A plan hidden behind __proto__ is not a plan.
-  assert.deepEqual(lines(parseEnvelope(JSON.parse('{"__proto__":{"kind":"orchestrated_plan","version":"1","status":"ok"}}'))), ['kind: expected "orchestrated_plan"', 'version: Required', 'status: Required']);
+  assert.deepEqual(lines(parseEnvelope(JSON.parse('{"__proto__":{"kind":"orchestrated_plan","version":"1","status":"ok"}}'))), [
+    'kind: expected "orchestrated_plan"',
+    'version: Required',
+    'status: Required',
+  ]);
 });
 
 test('ask_user steps must carry an ask form as args, and their field types are normalised', () => {
-  const plan = ok(parseEnvelope(base({ next_actions: [{ tool: 'ask_user', args: { prompt: 'Which?', fields: [{ name: 'env', type: 'Select', options: ['dev', 'prod'], required: true }] } }] })));
-  assert.deepEqual(plan.next_actions[0]?.args, { prompt: 'Which?', fields: [{ name: 'env', type: 'select', options: ['dev', 'prod'], required: true }] });
-  assert.deepEqual(lines(parseEnvelope(base({ next_actions: [{ tool: 'ask_user' }] }))), ['next_actions[0].args: Required: an ask_user step needs args {prompt, fields}']);
-  assert.deepEqual(lines(parseEnvelope(base({ recovery_actions: [{ tool: 'x' }, { tool: 'ask_user', args: { fields: [{ type: 9 }] } }] }))), [
-    'recovery_actions[1].args.prompt: Required',
-    'recovery_actions[1].args.fields[0].name: Required',
-    'recovery_actions[1].args.fields[0].type: expected one of string, number, select (or 0–2), got 9',
+  const plan = ok(
+    parseEnvelope(
+      base({
+        next_actions: [
+          {
+            tool: 'ask_user',
+            args: { prompt: 'Which?', fields: [{ name: 'env', type: 'Select', options: ['dev', 'prod'], required: true }] },
+          },
+        ],
+      }),
+    ),
+  );
+  assert.deepEqual(plan.next_actions[0]?.args, {
+    prompt: 'Which?',
+    fields: [{ name: 'env', type: 'select', options: ['dev', 'prod'], required: true }],
+  });
+  assert.deepEqual(lines(parseEnvelope(base({ next_actions: [{ tool: 'ask_user' }] }))), [
+    'next_actions[0].args: Required: an ask_user step needs args {prompt, fields}',
   ]);
+  assert.deepEqual(
+    lines(parseEnvelope(base({ recovery_actions: [{ tool: 'x' }, { tool: 'ask_user', args: { fields: [{ type: 9 }] } }] }))),
+    [
+      'recovery_actions[1].args.prompt: Required',
+      'recovery_actions[1].args.fields[0].name: Required',
+      'recovery_actions[1].args.fields[0].type: expected one of string, number, select (or 0–2), got 9',
+    ],
+  );
 });
 
 test('limits: steps, issues and list lengths', () => {
   const steps = (n: number) => Array.from({ length: n }, (_, i) => ({ tool: `t${i}` }));
   assert.equal(ok(parseEnvelope(base({ next_actions: steps(LIMITS.maxSteps) }))).next_actions.length, 5000);
-  assert.deepEqual(lines(parseEnvelope(base({ next_actions: steps(LIMITS.maxSteps + 1) }))), ['next_actions: 5,001 steps; Plangate reads at most 5,000']);
-  assert.deepEqual(lines(parseEnvelope(base({ recovery_actions: steps(LIMITS.maxSteps + 1) }))), ['recovery_actions: 5,001 recovery actions; Plangate reads at most 5,000']);
+  assert.deepEqual(lines(parseEnvelope(base({ next_actions: steps(LIMITS.maxSteps + 1) }))), [
+    'next_actions: 5,001 steps; Plangate reads at most 5,000',
+  ]);
+  assert.deepEqual(lines(parseEnvelope(base({ recovery_actions: steps(LIMITS.maxSteps + 1) }))), [
+    'recovery_actions: 5,001 recovery actions; Plangate reads at most 5,000',
+  ]);
   const issues = Array.from({ length: LIMITS.maxIssues + 1 }, () => ({ code: 'W', message: 'm' }));
   assert.deepEqual(lines(parseEnvelope(base({ warnings: issues }))), ['warnings: 1,001 entries; Plangate reads at most 1,000']);
-  assert.deepEqual(lines(parseEnvelope(base({ missing: Array.from({ length: LIMITS.maxListItems + 1 }, () => 'x') }))), ['missing: 10,001 entries; Plangate reads at most 10,000']);
+  assert.deepEqual(lines(parseEnvelope(base({ missing: Array.from({ length: LIMITS.maxListItems + 1 }, () => 'x') }))), [
+    'missing: 10,001 entries; Plangate reads at most 10,000',
+  ]);
 });
 
 test('limits: a string over 1 MB anywhere is refused with its path', () => {
@@ -344,11 +449,22 @@ test('limits: a string over 1 MB anywhere is refused with its path', () => {
 test('limits: nesting deeper than 64 levels is refused without recursion, even 10,000 and 100,000 levels deep', () => {
   const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
   // The envelope is level 1, next_actions 2, the step 3, args 4: args may hold 60 more levels.
-  assert.ok(parseEnvelope(JSON.parse(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(61)}}]}`)).ok);
-  const over = lines(parseEnvelope(JSON.parse(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(62)}}]}`)));
-  assert.deepEqual(over, [`next_actions[0].args${'.a'.repeat(61)}: objects and arrays are nested more than 64 levels deep here; Plangate reads at most 64 levels`]);
+  assert.ok(
+    parseEnvelope(JSON.parse(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(61)}}]}`))
+      .ok,
+  );
+  const over = lines(
+    parseEnvelope(
+      JSON.parse(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(62)}}]}`),
+    ),
+  );
+  assert.deepEqual(over, [
+    `next_actions[0].args${'.a'.repeat(61)}: objects and arrays are nested more than 64 levels deep here; Plangate reads at most 64 levels`,
+  ]);
   for (const depth of [10_000, 100_000]) {
-    const deep = JSON.parse(`{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(depth)}}],"x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const deep = JSON.parse(
+      `{"kind":"orchestrated_plan","version":"1","status":"ok","next_actions":[{"tool":"t","args":${nested(depth)}}],"x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    );
     const p = problems(parseEnvelope(deep));
     assert.equal(p.length, 2, `depth ${depth}`);
     assert.match(p[0]?.path ?? '', /^next_actions\[0\]\.args(\.a)+$/);
@@ -373,14 +489,21 @@ test('problems are capped, with a last line counting the rest', () => {
 });
 
 test('non-JSON values (functions, class instances, bigint) are refused, not read', () => {
-  class Thing { x = 1; }
+  class Thing {
+    x = 1;
+  }
   assert.deepEqual(lines(parseEnvelope(base({ next_actions: [{ tool: 't', args: { f: () => 1, t: new Thing(), n: 1n } }] }))), [
     'next_actions[0].args.f: not JSON data (a function)',
     'next_actions[0].args.t: not JSON data (an object of class Thing)',
     'next_actions[0].args.n: not JSON data (a bigint)',
   ]);
   const throwing = base();
-  Object.defineProperty(throwing, 'instruction', { enumerable: true, get() { throw new Error('boom'); } });
+  Object.defineProperty(throwing, 'instruction', {
+    enumerable: true,
+    get() {
+      throw new Error('boom');
+    },
+  });
   assert.deepEqual(lines(parseEnvelope(throwing)), ['could not read the envelope: boom']);
 });
 
@@ -400,8 +523,12 @@ test('warnings point at camelCase field names and non-canonical versions', () =>
 
 test('fields MCPFlow always emits but the envelope lacks are read with their defaults and named in warnings', () => {
   const r = parseEnvelope({
-    kind: 'orchestrated_plan', version: '1', status: 'error', instruction: null,
-    errors: [{ code: 'NOT_FOUND', message: 'a' }, { message: 'no code' }], warnings: [{ code: null, message: 'null code' }],
+    kind: 'orchestrated_plan',
+    version: '1',
+    status: 'error',
+    instruction: null,
+    errors: [{ code: 'NOT_FOUND', message: 'a' }, { message: 'no code' }],
+    warnings: [{ code: null, message: 'null code' }],
     ask: { prompt: 'p', fields: [{ name: 'x', type: 'select' }, { name: 'y' }] },
   });
   assert.ok(r.ok);
@@ -424,9 +551,14 @@ test('paths quote keys that are not identifiers', () => {
   assert.equal(formatPath([]), '');
   assert.equal(formatPath([0]), '[0]');
   assert.equal(formatProblem({ path: '', message: 'm' }), 'm');
-  assert.deepEqual(lines(parseEnvelope(base({ next_actions: [{ tool: 'ask_user', args: { prompt: 'p', fields: [{ name: 'n', 'odd key': 1, options: [2] }] } }] }))), [
-    'next_actions[0].args.fields[0].options[0]: expected a string, got 2',
-  ]);
+  assert.deepEqual(
+    lines(
+      parseEnvelope(
+        base({ next_actions: [{ tool: 'ask_user', args: { prompt: 'p', fields: [{ name: 'n', 'odd key': 1, options: [2] }] } }] }),
+      ),
+    ),
+    ['next_actions[0].args.fields[0].options[0]: expected a string, got 2'],
+  );
 });
 
 test('the zod schema accepts exactly the wire forms parseEnvelope accepts', () => {

@@ -11,7 +11,8 @@ import { ASK_FIELD_TYPES, PARTIAL_OUTCOMES, PLAN_STATUSES, type Problem } from '
 
 type Obj = Record<string, unknown>;
 
-const define = (o: Obj, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+const define = (o: Obj, k: string, v: unknown) =>
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 function build(known: Obj, extras: [string, unknown][]): Obj {
   const o: Obj = {};
   for (const k of Object.keys(known)) define(o, k, known[k]);
@@ -23,11 +24,20 @@ function build(known: Obj, extras: [string, unknown][]): Obj {
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const wireEnum = (values: readonly string[]) =>
-  fc.oneof(fc.constantFrom(...values), fc.constantFrom(...values).map(pascal), fc.constantFrom(...values).map((s) => s.toUpperCase()), fc.nat({ max: values.length - 1 }));
-const nullish = <T>(a: fc.Arbitrary<T>) => fc.oneof({ arbitrary: a, weight: 5 }, { arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 });
+  fc.oneof(
+    fc.constantFrom(...values),
+    fc.constantFrom(...values).map(pascal),
+    fc.constantFrom(...values).map((s) => s.toUpperCase()),
+    fc.nat({ max: values.length - 1 }),
+  );
+const nullish = <T>(a: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: a, weight: 5 }, { arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 });
 const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ maxLength: 6, unit: 'binary' }));
 const specialKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty');
-const extraKey = fc.oneof(specialKey, fc.string({ maxLength: 6 }).map((s) => `x_${s}`));
+const extraKey = fc.oneof(
+  specialKey,
+  fc.string({ maxLength: 6 }).map((s) => `x_${s}`),
+);
 const extras = fc.array(fc.tuple(extraKey, fc.jsonValue({ maxDepth: 2 })), { maxLength: 2 });
 const withExtras = (a: fc.Arbitrary<Obj>) => fc.tuple(a, extras).map(([o, e]) => build(o, e));
 const argsArb = fc.oneof(
@@ -35,15 +45,52 @@ const argsArb = fc.oneof(
   fc.constant(JSON.parse('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}}}') as Obj),
 );
 
-const askField = withExtras(fc.record({ name: fc.string({ minLength: 1, maxLength: 8 }), type: nullish(wireEnum(ASK_FIELD_TYPES)), required: nullish(fc.boolean()), options: nullish(fc.array(text, { maxLength: 3 })) }, { requiredKeys: ['name'] }));
+const askField = withExtras(
+  fc.record(
+    {
+      name: fc.string({ minLength: 1, maxLength: 8 }),
+      type: nullish(wireEnum(ASK_FIELD_TYPES)),
+      required: nullish(fc.boolean()),
+      options: nullish(fc.array(text, { maxLength: 3 })),
+    },
+    { requiredKeys: ['name'] },
+  ),
+);
 const ask = withExtras(fc.record({ prompt: text, fields: nullish(fc.array(askField, { maxLength: 3 })) }, { requiredKeys: ['prompt'] }));
 const action = fc.oneof(
-  { weight: 5, arbitrary: withExtras(fc.record({ tool: fc.string({ minLength: 1, maxLength: 10 }).filter((t) => t !== 'ask_user'), args: nullish(argsArb), label: nullish(text), confirm: nullish(fc.boolean()) }, { requiredKeys: ['tool'] })) },
-  { weight: 1, arbitrary: withExtras(fc.record({ tool: fc.constant('ask_user'), args: ask, label: nullish(text) }, { requiredKeys: ['tool', 'args'] })) },
+  {
+    weight: 5,
+    arbitrary: withExtras(
+      fc.record(
+        {
+          tool: fc.string({ minLength: 1, maxLength: 10 }).filter((t) => t !== 'ask_user'),
+          args: nullish(argsArb),
+          label: nullish(text),
+          confirm: nullish(fc.boolean()),
+        },
+        { requiredKeys: ['tool'] },
+      ),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: withExtras(
+      fc.record({ tool: fc.constant('ask_user'), args: ask, label: nullish(text) }, { requiredKeys: ['tool', 'args'] }),
+    ),
+  },
 );
-const issue = withExtras(fc.record({ code: nullish(text), message: text, field: nullish(text), hint: nullish(text), recoverable: nullish(fc.boolean()) }, { requiredKeys: ['message'] }));
-const partial = withExtras(fc.record({ step: text, outcome: wireEnum(PARTIAL_OUTCOMES), detail: nullish(text) }, { requiredKeys: ['step', 'outcome'] }));
-const safety = withExtras(fc.record({ writes_code: nullish(fc.boolean()), touches_files: nullish(fc.array(text, { maxLength: 3 })) }, { requiredKeys: [] }));
+const issue = withExtras(
+  fc.record(
+    { code: nullish(text), message: text, field: nullish(text), hint: nullish(text), recoverable: nullish(fc.boolean()) },
+    { requiredKeys: ['message'] },
+  ),
+);
+const partial = withExtras(
+  fc.record({ step: text, outcome: wireEnum(PARTIAL_OUTCOMES), detail: nullish(text) }, { requiredKeys: ['step', 'outcome'] }),
+);
+const safety = withExtras(
+  fc.record({ writes_code: nullish(fc.boolean()), touches_files: nullish(fc.array(text, { maxLength: 3 })) }, { requiredKeys: [] }),
+);
 
 const validEnvelope: fc.Arbitrary<Obj> = withExtras(
   fc.record(
@@ -71,7 +118,13 @@ const validEnvelope: fc.Arbitrary<Obj> = withExtras(
 // ───────────── mutations ─────────────
 
 type Op = 'drop' | 'retype' | 'nullify' | 'proto' | 'huge' | 'deep' | 'kind' | 'enum' | 'emptyTool';
-interface Mutation { op: Op; pick: number; value: unknown; depth: number; key: string }
+interface Mutation {
+  op: Op;
+  pick: number;
+  value: unknown;
+  depth: number;
+  key: string;
+}
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   op: fc.oneof(
     { weight: 24, arbitrary: fc.constantFrom<Op>('drop', 'retype', 'nullify', 'proto', 'kind', 'enum', 'emptyTool') },
@@ -79,8 +132,15 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
     { weight: 1, arbitrary: fc.constant('huge' as const) },
   ),
   pick: fc.nat(),
-  value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('OK', 'oK', 'ok ', ' ok', 5, -1, 1.5, '0', true, [], {}, 'Orchestrated_Plan', '2', 2)),
-  depth: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 58, max: 70 }) }, { weight: 3, arbitrary: fc.integer({ min: 71, max: 300 }) }, { weight: 1, arbitrary: fc.integer({ min: 1000, max: 3000 }) }),
+  value: fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom('OK', 'oK', 'ok ', ' ok', 5, -1, 1.5, '0', true, [], {}, 'Orchestrated_Plan', '2', 2),
+  ),
+  depth: fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 58, max: 70 }) },
+    { weight: 3, arbitrary: fc.integer({ min: 71, max: 300 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1000, max: 3000 }) },
+  ),
   key: fc.constantFrom('__proto__', 'constructor', 'prototype'),
 });
 
@@ -90,8 +150,16 @@ function slots(root: unknown): { parent: Obj | unknown[]; key: string | number }
   const stack: unknown[] = [root];
   while (stack.length > 0 && out.length < 400) {
     const v = stack.pop();
-    if (Array.isArray(v)) v.forEach((x, i) => { out.push({ parent: v, key: i }); stack.push(x); });
-    else if (v !== null && typeof v === 'object') for (const k of Object.keys(v)) { out.push({ parent: v as Obj, key: k }); stack.push((v as Obj)[k]); }
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        out.push({ parent: v, key: i });
+        stack.push(x);
+      });
+    else if (v !== null && typeof v === 'object')
+      for (const k of Object.keys(v)) {
+        out.push({ parent: v as Obj, key: k });
+        stack.push((v as Obj)[k]);
+      }
   }
   return out;
 }
@@ -102,7 +170,10 @@ function containers(root: unknown): Obj[] {
   while (stack.length > 0 && out.length < 400) {
     const v = stack.pop();
     if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === 'object') { out.push(v as Obj); stack.push(...Object.values(v)); }
+    else if (v !== null && typeof v === 'object') {
+      out.push(v as Obj);
+      stack.push(...Object.values(v));
+    }
   }
   return out;
 }
@@ -130,16 +201,27 @@ function mutate(env: Obj, muts: Mutation[]): unknown {
           else delete slot.parent[slot.key as string];
         }
         break;
-      case 'retype': if (slot) set(slot.parent, slot.key, m.value); break;
-      case 'nullify': if (slot) set(slot.parent, slot.key, null); break;
+      case 'retype':
+        if (slot) set(slot.parent, slot.key, m.value);
+        break;
+      case 'nullify':
+        if (slot) set(slot.parent, slot.key, null);
+        break;
       case 'proto': {
         const objs = containers(root);
         define(objs[m.pick % objs.length] as Obj, m.key, m.value);
         break;
       }
-      case 'huge': if (slot) set(slot.parent, slot.key, 'h'.repeat(LIMITS.maxStringLength + 1 + (m.pick % 3))); break;
-      case 'deep': if (slot) set(slot.parent, slot.key, nest(m.depth, m.value)); break;
-      case 'kind': if (m.pick % 3 === 0) delete root.kind; else define(root, 'kind', m.value); break;
+      case 'huge':
+        if (slot) set(slot.parent, slot.key, 'h'.repeat(LIMITS.maxStringLength + 1 + (m.pick % 3)));
+        break;
+      case 'deep':
+        if (slot) set(slot.parent, slot.key, nest(m.depth, m.value));
+        break;
+      case 'kind':
+        if (m.pick % 3 === 0) delete root.kind;
+        else define(root, 'kind', m.value);
+        break;
       case 'enum': {
         const targets = [root, ...containers(root).filter((o) => 'outcome' in o || 'type' in o)];
         const t = targets[m.pick % targets.length] as Obj;
@@ -204,12 +286,19 @@ function check(v: unknown) {
 
   // As JSON text and as a fenced block in prose (when it can be written as JSON at all).
   let json: string | undefined;
-  try { json = JSON.stringify(v); } catch { json = undefined; }
+  try {
+    json = JSON.stringify(v);
+  } catch {
+    json = undefined;
+  }
   if (json === undefined) return;
   const reparsed: unknown = JSON.parse(json);
   const rr = parseEnvelope(reparsed);
   const textDeclares = isObj(reparsed) && reparsed.kind === 'orchestrated_plan';
-  for (const [wrapped, source] of [[json, 'text'], [`Here is the plan.\n\n\`\`\`json\n${json}\n\`\`\`\n\nProceed?`, 'fenced']] as const) {
+  for (const [wrapped, source] of [
+    [json, 'text'],
+    [`Here is the plan.\n\n\`\`\`json\n${json}\n\`\`\`\n\nProceed?`, 'fenced'],
+  ] as const) {
     const c = classifyResult({ content: [{ type: 'text', text: wrapped }] });
     if (textDeclares) {
       assert.equal(c.kind, rr.ok ? 'plan' : 'invalid_plan', source);
@@ -251,7 +340,9 @@ test('mutated envelopes never throw, and every refusal says where and why', () =
 });
 
 test('random JSON and random values never throw and are never mistaken for plans', () => {
-  const withKind = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), specialKey), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).map((o) => build(o, [['kind', 'orchestrated_plan']]));
+  const withKind = fc
+    .dictionary(fc.oneof(fc.string({ maxLength: 12 }), specialKey), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
+    .map((o) => build(o, [['kind', 'orchestrated_plan']]));
   fc.assert(
     fc.property(fc.oneof(fc.jsonValue(), fc.anything(), withKind), (v) => {
       check(v);

@@ -59,10 +59,15 @@ async function rig(t: TestContext): Promise<Rig> {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const callLogFile = join(dir, 'calls.jsonl');
   const ledgerFile = join(dir, 'ledger', 'ledger.jsonl');
-  const registry = new ServerRegistry({ reconnect: { baseDelayMs: 100, maxAttempts: 3 }, pathProvider: async () => process.env.PATH ?? '' });
+  const registry = new ServerRegistry({
+    reconnect: { baseDelayMs: 100, maxAttempts: 3 },
+    pathProvider: async () => process.env.PATH ?? '',
+  });
   t.after(() => registry.dispose());
   const cmd = fixtureCommand(['--root', dir, '--call-log', callLogFile]);
-  await registry.applyConfig([{ name: SERVER, source: 'settings-user', type: 'stdio', command: cmd.command, args: cmd.args, env: {}, cwd: dir, secrets: [] }]);
+  await registry.applyConfig([
+    { name: SERVER, source: 'settings-user', type: 'stdio', command: cmd.command, args: cmd.args, env: {}, cwd: dir, secrets: [] },
+  ]);
   const conn = registry.get(SERVER)!;
   assert.equal(conn.state, 'running', `the fixture did not start: ${conn.message}`);
   const sink = new FileLedgerSink(ledgerFile);
@@ -80,7 +85,10 @@ async function fixturePlan(r: Rig, tool: string): Promise<OrchestratedPlan> {
 /** A plan of our own whose steps call the fixture's fault tools. */
 function ownPlan(steps: { tool: string; args?: Record<string, unknown> }[]): OrchestratedPlan {
   const parsed = parseEnvelope({
-    kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Fault test plan.',
+    kind: 'orchestrated_plan',
+    version: '1',
+    status: 'ok',
+    instruction: 'Fault test plan.',
     next_actions: steps.map((s) => ({ tool: s.tool, args: s.args ?? {} })),
   });
   assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.problems));
@@ -102,9 +110,19 @@ interface Outcome {
 /** Approves `plan`, runs it through the engine, then checks the ledger file and the call log against each other. */
 async function run(r: Rig, plan: OrchestratedPlan, options: { stepTimeoutMs: number; cancelWhen?: () => boolean }): Promise<Outcome> {
   const planId = 'fault-plan';
-  assert.ok(r.workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, origin: { server: SERVER, tool: 'fault_test', args: {}, entrance: 'cli' }, plan }));
+  assert.ok(
+    r.workflow.dispatch({
+      type: 'planReceived',
+      at: Date.now(),
+      planId,
+      origin: { server: SERVER, tool: 'fault_test', args: {}, entrance: 'cli' },
+      plan,
+    }),
+  );
   assert.ok(await resolvePlan(r.workflow, r.registry, planId, { allowCrossServer: true }));
-  assert.ok(r.workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(getPlan(r.workflow.state, planId)!) }));
+  assert.ok(
+    r.workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(getPlan(r.workflow.state, planId)!) }),
+  );
   const before = r.callLog().length;
   const cancel = new CancellationTokenSource();
   const deps: RunnerDeps = {
@@ -135,13 +153,22 @@ async function run(r: Rig, plan: OrchestratedPlan, options: { stepTimeoutMs: num
   assert.equal(loaded.tornTail, false);
   const replayed = replay(loaded.entries);
   assert.deepEqual(replayed, r.workflow.state, 'the ledger file replays to the live state');
-  const trail = loaded.entries.flatMap(({ event }) => (event.type.startsWith('step') || event.type === 'cancelled' ? [`${event.type}${'step' in event ? `#${event.step}` : ''}`] : []));
+  const trail = loaded.entries.flatMap(({ event }) =>
+    event.type.startsWith('step') || event.type === 'cancelled' ? [`${event.type}${'step' in event ? `#${event.step}` : ''}`] : [],
+  );
   const calls = r.callLog().slice(before);
 
   // The ledger names exactly the steps that ran: the started steps are the calls the server saw, in order, once each.
   const startedSteps = trail.filter((t) => t.startsWith('stepStarted#')).map((t) => Number(t.slice('stepStarted#'.length)));
-  assert.deepEqual(calls.map((c) => c.tool), startedSteps.map((i) => live.steps[i]!.call.tool), 'the call log matches the started steps');
-  assert.deepEqual(calls.map((c) => c.args), startedSteps.map((i) => live.steps[i]!.call.args));
+  assert.deepEqual(
+    calls.map((c) => c.tool),
+    startedSteps.map((i) => live.steps[i]!.call.tool),
+    'the call log matches the started steps',
+  );
+  assert.deepEqual(
+    calls.map((c) => c.args),
+    startedSteps.map((i) => live.steps[i]!.call.args),
+  );
   assert.equal(new Set(startedSteps).size, startedSteps.length, 'a step started twice');
   return { live, reloaded: getPlan(replayed, planId)!, trail, calls, elapsedMs };
 }
@@ -151,18 +178,25 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     const r = await rig(t);
     const o = await run(r, await fixturePlan(r, 'plan_crash'), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
     assert.ok(o.elapsedMs < GENEROUS_TIMEOUT_MS / 2, `the crash was noticed only after ${o.elapsedMs} ms`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'failed', 'pending']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'failed', 'pending'],
+    );
     assert.equal(o.reloaded.phase, 'blocked');
     assert.equal(o.reloaded.steps[1]!.error, "Server 'fixture' closed the connection");
     assert.match(o.reloaded.blockedReason ?? '', /^Step 2 \(.*\) failed: Server 'fixture' closed the connection$/);
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1']);
-    assert.deepEqual(o.calls.map((c) => c.tool), ['succeed', 'crash']);
+    assert.deepEqual(
+      o.calls.map((c) => c.tool),
+      ['succeed', 'crash'],
+    );
 
     // The registry restarts the server by itself; still nothing re-runs until the user decides.
     await waitFor('the server to be restarted', () => r.registry.get(SERVER)!.state === 'running');
     const callsBefore = r.callLog().length;
     const again = await runPlan(new Workflow({ append: () => undefined }, loadLedger(r.ledgerFile).entries), 'fault-plan', {
-      invoker: r.registry, classify: (x) => classifyResult(x),
+      invoker: r.registry,
+      classify: (x) => classifyResult(x),
       host: { confirmStep: async () => true, askUser: async () => undefined, approveNested: async () => false },
     });
     assert.equal(again.phase, 'blocked');
@@ -173,11 +207,17 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     const r = await rig(t);
     const o = await run(r, await fixturePlan(r, 'plan_hang'), { stepTimeoutMs: SHORT_TIMEOUT_MS });
     assert.ok(o.elapsedMs >= SHORT_TIMEOUT_MS && o.elapsedMs < SHORT_TIMEOUT_MS + 8000, `the run took ${o.elapsedMs} ms`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'failed', 'pending']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'failed', 'pending'],
+    );
     assert.equal(o.reloaded.steps[1]!.error, 'Timed out after 1.5 s');
     assert.equal(o.reloaded.phase, 'blocked');
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1']);
-    assert.deepEqual(o.calls.map((c) => c.tool), ['succeed', 'hang']);
+    assert.deepEqual(
+      o.calls.map((c) => c.tool),
+      ['succeed', 'hang'],
+    );
     // The hanging call was abandoned, not the server: it still answers.
     assert.equal(resultText(await r.registry.callTool(SERVER, 'echo', { message: 'still here' })), 'still here');
   });
@@ -189,11 +229,20 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
       await sleep(2 * SHORT_TIMEOUT_MS);
       return { action: 'accept', content: { name: 'Ada Lovelace' } };
     };
-    const o = await run(r, ownPlan([{ tool: 'elicit_name' }, { tool: 'echo', args: { message: 'after' } }]), { stepTimeoutMs: SHORT_TIMEOUT_MS });
+    const o = await run(r, ownPlan([{ tool: 'elicit_name' }, { tool: 'echo', args: { message: 'after' } }]), {
+      stepTimeoutMs: SHORT_TIMEOUT_MS,
+    });
     assert.ok(o.elapsedMs >= 2 * SHORT_TIMEOUT_MS, `the run took ${o.elapsedMs} ms: it did not wait for the answer`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok'], o.reloaded.steps[0]!.error);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'ok'],
+      o.reloaded.steps[0]!.error,
+    );
     assert.match(o.reloaded.steps[0]!.summary ?? '', /^action: accept\ncontent: \{"name":"Ada Lovelace"\}/);
-    assert.deepEqual(o.calls.map((c) => c.tool), ['elicit_name', 'echo']);
+    assert.deepEqual(
+      o.calls.map((c) => c.tool),
+      ['elicit_name', 'echo'],
+    );
 
     // Once answered, the timeout runs again: a hang after the form still times out.
     r.registry.onElicit = async () => ({ action: 'decline' });
@@ -214,20 +263,33 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     assert.ok(Date.now() - cancelledAt < 5000, 'the run did not end promptly after the cancel');
     assert.equal(o.reloaded.phase, 'finished');
     assert.equal(o.reloaded.outcome, 'cancelled');
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'failed', 'not_run']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'failed', 'not_run'],
+    );
     assert.equal(o.reloaded.steps[1]!.error, 'Cancelled');
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'cancelled']);
-    assert.deepEqual(o.calls.map((c) => c.tool), ['succeed', 'hang']);
+    assert.deepEqual(
+      o.calls.map((c) => c.tool),
+      ['succeed', 'hang'],
+    );
     assert.equal(resultText(await r.registry.callTool(SERVER, 'echo', { message: 'after cancel' })), 'after cancel');
   });
 
   it('a step answers 5 MB: it succeeds with a short summary, the plan goes on, the ledger stays small', async (t) => {
     const r = await rig(t);
-    const o = await run(r, ownPlan([{ tool: 'succeed' }, { tool: 'big_result', args: { mb: 5 } }, { tool: 'echo', args: { message: 'after the big one' } }]), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
+    const o = await run(
+      r,
+      ownPlan([{ tool: 'succeed' }, { tool: 'big_result', args: { mb: 5 } }, { tool: 'echo', args: { message: 'after the big one' } }]),
+      { stepTimeoutMs: GENEROUS_TIMEOUT_MS },
+    );
     assert.ok(o.elapsedMs < GENEROUS_TIMEOUT_MS / 2, `the run took ${o.elapsedMs} ms`);
     assert.equal(o.reloaded.phase, 'finished');
     assert.equal(o.reloaded.outcome, 'completed');
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok', 'ok']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'ok', 'ok'],
+    );
     const summary = o.reloaded.steps[1]!.summary ?? '';
     assert.ok(summary.length <= SUMMARY_MAX && /^x+…$/.test(summary), `summary: ${summary.slice(0, 40)}… (${summary.length} chars)`);
     assert.equal(o.reloaded.steps[2]!.summary, 'after the big one');
@@ -239,11 +301,24 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     const r = await rig(t);
     const deepPlan = classifyResult(await r.registry.callTool(SERVER, 'deep_nesting', { depth: 10_000, asPlan: true }));
     assert.equal(deepPlan.kind, 'invalid_plan');
-    assert.ok(deepPlan.kind === 'invalid_plan' && deepPlan.problems.some((p) => /nest|deep|depth/i.test(p.message)), JSON.stringify(deepPlan).slice(0, 400));
+    assert.ok(
+      deepPlan.kind === 'invalid_plan' && deepPlan.problems.some((p) => /nest|deep|depth/i.test(p.message)),
+      JSON.stringify(deepPlan).slice(0, 400),
+    );
 
-    const o = await run(r, ownPlan([{ tool: 'deep_nesting', args: { depth: 10_000 } }, { tool: 'succeed', args: { message: 'after the deep one' } }]), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
+    const o = await run(
+      r,
+      ownPlan([
+        { tool: 'deep_nesting', args: { depth: 10_000 } },
+        { tool: 'succeed', args: { message: 'after the deep one' } },
+      ]),
+      { stepTimeoutMs: GENEROUS_TIMEOUT_MS },
+    );
     assert.ok(o.elapsedMs < GENEROUS_TIMEOUT_MS / 2, `the run took ${o.elapsedMs} ms`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'ok'],
+    );
     assert.equal(o.reloaded.outcome, 'completed');
     assert.ok(o.reloaded.steps[0]!.summary!.startsWith('{"d":{"d":') && o.reloaded.steps[0]!.summary!.length <= SUMMARY_MAX);
     assert.equal(o.reloaded.steps[1]!.summary, 'after the deep one');
@@ -252,9 +327,14 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
 
   it('malformed JSON in a text block: the result is plain text (not a plan), shown as the step summary; the plan goes on', async (t) => {
     const r = await rig(t);
-    const o = await run(r, ownPlan([{ tool: 'malformed_json' }, { tool: 'succeed', args: { message: 'after the malformed one' } }]), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
+    const o = await run(r, ownPlan([{ tool: 'malformed_json' }, { tool: 'succeed', args: { message: 'after the malformed one' } }]), {
+      stepTimeoutMs: GENEROUS_TIMEOUT_MS,
+    });
     assert.ok(o.elapsedMs < GENEROUS_TIMEOUT_MS / 2, `the run took ${o.elapsedMs} ms`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'ok'],
+    );
     assert.equal(o.reloaded.outcome, 'completed');
     assert.equal(o.reloaded.steps[0]!.summary, '{"kind":"orchestrated_plan","version":"1", "status": "ok", "next_actions": [');
     assert.equal(classifyResult(await r.registry.callTool(SERVER, 'malformed_json', {})).kind, 'plain');
@@ -265,21 +345,32 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     const r = await rig(t);
     const states: string[] = [];
     r.registry.get(SERVER)!.onDidChangeState((s) => states.push(`${s.state}: ${s.message ?? ''}`));
-    const o = await run(r, ownPlan([
-      { tool: 'succeed' }, { tool: 'close_stdout' }, { tool: 'echo', args: { message: 'never answered' } }, { tool: 'noop' },
-    ]), { stepTimeoutMs: GENEROUS_TIMEOUT_MS });
+    const o = await run(
+      r,
+      ownPlan([{ tool: 'succeed' }, { tool: 'close_stdout' }, { tool: 'echo', args: { message: 'never answered' } }, { tool: 'noop' }]),
+      { stepTimeoutMs: GENEROUS_TIMEOUT_MS },
+    );
     // Found out from the stream's end, not by waiting for the step timeout.
     assert.ok(o.elapsedMs < 8000, `the run took ${o.elapsedMs} ms`);
-    assert.deepEqual(o.reloaded.steps.map((s) => s.state), ['ok', 'ok', 'failed', 'pending']);
+    assert.deepEqual(
+      o.reloaded.steps.map((s) => s.state),
+      ['ok', 'ok', 'failed', 'pending'],
+    );
     assert.match(o.reloaded.steps[1]!.summary ?? '', /^Closing stdout now/);
     assert.equal(o.reloaded.steps[2]!.error, `Server '${SERVER}' closed the connection`);
     assert.equal(o.reloaded.phase, 'blocked');
     assert.deepEqual(o.trail, ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepSucceeded#1', 'stepStarted#2', 'stepFailed#2']);
-    assert.ok(o.calls.length <= 3 && o.calls.slice(0, 2).every((c, i) => c.tool === ['succeed', 'close_stdout'][i]), JSON.stringify(o.calls));
-    assert.match(states[0] ?? '', /^starting: server closed its stdout but kept running, so it could not answer any more; it was stopped; reconnecting/, JSON.stringify(states));
+    assert.ok(
+      o.calls.length <= 3 && o.calls.slice(0, 2).every((c, i) => c.tool === ['succeed', 'close_stdout'][i]),
+      JSON.stringify(o.calls),
+    );
+    assert.match(
+      states[0] ?? '',
+      /^starting: server closed its stdout but kept running, so it could not answer any more; it was stopped; reconnecting/,
+      JSON.stringify(states),
+    );
     // The reconnect brings a fresh process that answers.
     await waitFor('the server to be back', () => r.registry.get(SERVER)?.state === 'running');
     assert.equal(resultText(await r.registry.callTool(SERVER, 'echo', { message: 'back' })), 'back');
   });
-
 });

@@ -49,7 +49,16 @@ describe('fixture server over stdio', () => {
   test('lists its tools with descriptions, input schemas, annotations and UI metadata', async () => {
     const { tools } = await fx.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ['plan_scaffold', 'plan_status', 'create_screen', 'slow', 'hang', 'new_model_app', 'collect_form_data', 'check_approval']) {
+    for (const name of [
+      'plan_scaffold',
+      'plan_status',
+      'create_screen',
+      'slow',
+      'hang',
+      'new_model_app',
+      'collect_form_data',
+      'check_approval',
+    ]) {
       assert.ok(byName.has(name), `${name} is listed`);
     }
     for (const t of tools) assert.ok(t.description && t.description.length > 10, `${t.name} has a description`);
@@ -60,7 +69,10 @@ describe('fixture server over stdio', () => {
       ui: { resourceUri: 'ui://fixture/new-model-app', visibility: ['model', 'app'] },
       'ui/resourceUri': 'ui://fixture/new-model-app',
     });
-    assert.deepEqual((byName.get('collect_form_data')!._meta as Obj).ui, { resourceUri: 'ui://fixture/new-model-app', visibility: ['app'] });
+    assert.deepEqual((byName.get('collect_form_data')!._meta as Obj).ui, {
+      resourceUri: 'ui://fixture/new-model-app',
+      visibility: ['app'],
+    });
     assert.deepEqual(byName.get('get_form_data')!._meta, { ui: { visibility: ['model'] } });
   });
 
@@ -95,11 +107,19 @@ describe('fixture server over stdio', () => {
     assert.equal(field.type, 2, 'select is 2 when numeric');
     assert.ok((field.options as string[]).includes('PayPeriodConfigurator'));
     const recovery = error.recovery_actions as Obj[];
-    assert.deepEqual(recovery[1], { tool: 'create_placeholder_component', args: { name: 'NewComponent' }, label: 'Create placeholder (safe)', confirm: true });
+    assert.deepEqual(recovery[1], {
+      tool: 'create_placeholder_component',
+      args: { name: 'NewComponent' },
+      label: 'Create placeholder (safe)',
+      confirm: true,
+    });
     assert.deepEqual(error.next_actions, [], 'C# always emits next_actions');
     const partial = planOf(await call(fx.client, 'plan_status', { status: 'partial', encoding: 'pascal' }));
     assert.equal(partial.status, 'Partial');
-    assert.deepEqual((partial.partial_results as Obj[]).map((r) => r.outcome), ['Ok', 'Skipped', 'Failed']);
+    assert.deepEqual(
+      (partial.partial_results as Obj[]).map((r) => r.outcome),
+      ['Ok', 'Skipped', 'Failed'],
+    );
     assert.ok(Array.isArray(partial.warnings));
     const blocked = planOf(await call(fx.client, 'plan_status', { status: 'blocked', encoding: 'fenced' }));
     assert.equal(blocked.status, 'blocked');
@@ -171,7 +191,10 @@ describe('fixture server over stdio', () => {
       ],
     );
     const all = fx.callLog();
-    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
+    assert.deepEqual(
+      all.map((e) => e.seq),
+      all.map((_, i) => i + 1),
+    );
     assert.ok(entries.every((e) => e.session === undefined && typeof e.at === 'number'));
   });
 
@@ -181,7 +204,10 @@ describe('fixture server over stdio', () => {
       onprogress: (p) => void seen.push({ progress: p.progress, total: p.total }),
     });
     assert.match(textOf(r), /Finished 3 steps/);
-    assert.deepEqual(seen, [1, 2, 3].map((progress) => ({ progress, total: 3 })));
+    assert.deepEqual(
+      seen,
+      [1, 2, 3].map((progress) => ({ progress, total: 3 })),
+    );
 
     const abort = new AbortController();
     const hung = fx.client.callTool({ name: 'hang', arguments: {} }, undefined, { signal: abort.signal });
@@ -197,7 +223,21 @@ describe('fixture server over stdio', () => {
     assert.equal(form.submitMode, 'collect');
     const schema = form.schema as Obj;
     const types = new Set((schema.fields as Obj[]).map((f) => f.type));
-    for (const t of ['text', 'textarea', 'number', 'checkbox', 'date', 'datetime-local', 'time', 'email', 'url', 'color', 'select', 'multiselect', 'checkbox_group']) {
+    for (const t of [
+      'text',
+      'textarea',
+      'number',
+      'checkbox',
+      'date',
+      'datetime-local',
+      'time',
+      'email',
+      'url',
+      'color',
+      'select',
+      'multiselect',
+      'checkbox_group',
+    ]) {
       assert.ok(types.has(t), `Contact has a ${t} field`);
     }
     assert.equal((schema.fieldsets as Obj[]).length, 2);
@@ -238,7 +278,9 @@ describe('fixture server over stdio', () => {
   test('collect mode: associations, hidden values, parent context and the odd answers', async () => {
     const needed = jsonOf(await call(fx.client, 'new_model_app', { model: 'Project', mode: 'form' }));
     assert.equal(needed.status, 'associations_needed');
-    const form = jsonOf(await call(fx.client, 'new_model_app', { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1', name: 'Engine' } }));
+    const form = jsonOf(
+      await call(fx.client, 'new_model_app', { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1', name: 'Engine' } }),
+    );
     assert.deepEqual(form.hiddenValues, { contact_id: 'c-1' });
     assert.deepEqual(form.parentContext, { parentModel: 'Contact', parentId: 'c-1', label: 'Ada Lovelace' });
     assert.equal((form.defaults as Obj).name, 'Engine');
@@ -279,7 +321,10 @@ describe('fixture server over stdio', () => {
 
     const cross = planOf(await call(fx.client, 'plan_cross_server', { root: fx.root }));
     const paths = (cross.next_actions as Obj[]).map((s) => (s.args as Obj).path as string);
-    assert.deepEqual((cross.next_actions as Obj[]).map((s) => s.tool), ['edit_file', 'write_file', 'write_file']);
+    assert.deepEqual(
+      (cross.next_actions as Obj[]).map((s) => s.tool),
+      ['edit_file', 'write_file', 'write_file'],
+    );
     assert.ok(paths.every((p) => isAbsolute(p) && p.startsWith(fx.root)));
     assert.deepEqual((cross.safety as Obj).touches_files, ['notes.md', 'src/**']);
 
@@ -410,11 +455,18 @@ describe('fixture server start-up modes', { concurrency: true }, () => {
     const fx = await startFixtureHttp({ requireHeader: 'Authorization=Bearer sesame', args: ['--submit-mode', 'direct'] });
     try {
       await assert.rejects(fx.connect(), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
-      await assert.rejects(fx.connect({ headers: { Authorization: 'Bearer wrong' } }), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+      await assert.rejects(
+        fx.connect({ headers: { Authorization: 'Bearer wrong' } }),
+        (err: unknown) => err instanceof StreamableHTTPError && err.code === 401,
+      );
       const c = await fx.connect({ headers: { Authorization: 'Bearer sesame' } });
       assert.equal(jsonOf(await call(c, 'new_model_app', { model: 'Contact', mode: 'form' })).submitMode, 'direct');
       const { tools } = await c.listTools();
-      assert.equal(tools.some((t) => t.name === 'collect_form_data'), false, 'direct mode has no collect tools');
+      assert.equal(
+        tools.some((t) => t.name === 'collect_form_data'),
+        false,
+        'direct mode has no collect tools',
+      );
     } finally {
       await fx.close();
     }
@@ -487,7 +539,8 @@ describe('fixture server with --demo (what `npm run demo` and "Add the Demo Serv
     for (const hidden of ['plan_hang', 'plan_crash', 'plan_xss', 'plan_drift', 'crash', 'hang', 'add_tool', 'swap_folder_for_link']) {
       assert.ok(!tools.some((t) => t.name === hidden), `${hidden} is not listed`);
     }
-    for (const t of tools) assert.doesNotMatch(t.description ?? '', /must never|on purpose|hostile|for (validation )?tests/i, `${t.name}: ${t.description}`);
+    for (const t of tools)
+      assert.doesNotMatch(t.description ?? '', /must never|on purpose|hostile|for (validation )?tests/i, `${t.name}: ${t.description}`);
   });
 
   test('a test-only tool is refused when called by name, also one the plan tools answer directly', async () => {
@@ -501,7 +554,10 @@ describe('fixture server with --demo (what `npm run demo` and "Add the Demo Serv
   test('the demo walk-through still works: plan_scaffold plans, its steps write files', async () => {
     const plan = planOf(await call(fx.client, 'plan_scaffold', { screen: 'Payroll', components: ['Box'] }));
     const steps = plan.next_actions as { tool: string; args: Obj }[];
-    assert.deepEqual(steps.map((s) => s.tool), ['create_screen', 'create_component']);
+    assert.deepEqual(
+      steps.map((s) => s.tool),
+      ['create_screen', 'create_component'],
+    );
     for (const s of steps) assert.notEqual((await call(fx.client, s.tool, s.args)).isError, true);
     assert.ok(existsSync(join(fx.root, 'src/modules/payroll/Box.tsx')));
   });

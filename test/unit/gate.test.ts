@@ -29,8 +29,18 @@ async function setup(settings = { stepTimeoutMs: 5000, allowCrossServer: true },
     assert.ok(cond(), `timed out waiting for ${what}`);
   };
   return {
-    root, gate, workflow, calls, plan, settled, waitFor,
-    async close() { gate.dispose(); await conn.close(); rmSync(root, { recursive: true, force: true }); },
+    root,
+    gate,
+    workflow,
+    calls,
+    plan,
+    settled,
+    waitFor,
+    async close() {
+      gate.dispose();
+      await conn.close();
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }
 
@@ -72,7 +82,7 @@ test('Reject runs nothing and records the reason', async (t) => {
   assert.equal(s.workflow.state.plans[planId].outcome, 'rejected');
   assert.equal(s.workflow.state.plans[planId].rejectReason, 'not today');
   assert.deepEqual(s.calls(), ['plan_scaffold']);
-  assert.match(await s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a rejected plan cannot be approved later');
+  assert.match((await s.gate.approve(planId)) ?? '', /only a plan awaiting approval/i, 'a rejected plan cannot be approved later');
 });
 
 test('edited arguments are what runs; a skipped step does not run', async (t) => {
@@ -171,7 +181,10 @@ test('a nested plan waits for its own approval; approving it runs it, then the p
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_nested', { depth: 1 })) as { planId: string };
   await s.gate.approve(planId);
-  await s.waitFor(() => Object.values(s.workflow.state.plans).some((p) => p.parentId === planId && p.phase === 'awaiting_approval'), 'the nested plan');
+  await s.waitFor(
+    () => Object.values(s.workflow.state.plans).some((p) => p.parentId === planId && p.phase === 'awaiting_approval'),
+    'the nested plan',
+  );
   const child = Object.values(s.workflow.state.plans).find((p) => p.parentId === planId)!;
   assert.equal(await s.gate.approve(child.id), undefined);
   const done = await s.settled(planId);
@@ -179,21 +192,38 @@ test('a nested plan waits for its own approval; approving it runs it, then the p
   assert.equal(s.workflow.state.plans[child.id].outcome ?? s.workflow.state.plans[child.id].phase, 'completed');
 });
 
-test('a nested plan is shown with each step\'s server, and checkpointed after its approval and before its first step', async (t) => {
+test("a nested plan is shown with each step's server, and checkpointed after its approval and before its first step", async (t) => {
   const prepared: string[] = [];
-  const s = await setup(undefined, async (plan) => { prepared.push(`${plan.parentId ? 'nested' : 'top'}:${plan.phase}:${plan.steps.map((st) => st.state).join(',')}:calls=${s.calls().length}`); });
+  const s = await setup(undefined, async (plan) => {
+    prepared.push(
+      `${plan.parentId ? 'nested' : 'top'}:${plan.phase}:${plan.steps.map((st) => st.state).join(',')}:calls=${s.calls().length}`,
+    );
+  });
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_nested', { depth: 1 })) as { planId: string };
   await s.gate.approve(planId);
-  await s.waitFor(() => Object.values(s.workflow.state.plans).some((p) => p.parentId === planId && p.phase === 'awaiting_approval' && p.resolvedAt !== undefined), 'the nested plan, resolved');
+  await s.waitFor(
+    () =>
+      Object.values(s.workflow.state.plans).some(
+        (p) => p.parentId === planId && p.phase === 'awaiting_approval' && p.resolvedAt !== undefined,
+      ),
+    'the nested plan, resolved',
+  );
   const child = Object.values(s.workflow.state.plans).find((p) => p.parentId === planId)!;
-  assert.ok(child.steps.every((st) => st.server === 'fixture'), 'the nested plan shows the server of each step before its approval');
+  assert.ok(
+    child.steps.every((st) => st.server === 'fixture'),
+    'the nested plan shows the server of each step before its approval',
+  );
   const callsBefore = s.calls().length;
   assert.equal(await s.gate.approve(child.id), undefined);
   await s.settled(planId);
   assert.equal(prepared.length, 2, prepared.join(' | '));
   assert.match(prepared[0], /^top:executing:/);
-  assert.equal(prepared[1], `nested:executing:${child.steps.map(() => 'pending').join(',')}:calls=${callsBefore}`, 'the nested checkpoint is taken before any of its steps runs');
+  assert.equal(
+    prepared[1],
+    `nested:executing:${child.steps.map(() => 'pending').join(',')}:calls=${callsBefore}`,
+    'the nested checkpoint is taken before any of its steps runs',
+  );
 });
 
 test('Cancel aborts the running step; the plan ends cancelled with later steps not run', async (t) => {
@@ -201,7 +231,10 @@ test('Cancel aborts the running step; the plan ends cancelled with later steps n
   t.after(() => s.close());
   const { planId } = (await s.plan('plan_hang')) as { planId: string };
   await s.gate.approve(planId);
-  await s.waitFor(() => s.workflow.state.plans[planId].steps.some((st) => st.state === 'running' && st.call.tool === 'hang'), 'the hanging step');
+  await s.waitFor(
+    () => s.workflow.state.plans[planId].steps.some((st) => st.state === 'running' && st.call.tool === 'hang'),
+    'the hanging step',
+  );
   assert.equal(s.gate.cancel(planId), undefined);
   const done = await s.settled(planId);
   assert.equal(done.outcome, 'cancelled');
@@ -238,7 +271,11 @@ test('a recovery action is a one-step plan: shown with its server, nothing sent 
   const recovery = s.workflow.state.plans[proposed.planId];
   assert.equal(recovery.phase, 'awaiting_approval');
   assert.equal(recovery.origin.entrance, 'recovery');
-  assert.deepEqual(recovery.steps.map((st) => [st.call.tool, st.server]), [[actions[0].tool, 'fixture']], 'the one step, with the server it runs on');
+  assert.deepEqual(
+    recovery.steps.map((st) => [st.call.tool, st.server]),
+    [[actions[0].tool, 'fixture']],
+    'the one step, with the server it runs on',
+  );
   assert.deepEqual(s.calls(), ['plan_status'], 'nothing is sent before the approval');
   assert.equal(await s.gate.approve(proposed.planId), undefined);
   const done = await s.settled(proposed.planId);

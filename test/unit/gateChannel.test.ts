@@ -17,8 +17,14 @@ import { fixtureStdio, waitFor } from './helpers/mcpFixture';
 function registryHandler(reg: ServerRegistry, seen: string[]): GateChannelHandler {
   return {
     hello: (server) => ({ instructions: `instructions of ${server}` }),
-    listTools: async (server) => { seen.push(`list ${server}`); return reg.get(server)?.tools ?? []; },
-    callTool: async (server, tool, args) => { seen.push(`call ${server}/${tool}`); return reg.callTool(server, tool, args); },
+    listTools: async (server) => {
+      seen.push(`list ${server}`);
+      return reg.get(server)?.tools ?? [];
+    },
+    callTool: async (server, tool, args) => {
+      seen.push(`call ${server}/${tool}`);
+      return reg.callTool(server, tool, args);
+    },
   };
 }
 
@@ -40,12 +46,21 @@ function rawExchange(path: string, lines: string[], { waitMs = 3000 } = {}): Pro
     const socket = net.createConnection(path);
     let text = '';
     let closedByPeer = false;
-    const timer = setTimeout(() => { socket.destroy(); resolve({ text, closedByPeer }); }, waitMs);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closedByPeer });
+    }, waitMs);
     socket.setEncoding('utf8');
     socket.on('data', (c: string) => (text += c));
     socket.on('error', () => undefined);
-    socket.on('close', () => { closedByPeer = true; clearTimeout(timer); resolve({ text, closedByPeer }); });
-    socket.on('connect', () => { for (const l of lines) socket.write(l); });
+    socket.on('close', () => {
+      closedByPeer = true;
+      clearTimeout(timer);
+      resolve({ text, closedByPeer });
+    });
+    socket.on('connect', () => {
+      for (const l of lines) socket.write(l);
+    });
   });
 }
 
@@ -61,12 +76,17 @@ describe('gate channel', { concurrency: 2 }, () => {
     await assert.rejects(ChannelClient.connect({ path: channel.path, secret: almost, server: 'demo' }), /secret does not match/);
     assert.equal(channel.connectedCount, 0);
     assert.deepEqual(seen, [], 'the handler was never asked anything');
-    assert.ok(logs.some((l) => /refused a connection: the secret does not match/.test(l)), 'the refusal is logged');
+    assert.ok(
+      logs.some((l) => /refused a connection: the secret does not match/.test(l)),
+      'the refusal is logged',
+    );
   });
 
   test('a request sent before the hello, a non-JSON first line and silence are all refused', async (t) => {
     const { channel, seen } = await setup(t, undefined, { helloTimeoutMs: 300 });
-    const early = await rawExchange(channel.path, [`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: GateMethods.listTools, params: {} })}\n`]);
+    const early = await rawExchange(channel.path, [
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: GateMethods.listTools, params: {} })}\n`,
+    ]);
     assert.equal(early.closedByPeer, true);
     assert.match(early.text, /Refused: the first message is not a hello/);
     const garbage = await rawExchange(channel.path, ['GET / HTTP/1.1\r\n\r\n']);
@@ -99,9 +119,11 @@ describe('gate channel', { concurrency: 2 }, () => {
     t.after(() => client.close());
     assert.equal(client.hello.instructions, 'instructions of demo');
     await waitFor(() => channel.connectedCount === 1, 'the connection to count');
-    const listed = await client.request(GateMethods.listTools, {}) as { tools: unknown[] };
+    const listed = (await client.request(GateMethods.listTools, {})) as { tools: unknown[] };
     assert.deepEqual(listed.tools, JSON.parse(JSON.stringify(reg.get('demo')!.tools)), 'titles, annotations and schemas are unchanged');
-    const result = await client.request(GateMethods.callTool, { name: 'echo', arguments: { message: 'hi there' } }) as { content: { text: string }[] };
+    const result = (await client.request(GateMethods.callTool, { name: 'echo', arguments: { message: 'hi there' } })) as {
+      content: { text: string }[];
+    };
     assert.equal(result.content[0]!.text, 'hi there');
     await assert.rejects(client.request('resources/list', {}), /no method 'resources\/list'/);
     await assert.rejects(client.request(GateMethods.callTool, { name: 'echo', arguments: 'nope' }), /arguments object/);
@@ -121,7 +143,10 @@ describe('gate channel', { concurrency: 2 }, () => {
     const { channel } = await setup(t, handler);
     const a = await ChannelClient.connect({ path: channel.path, secret: channel.secret, server: 'a' });
     const b = await ChannelClient.connect({ path: channel.path, secret: channel.secret, server: 'b' });
-    t.after(() => { a.close(); b.close(); });
+    t.after(() => {
+      a.close();
+      b.close();
+    });
     const heard: string[] = [];
     a.onNotification((m, p) => heard.push(`a ${m} ${JSON.stringify(p)}`));
     b.onNotification((m) => heard.push(`b ${m}`));
@@ -131,7 +156,9 @@ describe('gate channel', { concurrency: 2 }, () => {
 
     // Progress goes out only for calls that asked for it.
     let id = -1;
-    const pending = a.request(GateMethods.callTool, { name: 'x', arguments: {}, wantsProgress: true }, (i) => { id = i; });
+    const pending = a.request(GateMethods.callTool, { name: 'x', arguments: {}, wantsProgress: true }, (i) => {
+      id = i;
+    });
     await waitFor(() => heard.length === 2, 'the progress notification');
     assert.equal(heard[1], `a ${GateMethods.progress} ${JSON.stringify({ requestId: id, message: 'waiting for the user' })}`);
     assert.equal(callToken!.isCancellationRequested, false);

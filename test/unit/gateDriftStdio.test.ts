@@ -19,12 +19,23 @@ test('a tool redefined by the step before it (list_changed over stdio): not sent
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'plangate-drift-')));
   const callLog = join(root, 'calls.jsonl');
   const fixture = fixtureCommand(['--root', root, '--call-log', callLog]);
-  const servers: ResolvedServer[] = [{ name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] }];
+  const servers: ResolvedServer[] = [
+    { name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] },
+  ];
   const registry = new ServerRegistry();
   const ledger = openFileLedger(join(root, 'ledger', 'ledger.jsonl'));
   let n = 0;
-  const gate = new Gate(ledger.workflow, { invoker: registry, settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: true }), newId: () => `plan-${++n}` });
-  t.after(async () => { gate.dispose(); ledger.dispose(); await registry.dispose(); rmSync(root, { recursive: true, force: true }); });
+  const gate = new Gate(ledger.workflow, {
+    invoker: registry,
+    settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: true }),
+    newId: () => `plan-${++n}`,
+  });
+  t.after(async () => {
+    gate.dispose();
+    ledger.dispose();
+    await registry.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
   await registry.applyConfig(servers);
   const tools = () => readCallLog(callLog).map((c) => c.tool);
 
@@ -46,10 +57,13 @@ test('a tool redefined by the step before it (list_changed over stdio): not sent
   assert.equal(plan.reapproval!.step, 1);
   assert.match(plan.reapproval!.change, /server 'fixture' changed the definition of tool 'drifting_tool'/);
   assert.deepEqual(tools(), ['plan_drift', 'redefine_drifting_tool'], 'drifting_tool was not called under the old approval');
-  assert.match(await gate.approve(planId, undefined, shown) ?? '', /changed since it was shown/, 'the old panel cannot approve');
+  assert.match((await gate.approve(planId, undefined, shown)) ?? '', /changed since it was shown/, 'the old panel cannot approve');
 
   assert.equal(await gate.approve(planId, undefined, approvalHash(ledger.workflow.state.plans[planId])), undefined);
   await until('the plan to finish', () => gate.isSettled(planId));
-  assert.deepEqual(ledger.workflow.state.plans[planId].steps.map((s) => s.state), ['ok', 'ok']);
+  assert.deepEqual(
+    ledger.workflow.state.plans[planId].steps.map((s) => s.state),
+    ['ok', 'ok'],
+  );
   assert.deepEqual(tools(), ['plan_drift', 'redefine_drifting_tool', 'drifting_tool'], 'each step ran once');
 });

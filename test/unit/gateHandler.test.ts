@@ -22,7 +22,11 @@ class FakeServer implements AgentServer {
   readonly onDidChangeState = this.emitter.event;
   readonly serverInfo = { name: 'plangate-fixture', version: '1.0.0' };
   readonly instructions = 'fixture instructions';
-  constructor(public state: string, readonly tools: readonly unknown[], public message?: string) {}
+  constructor(
+    public state: string,
+    readonly tools: readonly unknown[],
+    public message?: string,
+  ) {}
   set(state: string): void {
     this.state = state;
     this.emitter.fire({ state });
@@ -36,12 +40,18 @@ async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: 
   const sink = new MemoryLedgerSink();
   const workflow = new Workflow(sink);
   let n = 0;
-  const gate = new Gate(workflow, { invoker: conn.invoker, settings: () => ({ stepTimeoutMs: 10_000, allowCrossServer: true }), newId: () => `plan-${++n}` });
+  const gate = new Gate(workflow, {
+    invoker: conn.invoker,
+    settings: () => ({ stepTimeoutMs: 10_000, allowCrossServer: true }),
+    newId: () => `plan-${++n}`,
+  });
   const demo = new FakeServer(options.state ?? 'running', [{ name: 'noop' }, { name: 'plan_scaffold' }]);
   const shown: string[] = [];
   const handler = createGateHandler({
     registry: { get: (name) => (name === 'demo' ? demo : undefined) },
-    gate, idleTimeoutMs: options.idleTimeoutMs, startWaitMs: 2_000,
+    gate,
+    idleTimeoutMs: options.idleTimeoutMs,
+    startWaitMs: 2_000,
     show: (_server, tool, _args, _result, received) => shown.push(`${tool} → ${received.kind}`),
   });
   t.after(async () => {
@@ -53,13 +63,18 @@ async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: 
   const progress: string[] = [];
   const context: GateCallContext = { token: cts.token, progress: (m) => progress.push(m) };
   const call = (tool: string, args: Record<string, unknown> = {}) => handler.callTool('demo', tool, args, context);
-  const nextPlan = () => new Promise<string>((resolve) => {
-    const sub = workflow.onDidChange(({ event }) => {
-      if (event.type === 'planReceived') { sub.dispose(); resolve(event.planId); }
+  const nextPlan = () =>
+    new Promise<string>((resolve) => {
+      const sub = workflow.onDidChange(({ event }) => {
+        if (event.type === 'planReceived') {
+          sub.dispose();
+          resolve(event.planId);
+        }
+      });
     });
-  });
   const calls = () => (existsSync(callLog) ? readCallLog(callLog).map((c) => c.tool) : []);
-  const recorded = () => sink.entries.map((e) => e.event).filter((e): e is Extract<WorkflowEvent, { type: 'callSent' }> => e.type === 'callSent');
+  const recorded = () =>
+    sink.entries.map((e) => e.event).filter((e): e is Extract<WorkflowEvent, { type: 'callSent' }> => e.type === 'callSent');
   return { handler, gate, workflow, demo, shown, cts, progress, call, nextPlan, calls, recorded };
 }
 
@@ -67,11 +82,11 @@ const summaryOf = (r: ToolResult) => r.structuredContent as unknown as AgentSumm
 const textOf = (r: ToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 
 describe('gate handler: plain calls', () => {
-  test('a plain result goes back unchanged, through the door on the agent\'s decision, and is not shown', async (t) => {
+  test("a plain result goes back unchanged, through the door on the agent's decision, and is not shown", async (t) => {
     const s = await setup(t);
     const result = await s.call('noop', { note: 'hi' });
     assert.notEqual(result.isError, true);
-    assert.equal(summaryOf(result)?.kind, undefined, 'a plain result is the server\'s own, not a summary');
+    assert.equal(summaryOf(result)?.kind, undefined, "a plain result is the server's own, not a summary");
     assert.deepEqual(s.calls(), ['noop']);
     const [sent] = s.recorded();
     assert.equal(sent?.entrance, 'agent');
@@ -103,13 +118,16 @@ describe('gate handler: plain calls', () => {
     assert.deepEqual(s.calls(), ['noop']);
   });
 
-  test('tools/list hands over the server\'s tools, and none while it does not run', async (t) => {
+  test("tools/list hands over the server's tools, and none while it does not run", async (t) => {
     const s = await setup(t);
     assert.deepEqual(await s.handler.listTools('demo', s.cts.token), [{ name: 'noop' }, { name: 'plan_scaffold' }]);
     s.demo.set('stopped');
     assert.deepEqual(await s.handler.listTools('demo', s.cts.token), []);
     assert.deepEqual(await s.handler.listTools('nowhere', s.cts.token), []);
-    assert.deepEqual(s.handler.hello?.('demo'), { serverInfo: { name: 'plangate-fixture', version: '1.0.0' }, instructions: 'fixture instructions' });
+    assert.deepEqual(s.handler.hello?.('demo'), {
+      serverInfo: { name: 'plangate-fixture', version: '1.0.0' },
+      instructions: 'fixture instructions',
+    });
   });
 });
 
@@ -129,7 +147,10 @@ describe('gate handler: plans', () => {
     assert.ok(['follow_up', 'completed'].includes(summary.outcome), summary.outcome);
     assert.ok(summary.steps.every((st) => st.state === 'ok'));
     assert.ok(s.calls().length > 1, 'the approved steps ran');
-    assert.ok(s.progress.some((m) => m.startsWith('Waiting for your approval in the Plangate panel')), s.progress.join(' | '));
+    assert.ok(
+      s.progress.some((m) => m.startsWith('Waiting for your approval in the Plangate panel')),
+      s.progress.join(' | '),
+    );
   });
 
   test('a rejected plan runs nothing and the agent hears the reason', async (t) => {

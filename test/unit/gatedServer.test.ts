@@ -36,17 +36,26 @@ async function setup(t: TestContext, options: SetupOptions = {}) {
   await reg.applyConfig([fixtureStdio('demo', ['--root', root, '--call-log', callLogFile])]);
   const workflow = new Workflow(new MemoryLedgerSink());
   let n = 0;
-  const gate = new Gate(workflow, { invoker: reg, settings: () => ({ stepTimeoutMs: 15_000, allowCrossServer: true }), newId: () => `plan-${++n}` });
+  const gate = new Gate(workflow, {
+    invoker: reg,
+    settings: () => ({ stepTimeoutMs: 15_000, allowCrossServer: true }),
+    newId: () => `plan-${++n}`,
+  });
   const shown: string[] = [];
   const handler = createGateHandler({
-    registry: reg, gate, idleTimeoutMs: options.idleTimeoutMs,
+    registry: reg,
+    gate,
+    idleTimeoutMs: options.idleTimeoutMs,
     show: (_server, tool, _args, _result, received) => shown.push(`${tool} → ${received.kind}`),
   });
   const channel = await GateChannel.open(handler);
   const forwarding = forwardToolChanges(reg, channel);
 
   const transport = new StdioClientTransport({
-    command: process.execPath, args: ['--import', 'tsx', GATED_MAIN], cwd: REPO, stderr: 'pipe',
+    command: process.execPath,
+    args: ['--import', 'tsx', GATED_MAIN],
+    cwd: REPO,
+    stderr: 'pipe',
     env: { ...channel.envFor('demo'), ...options.env },
   });
   let stderr = '';
@@ -64,16 +73,24 @@ async function setup(t: TestContext, options: SetupOptions = {}) {
 
   const calls = () => (existsSync(callLogFile) ? readCallLog(callLogFile).map((c) => c.tool) : []);
   /** Resolves with the id of the next plan received. */
-  const nextPlan = () => new Promise<string>((resolve) => {
-    const sub = workflow.onDidChange(({ event }) => {
-      if (event.type === 'planReceived') { sub.dispose(); resolve(event.planId); }
+  const nextPlan = () =>
+    new Promise<string>((resolve) => {
+      const sub = workflow.onDidChange(({ event }) => {
+        if (event.type === 'planReceived') {
+          sub.dispose();
+          resolve(event.planId);
+        }
+      });
     });
-  });
   /** The agent's call, with the progress messages it heard. */
   const call = (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => {
     const progress: string[] = [];
     const result = agent.callTool({ name, arguments: args }, undefined, {
-      signal, timeout: 60_000, onprogress: (p) => { if (p.message) progress.push(p.message); },
+      signal,
+      timeout: 60_000,
+      onprogress: (p) => {
+        if (p.message) progress.push(p.message);
+      },
     }) as Promise<CallToolResult>;
     return { result, progress };
   };
@@ -89,7 +106,7 @@ describe('gated server', { concurrency: 2 }, () => {
     const { tools } = await s.agent.listTools();
     assert.deepEqual(tools, JSON.parse(JSON.stringify(s.reg.get('demo')!.tools)));
     const scaffold = tools.find((x) => x.name === 'plan_scaffold')!;
-    assert.equal(scaffold.annotations?.readOnlyHint, true, 'the agent still sees the tool\'s own annotations');
+    assert.equal(scaffold.annotations?.readOnlyHint, true, "the agent still sees the tool's own annotations");
     assert.ok(s.agent.getServerCapabilities()?.tools?.listChanged, 'the gated server announces tools/list_changed');
 
     const plain = await s.call('echo', { message: 'straight back' }).result;
@@ -109,7 +126,7 @@ describe('gated server', { concurrency: 2 }, () => {
     let answered = false;
     void result.then(() => (answered = true));
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(answered, false, 'the agent\'s call is still pending while nobody decided');
+    assert.equal(answered, false, "the agent's call is still pending while nobody decided");
     assert.deepEqual(s.calls(), ['plan_scaffold'], 'nothing ran before the approval');
 
     assert.equal(await s.gate.approve(planId), undefined);
@@ -119,11 +136,21 @@ describe('gated server', { concurrency: 2 }, () => {
     const summary = summaryOf(r);
     assert.equal(summary.kind, 'plangate_plan_outcome');
     assert.equal(summary.outcome, 'follow_up');
-    assert.deepEqual(summary.steps.map((x) => [x.step, x.tool, x.state]), [[1, 'create_screen', 'ok'], [2, 'create_component', 'ok'], [3, 'create_component', 'ok']]);
+    assert.deepEqual(
+      summary.steps.map((x) => [x.step, x.tool, x.state]),
+      [
+        [1, 'create_screen', 'ok'],
+        [2, 'create_component', 'ok'],
+        [3, 'create_component', 'ok'],
+      ],
+    );
     assert.equal(summary.followUp, 'Wire the new components to the API now?');
     assert.match(text(r), /the user approved the plan "Scaffold Payroll screen and components\." and it ran: 3 of 3 steps ok/);
     assert.match(text(r), /Follow-up question for the user .*: "Wire the new components to the API now\?"/);
-    assert.ok(progress.some((m) => /running step|done; follow-up/.test(m)), `the run was reported as progress: ${JSON.stringify(progress)}`);
+    assert.ok(
+      progress.some((m) => /running step|done; follow-up/.test(m)),
+      `the run was reported as progress: ${JSON.stringify(progress)}`,
+    );
   });
 
   test('Reject resolves with the rejection and the reason, and runs nothing', async (t) => {
@@ -163,7 +190,7 @@ describe('gated server', { concurrency: 2 }, () => {
     await waitFor(() => s.workflow.state.plans[planId]!.phase === 'finished', 'the plan to be withdrawn');
     assert.equal(s.workflow.state.plans[planId]!.outcome, 'rejected');
     assert.match(s.workflow.state.plans[planId]!.rejectReason ?? '', /agent cancelled its call/);
-    assert.match(await s.gate.approve(planId) ?? '', /only a plan awaiting approval/i, 'a withdrawn plan can no longer be approved');
+    assert.match((await s.gate.approve(planId)) ?? '', /only a plan awaiting approval/i, 'a withdrawn plan can no longer be approved');
     assert.deepEqual(s.calls(), ['plan_scaffold']);
   });
 
@@ -183,7 +210,7 @@ describe('gated server', { concurrency: 2 }, () => {
   test('invalid plans and collect-mode forms come back as they are, with a note', async (t) => {
     const s = await setup(t);
     const invalid = await s.call('plan_invalid', { variant: 'missing_tool' }).result;
-    assert.match(text(invalid), /"kind":\s*"orchestrated_plan"/, 'the server\'s own content is kept');
+    assert.match(text(invalid), /"kind":\s*"orchestrated_plan"/, "the server's own content is kept");
     assert.match(text(invalid), /Plangate: this result carries a plan that is not valid, so nothing was gated or run \(.*next_actions/);
     const form = await s.call('new_model_app', { model: 'Contact', mode: 'form' }).result;
     const direct = await s.reg.callTool('demo', 'new_model_app', { model: 'Contact', mode: 'form' });
@@ -197,7 +224,9 @@ describe('gated server', { concurrency: 2 }, () => {
   test('tools/list_changed of the real server reaches the agent', async (t) => {
     const s = await setup(t);
     let changed = 0;
-    s.agent.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++; });
+    s.agent.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
     await s.call('add_tool', { name: 'brand_new_tool' }).result;
     await waitFor(() => changed > 0, 'notifications/tools/list_changed at the agent');
     const { tools } = await s.agent.listTools();
@@ -241,7 +270,9 @@ describe('gated server', { concurrency: 2 }, () => {
     const channel = await GateChannel.open({ listTools: async () => [], callTool: async () => ({ content: [] }) });
     t.after(() => channel.dispose());
     const child = spawn(process.execPath, ['--import', 'tsx', GATED_MAIN], {
-      cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...channel.envFor('demo') },
+      cwd: REPO,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...channel.envFor('demo') },
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Generous bounds: the program starts through tsx, which compiles it first (slow on a loaded machine).
@@ -257,7 +288,11 @@ describe('gated server', { concurrency: 2 }, () => {
   });
 
   test('without its environment the program says what is missing and exits 2', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', GATED_MAIN], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', GATED_MAIN], {
+      cwd: REPO,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { firstMatchingGlob, globMatcher, isOutsideWorkspace } from '../../src/core/globs';
 
 test('absolute, home-relative and climbing globs are outside the workspace', () => {
-  for (const g of ['/etc/passwd', '~/x', 'C:\\Windows\\x', '../sibling/**', 'src/../../x', '..']) assert.equal(isOutsideWorkspace(g), true, g);
+  for (const g of ['/etc/passwd', '~/x', 'C:\\Windows\\x', '../sibling/**', 'src/../../x', '..'])
+    assert.equal(isOutsideWorkspace(g), true, g);
   for (const g of ['src/**', './src/a.ts', 'src\\modules\\payroll\\**', '**/*.md', 'a..b/c']) assert.equal(isOutsideWorkspace(g), false, g);
 });
 

@@ -16,8 +16,17 @@ let clock = 0;
 const at = () => ++clock;
 const ORIGIN = { server: 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' as const };
 const received = (planId: string, tools: string[]): WorkflowEvent => ({
-  type: 'planReceived', at: at(), planId, origin: ORIGIN,
-  plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Do it', next_actions: tools.map((tool): ActionCall => ({ tool, args: { tool } })) },
+  type: 'planReceived',
+  at: at(),
+  planId,
+  origin: ORIGIN,
+  plan: {
+    kind: 'orchestrated_plan',
+    version: '1',
+    status: 'ok',
+    instruction: 'Do it',
+    next_actions: tools.map((tool): ActionCall => ({ tool, args: { tool } })),
+  },
 });
 
 /** Receives, approves and starts step 0 of a plan (what a run looks like in the ledger just before a crash). */
@@ -44,7 +53,10 @@ describe('Workflow store', () => {
     assert.equal(sink.entries.length, 3);
     assert.equal(seen.length, 3);
     assert.match(workflow.canApply({ type: 'stopped', at: at(), planId: 'p1' })!, /only while it is blocked/);
-    assert.deepEqual(sink.entries.map((e) => e.seq), [1, 2, 3]);
+    assert.deepEqual(
+      sink.entries.map((e) => e.seq),
+      [1, 2, 3],
+    );
   });
 
   it('replaying the ledger gives exactly the live state', () => {
@@ -89,7 +101,11 @@ describe('Workflow store', () => {
   });
 
   it('when the sink cannot write, the event is not applied and the error reaches the caller', () => {
-    const failing: LedgerSink = { append: () => { throw new Error('ENOSPC: no space left on device'); } };
+    const failing: LedgerSink = {
+      append: () => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+    };
     const workflow = new Workflow(failing);
     assert.throws(() => workflow.dispatch(received('p1', ['a'])), /ENOSPC/);
     assert.equal(getPlan(workflow.state, 'p1'), undefined);
@@ -105,12 +121,24 @@ describe('parseLedgerEntry', () => {
       [[], /not a JSON object/],
       [{ seq: 0, event: {} }, /seq is not a positive integer/],
       [{ seq: 1, event: { type: 'launchMissiles', at: 1 } }, /unknown type "launchMissiles"/],
-      [{ seq: 1, event: { type: 'stepStarted', at: 1, planId: 'p', step: 0, server: 'a' } }, /stepStarted.crossServer is not true or false/],
+      [
+        { seq: 1, event: { type: 'stepStarted', at: 1, planId: 'p', step: 0, server: 'a' } },
+        /stepStarted.crossServer is not true or false/,
+      ],
       [{ seq: 1, event: { type: 'stepFailed', at: 1, planId: 'p', step: -1, error: 'x' } }, /stepFailed.step is not a step index/],
-      [{ seq: 1, event: { type: 'planReceived', at: 1, planId: 'p', origin: ORIGIN, plan: { status: 'ok', next_actions: [{ tool: 1 }] } } }, /next_actions holds a step/],
+      [
+        {
+          seq: 1,
+          event: { type: 'planReceived', at: 1, planId: 'p', origin: ORIGIN, plan: { status: 'ok', next_actions: [{ tool: 1 }] } },
+        },
+        /next_actions holds a step/,
+      ],
       [{ seq: 1, event: { type: 'followUpAnswered', at: 1, planId: 'p', answer: 'sure' } }, /yes or no/],
       [{ seq: 1, event: { type: 'restored' } }, /restored.at is not a number/],
-      [{ seq: 1, event: { type: 'approved', at: 1, planId: 'p', approvalHash: 'h', note: { text: 'x' } } }, /approved.note is not a string/],
+      [
+        { seq: 1, event: { type: 'approved', at: 1, planId: 'p', approvalHash: 'h', note: { text: 'x' } } },
+        /approved.note is not a string/,
+      ],
     ];
     for (const [value, pattern] of cases) {
       const r = parseLedgerEntry(value);
@@ -153,7 +181,10 @@ describe('file ledger', () => {
     const second = openFileLedger(file, { now: () => 5 });
     const plan = getPlan(second.workflow.state, 'p1')!;
     assert.equal(plan.steps[0].state, 'unknown');
-    assert.deepEqual(plan.steps.map((s) => s.state), ['unknown', 'pending']);
+    assert.deepEqual(
+      plan.steps.map((s) => s.state),
+      ['unknown', 'pending'],
+    );
     assert.equal(plan.phase, 'blocked');
     second.dispose();
     const entries = loadLedger(file).entries;
@@ -187,21 +218,30 @@ describe('file ledger', () => {
     sink.append({ seq: 2, event: { type: 'rejected', at: at(), planId: 'p1' } });
     sink.dispose();
     const loaded = loadLedger(path);
-    assert.deepEqual(loaded.entries.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(
+      loaded.entries.map((e) => e.seq),
+      [1, 2],
+    );
     assert.deepEqual(loaded.warnings, []);
   });
 
   it('skips unparsable and invalid lines in the middle with a warning naming the line', () => {
     const good = (seq: number, event: WorkflowEvent) => JSON.stringify({ seq, event });
-    writeFileSync(file.replace('sub/', ''), [
-      good(1, received('p1', ['a'])),
-      'not json at all',
-      JSON.stringify({ seq: 3, event: { type: 'teleport', at: 1 } }),
-      good(4, { type: 'rejected', at: 5, planId: 'p1' }),
-      '',
-    ].join('\n'));
+    writeFileSync(
+      file.replace('sub/', ''),
+      [
+        good(1, received('p1', ['a'])),
+        'not json at all',
+        JSON.stringify({ seq: 3, event: { type: 'teleport', at: 1 } }),
+        good(4, { type: 'rejected', at: 5, planId: 'p1' }),
+        '',
+      ].join('\n'),
+    );
     const loaded = loadLedger(file.replace('sub/', ''));
-    assert.deepEqual(loaded.entries.map((e) => e.seq), [1, 4]);
+    assert.deepEqual(
+      loaded.entries.map((e) => e.seq),
+      [1, 4],
+    );
     assert.equal(loaded.warnings.length, 2);
     assert.match(loaded.warnings[0], /line 2 is not JSON/);
     assert.match(loaded.warnings[1], /line 3 is not a ledger entry \(event: unknown type "teleport"\)/);
@@ -218,7 +258,7 @@ describe('file ledger', () => {
 });
 
 describe('Workflow records data, not references', () => {
-  it('later changes to the caller\'s objects do not reach the state; non-JSON events are refused', () => {
+  it("later changes to the caller's objects do not reach the state; non-JSON events are refused", () => {
     const sink = new MemoryLedgerSink();
     const workflow = new Workflow(sink);
     const args = { path: 'a.txt' };
@@ -242,7 +282,12 @@ describe('Workflow records each event as its JSON', () => {
   it('what is stored and what the sink is given as text are exactly the JSON round trip of the event, whatever it holds', () => {
     const texts: string[] = [];
     const sink = new MemoryLedgerSink();
-    const workflow = new Workflow({ append: (entry, json) => { sink.append(entry); texts.push(json ?? ''); } });
+    const workflow = new Workflow({
+      append: (entry, json) => {
+        sink.append(entry);
+        texts.push(json ?? '');
+      },
+    });
     const withProto = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;
     const tricky: Record<string, unknown>[] = [
       { flat: 'x', n: 1.5, yes: true, nothing: null, gone: undefined },
@@ -254,7 +299,16 @@ describe('Workflow records each event as its JSON', () => {
       { toJSON: () => ({ replaced: true }) },
     ];
     tricky.forEach((args, i) => {
-      const event = { type: 'callSent', at: at(), callId: `c${i}`, server: 'alpha', tool: 'echo', entrance: 'call', decision: { by: 'user', what: 'test', extra: undefined }, args } as WorkflowEvent;
+      const event = {
+        type: 'callSent',
+        at: at(),
+        callId: `c${i}`,
+        server: 'alpha',
+        tool: 'echo',
+        entrance: 'call',
+        decision: { by: 'user', what: 'test', extra: undefined },
+        args,
+      } as WorkflowEvent;
       assert.ok(workflow.dispatch(event), `event ${i} was refused`);
       const stored = sink.entries[i]!;
       const expected = JSON.parse(JSON.stringify({ seq: i + 1, event })) as unknown;
@@ -268,13 +322,14 @@ describe('Workflow records each event as its JSON', () => {
 });
 
 describe('file ledger: what is on disk when a call leaves', () => {
-  it('each step\'s start and its call record are in the file before the call is sent; the outcome follows after', async () => {
+  it("each step's start and its call record are in the file before the call is sent; the outcome follows after", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plangate-ledger-order-'));
     try {
       const file = join(dir, 'ledger.jsonl');
       const opened = openFileLedger(file);
       const onDisk: string[][] = [];
-      const trail = () => loadLedger(file).entries.map(({ event }) => `${event.type}${'step' in event && event.step !== undefined ? `#${event.step}` : ''}`);
+      const trail = () =>
+        loadLedger(file).entries.map(({ event }) => `${event.type}${'step' in event && event.step !== undefined ? `#${event.step}` : ''}`);
       const invoker: ToolInvoker = {
         catalog: async () => [{ server: 'alpha', tools: ['a', 'b'] }],
         callTool: async () => {
@@ -285,8 +340,14 @@ describe('file ledger: what is on disk when a call leaves', () => {
       const workflow = opened.workflow;
       assert.ok(workflow.dispatch(received('p1', ['a', 'b'])));
       assert.ok(await resolvePlan(workflow, invoker, 'p1', { allowCrossServer: true }));
-      assert.ok(workflow.dispatch({ type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(workflow.state, 'p1')!) }));
-      const done = await runPlan(workflow, 'p1', { invoker, classify: () => ({ kind: 'plain' }), host: { confirmStep: async () => true, askUser: async () => undefined, approveNested: async () => false } });
+      assert.ok(
+        workflow.dispatch({ type: 'approved', at: at(), planId: 'p1', approvalHash: approvalHash(getPlan(workflow.state, 'p1')!) }),
+      );
+      const done = await runPlan(workflow, 'p1', {
+        invoker,
+        classify: () => ({ kind: 'plain' }),
+        host: { confirmStep: async () => true, askUser: async () => undefined, approveNested: async () => false },
+      });
       assert.equal(done.outcome, 'completed');
       assert.deepEqual(onDisk[0]!.slice(-2), ['stepStarted#0', 'callSent#0']);
       assert.deepEqual(onDisk[1]!.slice(-4), ['callEnded', 'stepSucceeded#0', 'stepStarted#1', 'callSent#1']);

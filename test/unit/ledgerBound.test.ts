@@ -29,11 +29,36 @@ class History {
     this.workflow = workflow ?? new Workflow(this.memory);
   }
 
-  receive(planId: string, opts: { tools?: string[]; payload?: string; bulk?: string; followUp?: string; status?: 'ok' | 'error'; replacesId?: string; parentId?: string; parentStep?: number } = {}): void {
-    const next_actions = (opts.tools ?? ['a']).map((tool, i): ActionCall => ({ tool, args: { tool, ...(i === 0 && opts.payload !== undefined && { content: opts.payload }) } }));
+  receive(
+    planId: string,
+    opts: {
+      tools?: string[];
+      payload?: string;
+      bulk?: string;
+      followUp?: string;
+      status?: 'ok' | 'error';
+      replacesId?: string;
+      parentId?: string;
+      parentStep?: number;
+    } = {},
+  ): void {
+    const next_actions = (opts.tools ?? ['a']).map((tool, i): ActionCall => ({
+      tool,
+      args: { tool, ...(i === 0 && opts.payload !== undefined && { content: opts.payload }) },
+    }));
     const event: WorkflowEvent = {
-      type: 'planReceived', at: this.at, planId, origin: opts.bulk === undefined ? ORIGIN : { ...ORIGIN, args: { bulk: opts.bulk } },
-      plan: { kind: 'orchestrated_plan', version: '1', status: opts.status ?? 'ok', instruction: `Do ${planId}`, next_actions, ...(opts.followUp && { follow_up: opts.followUp }) },
+      type: 'planReceived',
+      at: this.at,
+      planId,
+      origin: opts.bulk === undefined ? ORIGIN : { ...ORIGIN, args: { bulk: opts.bulk } },
+      plan: {
+        kind: 'orchestrated_plan',
+        version: '1',
+        status: opts.status ?? 'ok',
+        instruction: `Do ${planId}`,
+        next_actions,
+        ...(opts.followUp && { follow_up: opts.followUp }),
+      },
       ...(opts.replacesId && { replacesId: opts.replacesId }),
       ...(opts.parentId && { parentId: opts.parentId, parentStep: opts.parentStep ?? 0 }),
     };
@@ -56,7 +81,10 @@ class History {
     this.succeed(planId);
   }
   ok(event: WorkflowEvent): void {
-    assert.ok(this.workflow.dispatch(event), `${event.type} ${(event as { planId?: string }).planId ?? ''}: ${this.workflow.canApply(event)}`);
+    assert.ok(
+      this.workflow.dispatch(event),
+      `${event.type} ${(event as { planId?: string }).planId ?? ''}: ${this.workflow.canApply(event)}`,
+    );
   }
   get entries(): LedgerEntry[] {
     return this.memory.entries;
@@ -66,7 +94,8 @@ class History {
   }
 }
 
-const phases = (state: WorkflowState) => Object.fromEntries(state.order.map((id) => [id, getPlan(state, id)!.phase])) as Record<string, PlanPhase>;
+const phases = (state: WorkflowState) =>
+  Object.fromEntries(state.order.map((id) => [id, getPlan(state, id)!.phase])) as Record<string, PlanPhase>;
 
 let dir: string;
 let file: string;
@@ -91,7 +120,8 @@ describe('ledger loading, line by line', () => {
     assert.match(whole.warnings[0]!, /line 4 is not JSON/);
     assert.match(whole.warnings[1]!, /line 5 was cut short/);
     assert.deepEqual(whole.entries, h.entries);
-    for (const chunkBytes of [1, 2, 3, 4, 5, 7, 13, 64, 1000]) assert.deepEqual(loadLedger(file, { chunkBytes }), whole, `chunkBytes ${chunkBytes}`);
+    for (const chunkBytes of [1, 2, 3, 4, 5, 7, 13, 64, 1000])
+      assert.deepEqual(loadLedger(file, { chunkBytes }), whole, `chunkBytes ${chunkBytes}`);
   });
 
   it('skips a line longer than the line limit without holding it, and reads on', () => {
@@ -101,7 +131,10 @@ describe('ledger loading, line by line', () => {
     h.receive('p3');
     h.write(file);
     const loaded = loadLedger(file, { chunkBytes: 64, maxLineBytes: 1000 });
-    assert.deepEqual(loaded.entries.map((e) => e.event.type === 'planReceived' && e.event.planId), ['p1', 'p3']);
+    assert.deepEqual(
+      loaded.entries.map((e) => e.event.type === 'planReceived' && e.event.planId),
+      ['p1', 'p3'],
+    );
     assert.match(loaded.warnings[0]!, /line 2 is longer than/);
   });
 
@@ -119,7 +152,10 @@ describe('ledger loading, line by line', () => {
     writeSync(fd, after, size + 600 * 1024 * 1024);
     closeSync(fd);
     const stat = statSync(file);
-    if (!(stat.blocks * 512 < stat.size / 4)) { t.skip('this file system does not keep sparse files sparse'); return; }
+    if (!(stat.blocks * 512 < stat.size / 4)) {
+      t.skip('this file system does not keep sparse files sparse');
+      return;
+    }
     const opened = openFileLedger(file);
     try {
       const state = opened.workflow.state;
@@ -181,8 +217,19 @@ describe('ledger retention on open', () => {
     h.write(file);
     const before = replay(h.entries);
     assert.deepEqual(phases(before), {
-      done: 'finished', pending: 'awaiting_approval', follow: 'follow_up', blocked: 'blocked', asked: 'finished', answered: 'awaiting_approval',
-      parent: 'finished', child: 'follow_up', gone: 'finished', 'gone-child': 'finished', 'gone-ask': 'finished', 'gone-replan': 'finished', recent: 'finished',
+      done: 'finished',
+      pending: 'awaiting_approval',
+      follow: 'follow_up',
+      blocked: 'blocked',
+      asked: 'finished',
+      answered: 'awaiting_approval',
+      parent: 'finished',
+      child: 'follow_up',
+      gone: 'finished',
+      'gone-child': 'finished',
+      'gone-ask': 'finished',
+      'gone-replan': 'finished',
+      recent: 'finished',
     });
     const opened = openFileLedger(file, { retention: { maxAgeDays: 90 }, now: () => NOW });
     try {
@@ -209,7 +256,10 @@ describe('ledger retention on open', () => {
     const bulk = 'z'.repeat(40 * 1024);
     h.at = NOW - 30 * DAY;
     h.receive('big-pending', { bulk: 'p'.repeat(300 * 1024) });
-    for (let i = 0; i < 60; i++) { h.at += 60_000; h.run(`old-${i}`, { bulk }); }
+    for (let i = 0; i < 60; i++) {
+      h.at += 60_000;
+      h.run(`old-${i}`, { bulk });
+    }
     h.write(file);
     assert.ok(statSync(file).size > 2.5 * 1024 * 1024);
     const opened = openFileLedger(file, { retention: { maxSizeMB: 1, maxAgeDays: 90 }, now: () => NOW });
@@ -222,7 +272,10 @@ describe('ledger retention on open', () => {
     // The newest settled plans are the ones kept, in order.
     const kept = order.slice(1);
     assert.ok(kept.length > 5);
-    assert.deepEqual(kept, Array.from({ length: kept.length }, (_, i) => `old-${60 - kept.length + i}`));
+    assert.deepEqual(
+      kept,
+      Array.from({ length: kept.length }, (_, i) => `old-${60 - kept.length + i}`),
+    );
   });
 
   it('with no settings nothing is dropped; within the limits the file is not rewritten', () => {
@@ -258,7 +311,10 @@ describe('ledger retention on open', () => {
     const bytes = readFileSync(file);
     const opened = openFileLedger(file, { retention: { maxAgeDays: 90 }, now: () => NOW });
     opened.dispose();
-    assert.ok(opened.warnings.some((w) => /does not know, so it is not compacted/.test(w)), opened.warnings.join('\n'));
+    assert.ok(
+      opened.warnings.some((w) => /does not know, so it is not compacted/.test(w)),
+      opened.warnings.join('\n'),
+    );
     assert.equal(opened.compaction, undefined);
     assert.ok(readFileSync(file).subarray(0, bytes.length).equals(bytes), 'nothing was dropped');
   });
@@ -272,15 +328,28 @@ describe('ledger retention while running', () => {
     const w = opened.workflow;
     const origin = { ...ORIGIN, args: { bulk: 'y'.repeat(30 * 1024) } }; // not hashed by the approval: keeps the test fast
     const dispatch = (e: WorkflowEvent) => assert.ok(w.dispatch(e), `${e.type}: ${w.canApply(e)}`);
-    dispatch({ type: 'planReceived', at: clock, planId: 'keep-me', origin: ORIGIN, plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'wait', next_actions: [{ tool: 't', args: {} }] } });
+    dispatch({
+      type: 'planReceived',
+      at: clock,
+      planId: 'keep-me',
+      origin: ORIGIN,
+      plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'wait', next_actions: [{ tool: 't', args: {} }] },
+    });
     let largest = 0;
     for (let i = 0; i < 150; i++) {
       clock += 20 * 60_000; // each plan is older than the recent window by the time the next ones come
       const planId = `run-${i}`;
-      dispatch({ type: 'planReceived', at: clock, planId, origin, plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'go', next_actions: [{ tool: 't', args: {} }] } });
+      dispatch({
+        type: 'planReceived',
+        at: clock,
+        planId,
+        origin,
+        plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'go', next_actions: [{ tool: 't', args: {} }] },
+      });
       dispatch({ type: 'approved', at: clock, planId, approvalHash: approvalHash(getPlan(w.state, planId)!) });
       dispatch({ type: 'stepStarted', at: clock, planId, step: 0, server: 'alpha', crossServer: false });
-      for (let k = 0; k < 20; k++) dispatch({ type: 'stepProgress', at: clock, planId, step: 0, progress: { progress: k, total: 20, message: 'working' } });
+      for (let k = 0; k < 20; k++)
+        dispatch({ type: 'stepProgress', at: clock, planId, step: 0, progress: { progress: k, total: 20, message: 'working' } });
       dispatch({ type: 'stepSucceeded', at: clock, planId, step: 0, summary: 'ok' });
       largest = Math.max(largest, statSync(file).size);
     }
@@ -391,15 +460,33 @@ describe('compactEntries', () => {
     h.at = NOW - 200 * DAY;
     h.receive('asked', { status: 'error' });
     h.receive('answered', { replacesId: 'asked' });
-    assert.equal(compactEntries(h.entries, h.entries.map(() => 100), { maxAgeMs: DAY, maxBytes: 1, now: NOW }), undefined);
+    assert.equal(
+      compactEntries(
+        h.entries,
+        h.entries.map(() => 100),
+        { maxAgeMs: DAY, maxBytes: 1, now: NOW },
+      ),
+      undefined,
+    );
   });
 
   it('never drops what changed within the recent window, even past the size limit', () => {
     const h = new History();
     h.run('a');
     h.run('b');
-    assert.equal(compactEntries(h.entries, h.entries.map(() => 1000), { maxBytes: 10, now: NOW + 60_000 }), undefined);
-    const later = compactEntries(h.entries, h.entries.map(() => 1000), { maxBytes: 10, now: NOW + 60 * 60_000 });
+    assert.equal(
+      compactEntries(
+        h.entries,
+        h.entries.map(() => 1000),
+        { maxBytes: 10, now: NOW + 60_000 },
+      ),
+      undefined,
+    );
+    const later = compactEntries(
+      h.entries,
+      h.entries.map(() => 1000),
+      { maxBytes: 10, now: NOW + 60 * 60_000 },
+    );
     assert.deepEqual(later?.droppedPlans.sort(), ['a', 'b']);
     assert.deepEqual(later?.kept, []);
   });

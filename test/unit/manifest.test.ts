@@ -9,13 +9,26 @@ test('every command id in code is contributed with the Plangate category, and vi
   const contributed = pkg.contributes.commands as { command: string; title: string; category: string }[];
   assert.deepEqual(new Set(contributed.map((c) => c.command)), new Set(Object.values(Commands)));
   for (const c of contributed) assert.equal(c.category, 'Plangate', `${c.command} has the Plangate category`);
-  assert.ok(contributed.some((c) => c.title === 'Call Tool…'), 'the contract names the command "Plangate: Call Tool…"');
+  assert.ok(
+    contributed.some((c) => c.title === 'Call Tool…'),
+    'the contract names the command "Plangate: Call Tool…"',
+  );
 });
 
 test('the views of the contract live in one Plangate activity-bar container', () => {
-  assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((c: { id: string }) => c.id), [Views.container]);
+  assert.deepEqual(
+    pkg.contributes.viewsContainers.activitybar.map((c: { id: string }) => c.id),
+    [Views.container],
+  );
   const views = pkg.contributes.views[Views.container] as { id: string; name: string }[];
-  assert.deepEqual(views.map((v) => [v.id, v.name]), [[Views.servers, 'Servers'], [Views.plans, 'Plans'], [Views.staged, 'Staged']]);
+  assert.deepEqual(
+    views.map((v) => [v.id, v.name]),
+    [
+      [Views.servers, 'Servers'],
+      [Views.plans, 'Plans'],
+      [Views.staged, 'Staged'],
+    ],
+  );
 });
 
 test('settings in code are contributed, each with a scope and a description', () => {

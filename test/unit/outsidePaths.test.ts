@@ -84,7 +84,18 @@ describe('paths outside the workspace that look inside', () => {
   });
 
   test('ordinary workspace paths stay inside', () => {
-    for (const g of ['src/**', './src/a.ts', 'src\\modules\\payroll\\**', '**/*.md', 'a..b/c', 'app/routes/$id.tsx', 'docs/100%.md', 'My File.md', 'src/{a,b}/*.ts', 'src/a:b.txt']) {
+    for (const g of [
+      'src/**',
+      './src/a.ts',
+      'src\\modules\\payroll\\**',
+      '**/*.md',
+      'a..b/c',
+      'app/routes/$id.tsx',
+      'docs/100%.md',
+      'My File.md',
+      'src/{a,b}/*.ts',
+      'src/a:b.txt',
+    ]) {
       assert.equal(isOutsideWorkspace(g), false, g);
     }
     assert.deepEqual(toWorkspacePath('/ws/root/src/a.ts', '/ws/root'), { inside: true, path: 'src/a.ts' });
@@ -96,9 +107,47 @@ describe('paths outside the workspace that look inside', () => {
 // --- Property: what is classified inside resolves inside -------------------------------------------------------
 
 const PIECES = [
-  'a', 'b', 'src', '.', '..', '/', '\\', '~', ':', 'C:', 'c:', '%', '%2e', '%2E', '%2f', '%5c', '%25', '$', '${', '$(', 'HOME',
-  '%USERPROFILE%', 'file:', 'file://', '//', '\\\\', '?', '*', '{', '}', ',', ' ', '\u0000', '\u2025', '\uff0e', '\uff0f',
-  '\u00a0', '\t', 'ws', 'root', 'x.txt',
+  'a',
+  'b',
+  'src',
+  '.',
+  '..',
+  '/',
+  '\\',
+  '~',
+  ':',
+  'C:',
+  'c:',
+  '%',
+  '%2e',
+  '%2E',
+  '%2f',
+  '%5c',
+  '%25',
+  '$',
+  '${',
+  '$(',
+  'HOME',
+  '%USERPROFILE%',
+  'file:',
+  'file://',
+  '//',
+  '\\\\',
+  '?',
+  '*',
+  '{',
+  '}',
+  ',',
+  ' ',
+  '\u0000',
+  '\u2025',
+  '\uff0e',
+  '\uff0f',
+  '\u00a0',
+  '\t',
+  'ws',
+  'root',
+  'x.txt',
 ];
 const hostileString = fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((parts) => parts.join(''));
 const anyPath = fc.oneof(hostileString, fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 12 }));
@@ -130,20 +179,29 @@ function resolvesInside(raw: string, root: string, lib: typeof path.posix): bool
 
 describe('nothing classified inside resolves outside the root (property)', () => {
   test('touches_files globs', () => {
-    fc.assert(fc.property(anyPath, (raw) => {
-      if (isOutsideWorkspace(raw)) return true;
-      const g = normaliseGlob(raw);
-      return resolvesInside(raw, '/ws/root', path.posix) && resolvesInside(g, '/ws/root', path.posix);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(anyPath, (raw) => {
+        if (isOutsideWorkspace(raw)) return true;
+        const g = normaliseGlob(raw);
+        return resolvesInside(raw, '/ws/root', path.posix) && resolvesInside(g, '/ws/root', path.posix);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   test('step path arguments', () => {
-    fc.assert(fc.property(anyPath, fc.constantFrom('/ws/root', 'C:\\ws\\root'), (raw, root) => {
-      const wp = toWorkspacePath(raw, root);
-      if (!wp.inside) return true;
-      const lib = root.startsWith('/') ? path.posix : path.win32;
-      const relativeForm = wp.path; // what the checkpoint joins to the root
-      return within(lib, root, relativeForm) && (lib.isAbsolute(raw.trim()) ? within(lib, root, raw.trim()) : resolvesInside(raw.trim(), root, lib));
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(anyPath, fc.constantFrom('/ws/root', 'C:\\ws\\root'), (raw, root) => {
+        const wp = toWorkspacePath(raw, root);
+        if (!wp.inside) return true;
+        const lib = root.startsWith('/') ? path.posix : path.win32;
+        const relativeForm = wp.path; // what the checkpoint joins to the root
+        return (
+          within(lib, root, relativeForm) &&
+          (lib.isAbsolute(raw.trim()) ? within(lib, root, raw.trim()) : resolvesInside(raw.trim(), root, lib))
+        );
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

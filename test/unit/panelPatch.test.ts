@@ -16,21 +16,37 @@ let clock = 0;
 const at = () => ++clock;
 const ORIGIN = { server: 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' as const };
 const envelope = (n: number): OrchestratedPlan => ({
-  kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Many steps', follow_up: 'Again?',
+  kind: 'orchestrated_plan',
+  version: '1',
+  status: 'ok',
+  instruction: 'Many steps',
+  follow_up: 'Again?',
   next_actions: Array.from({ length: n }, (_, i): ActionCall => ({ tool: 'noop', args: { i } })),
 });
 
-function panelState(presenter: PlanPresenter, s: WorkflowState, planId = 'p', items = [{ id: `plan:${planId}`, kind: 'plan' as const, title: 'Many steps' }]): PanelState {
+function panelState(
+  presenter: PlanPresenter,
+  s: WorkflowState,
+  planId = 'p',
+  items = [{ id: `plan:${planId}`, kind: 'plan' as const, title: 'Many steps' }],
+): PanelState {
   return { items, selected: { kind: 'plan', id: `plan:${planId}`, title: 'Many steps', view: presenter.present(s, planId)! } };
 }
 
 function received(n: number): WorkflowState {
   const s = apply(EMPTY_WORKFLOW, { type: 'planReceived', at: at(), planId: 'p', origin: ORIGIN, plan: envelope(n) });
-  return apply(s, { type: 'resolved', at: at(), planId: 'p', steps: getPlan(s, 'p')!.steps.map(() => ({ server: 'alpha', crossServer: false })) });
+  return apply(s, {
+    type: 'resolved',
+    at: at(),
+    planId: 'p',
+    steps: getPlan(s, 'p')!.steps.map(() => ({ server: 'alpha', crossServer: false })),
+  });
 }
 
 type Step = (s: WorkflowState) => WorkflowEvent;
-const approveEvent = (id: string): Step => (s) => ({ type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
+const approveEvent =
+  (id: string): Step =>
+  (s) => ({ type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
 
 /** The events of a whole run of plan `p` (step 2 answers with a nested plan, which runs too), each made from the state before it. */
 function runEvents(n: number): Step[] {
@@ -40,7 +56,12 @@ function runEvents(n: number): Step[] {
     out.push(() => ({ type: 'stepProgress', at: at(), planId: 'p', step, progress: { progress: 1, total: 2, message: 'half' } }));
     if (step === 1) {
       out.push(() => ({ type: 'planReceived', at: at(), planId: 'c', origin: ORIGIN, plan: envelope(1), parentId: 'p', parentStep: 1 }));
-      out.push((s) => ({ type: 'resolved', at: at(), planId: 'c', steps: getPlan(s, 'c')!.steps.map(() => ({ server: 'alpha', crossServer: false })) }));
+      out.push((s) => ({
+        type: 'resolved',
+        at: at(),
+        planId: 'c',
+        steps: getPlan(s, 'c')!.steps.map(() => ({ server: 'alpha', crossServer: false })),
+      }));
       out.push(approveEvent('c'));
       out.push(() => ({ type: 'stepStarted', at: at(), planId: 'c', step: 0, server: 'alpha', crossServer: false }));
       out.push(() => ({ type: 'stepSucceeded', at: at(), planId: 'c', step: 0, summary: 'nested done' }));
@@ -71,7 +92,11 @@ describe('panel patches', () => {
       patches++;
       const applied = applyPatch(held, patch);
       assert.ok(applied, `${event.type}: the patch applies`);
-      assert.deepEqual(JSON.parse(JSON.stringify(applied.state)), JSON.parse(JSON.stringify(next)), `${event.type}: applying the patch gives the next state`);
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(applied.state)),
+        JSON.parse(JSON.stringify(next)),
+        `${event.type}: applying the patch gives the next state`,
+      );
       held = applied.state;
     }
     assert.ok(patches >= 15, `a patch per visible change (${patches})`);
@@ -86,8 +111,14 @@ describe('panel patches', () => {
     const patch = diffPanel(before, panelState(presenter, s))!;
     assert.equal(patch.items, undefined);
     assert.equal(patch.selected, undefined);
-    assert.deepEqual(patch.plan?.steps?.map((x) => [x.planId, x.index, x.view.stateText]), [['p', 0, 'running']]);
-    assert.deepEqual(patch.plan?.heads?.map((x) => x.actions), [{ kind: 'running', progress: 'Running step 1 of 1000' }]);
+    assert.deepEqual(
+      patch.plan?.steps?.map((x) => [x.planId, x.index, x.view.stateText]),
+      [['p', 0, 'running']],
+    );
+    assert.deepEqual(
+      patch.plan?.heads?.map((x) => x.actions),
+      [{ kind: 'running', progress: 'Running step 1 of 1000' }],
+    );
     const size = JSON.stringify(patch).length;
     assert.ok(size < 2_000, `the patch is ${size} characters`);
     const applied = applyPatch(before, patch)!;
@@ -106,7 +137,10 @@ describe('panel patches', () => {
   it('send the item whole when another one is selected, and the switcher when the list changes', () => {
     const s = apply(received(2), { type: 'planReceived', at: at(), planId: 'q', origin: ORIGIN, plan: envelope(1) });
     const presenter = new PlanPresenter();
-    const items = [{ id: 'plan:p', kind: 'plan' as const, title: 'Many steps' }, { id: 'plan:q', kind: 'plan' as const, title: 'Many steps', badge: 'awaiting approval' }];
+    const items = [
+      { id: 'plan:p', kind: 'plan' as const, title: 'Many steps' },
+      { id: 'plan:q', kind: 'plan' as const, title: 'Many steps', badge: 'awaiting approval' },
+    ];
     const a = panelState(presenter, s, 'p', items.slice(0, 1));
     const b = panelState(presenter, s, 'q', items);
     const patch = diffPanel(a, b)!;

@@ -12,15 +12,24 @@ import { apply } from './helpers/applyEvents';
 let clock = 0;
 const at = () => ++clock;
 const ORIGIN = { server: 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' as const };
-const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan =>
-  ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Do the thing', next_actions: actions, ...extra });
-const actions = (n: number): ActionCall[] => Array.from({ length: n }, (_, i) => ({ tool: i % 2 ? 'write_file' : 'read_file', args: { path: `marker-${i}.txt` } }));
+const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan => ({
+  kind: 'orchestrated_plan',
+  version: '1',
+  status: 'ok',
+  instruction: 'Do the thing',
+  next_actions: actions,
+  ...extra,
+});
+const actions = (n: number): ActionCall[] =>
+  Array.from({ length: n }, (_, i) => ({ tool: i % 2 ? 'write_file' : 'read_file', args: { path: `marker-${i}.txt` } }));
 const receive = (s: WorkflowState, id: string, steps: ActionCall[], extra: Partial<OrchestratedPlan> = {}) =>
   apply(s, { type: 'planReceived', at: at(), planId: id, origin: ORIGIN, plan: envelope(steps, extra) });
 const resolved = (s: WorkflowState, id: string) =>
   apply(s, { type: 'resolved', at: at(), planId: id, steps: getPlan(s, id)!.steps.map(() => ({ server: 'alpha', crossServer: false })) });
-const approve = (s: WorkflowState, id: string) => apply(s, { type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
-const start = (s: WorkflowState, id: string, step: number) => apply(s, { type: 'stepStarted', at: at(), planId: id, step, server: 'alpha', crossServer: false });
+const approve = (s: WorkflowState, id: string) =>
+  apply(s, { type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
+const start = (s: WorkflowState, id: string, step: number) =>
+  apply(s, { type: 'stepStarted', at: at(), planId: id, step, server: 'alpha', crossServer: false });
 const succeed = (s: WorkflowState, id: string, step: number, childPlanId?: string) =>
   apply(s, { type: 'stepSucceeded', at: at(), planId: id, step, summary: 'done', ...(childPlanId ? { childPlanId } : {}) });
 
@@ -32,7 +41,14 @@ describe('plan view models', () => {
     assert.equal(plan.phaseLabel, 'Awaiting approval');
     assert.equal(plan.serverStatusLabel, 'server said: ok');
     assert.deepEqual(plan.actions, { kind: 'approve', resolving: true, shownHash: approvalHash(getPlan(s, 'p')!) });
-    assert.deepEqual(plan.steps.map((x) => [x.stateText, x.editable]), [['pending', true], ['pending', true], ['pending', true]]);
+    assert.deepEqual(
+      plan.steps.map((x) => [x.stateText, x.editable]),
+      [
+        ['pending', true],
+        ['pending', true],
+        ['pending', true],
+      ],
+    );
     s = resolved(s, 'p');
     plan = presenter.present(s, 'p')!.plans.p!;
     assert.deepEqual(plan.actions, { kind: 'approve', resolving: false, shownHash: approvalHash(getPlan(s, 'p')!) });
@@ -46,10 +62,13 @@ describe('plan view models', () => {
     assert.equal(plan.phaseLabel, 'Rejected');
     assert.equal(plan.serverStatusLabel, 'server said: ok');
     assert.deepEqual(plan.actions, { kind: 'finished', outcome: 'Rejected: wrong folder. Nothing ran.', exportable: true });
-    assert.deepEqual(plan.steps.map((x) => x.stateText), ['not run', 'not run']);
+    assert.deepEqual(
+      plan.steps.map((x) => x.stateText),
+      ['not run', 'not run'],
+    );
   });
 
-  it('carry each step\'s arguments once, and what the server proposed only when the user edited them', () => {
+  it("carry each step's arguments once, and what the server proposed only when the user edited them", () => {
     let s = resolved(receive(EMPTY_WORKFLOW, 'p', actions(4)), 'p');
     const count = (text: string, needle: string) => text.split(needle).length - 1;
     let json = JSON.stringify(new PlanPresenter().present(s, 'p'));
@@ -71,7 +90,14 @@ describe('plan view models', () => {
     let plan = presenter.present(s, 'p')!.plans.p!;
     assert.equal(plan.phaseLabel, 'Running');
     assert.deepEqual(plan.actions, { kind: 'running', progress: 'Running step 2 of 3' });
-    assert.deepEqual(plan.steps.map((x) => [x.state, x.stateText, x.editable]), [['ok', 'ok', false], ['running', 'running', false], ['pending', 'pending', false]]);
+    assert.deepEqual(
+      plan.steps.map((x) => [x.state, x.stateText, x.editable]),
+      [
+        ['ok', 'ok', false],
+        ['running', 'running', false],
+        ['pending', 'pending', false],
+      ],
+    );
     assert.equal(plan.steps[0]!.summary, 'done');
     s = succeed(start(succeed(s, 'p', 1), 'p', 2), 'p', 2);
     plan = presenter.present(s, 'p')!.plans.p!;
@@ -94,7 +120,7 @@ describe('plan view models', () => {
     assert.deepEqual(prompted.steps[0]!.prompt, { kind: 'confirm', planId: 'p', step: 0 });
   });
 
-  it('look up a tool\'s hints once per tool and server, and sum them up under Safety', () => {
+  it("look up a tool's hints once per tool and server, and sum them up under Safety", () => {
     const s = resolved(receive(EMPTY_WORKFLOW, 'p', actions(10)), 'p');
     const asked: string[] = [];
     const annotations = (tool: string) => {
@@ -122,7 +148,8 @@ describe('plan view models', () => {
 
   it('offer the ask form of a not-ok plan, and its recovery actions', () => {
     const s = receive(EMPTY_WORKFLOW, 'n', [], {
-      status: 'invalid', errors: [{ code: 'E1', message: 'bad component' }],
+      status: 'invalid',
+      errors: [{ code: 'E1', message: 'bad component' }],
       ask: { prompt: 'Which one?', fields: [{ name: 'componentId', type: 'select', options: ['A', 'B'] }] },
       recovery_actions: [{ tool: 'fix', args: { x: 1 }, label: 'Fix it' }],
     });
@@ -130,7 +157,11 @@ describe('plan view models', () => {
     assert.equal(plan.phaseLabel, 'Nothing to run');
     assert.equal(plan.serverStatusLabel, 'server said: invalid');
     assert.deepEqual(plan.notOk?.errors, [{ code: 'E1', message: 'bad component' }]);
-    assert.deepEqual(plan.notOk?.ask, { prompt: 'Which one?', fields: [{ name: 'componentId', type: 'select', required: false, options: ['A', 'B'] }], answerable: true });
+    assert.deepEqual(plan.notOk?.ask, {
+      prompt: 'Which one?',
+      fields: [{ name: 'componentId', type: 'select', required: false, options: ['A', 'B'] }],
+      answerable: true,
+    });
     assert.deepEqual(plan.notOk?.recovery, [{ label: 'Fix it', tool: 'fix', argsText: 'Calls fix {"x":1}', confirm: false }]);
     assert.match(plan.actions.kind === 'finished' ? plan.actions.outcome : '', /^Nothing to approve yet: answer the question/);
   });

@@ -15,12 +15,21 @@ const steps = (...tools: string[]) => tools.map((tool): ActionCall => ({ tool, a
 const LONG = 'Scaffold the Payroll screen with its overtime, pay-period and hours-override components';
 
 function received(instruction = LONG, actions = steps('create_screen', 'create_component', 'create_component')): WorkflowState {
-  return apply(EMPTY_WORKFLOW, { type: 'planReceived', at: at(), planId: 'p', origin: ORIGIN, plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction, next_actions: actions } });
+  return apply(EMPTY_WORKFLOW, {
+    type: 'planReceived',
+    at: at(),
+    planId: 'p',
+    origin: ORIGIN,
+    plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction, next_actions: actions },
+  });
 }
 const approved = (s: WorkflowState) => apply(s, { type: 'approved', at: at(), planId: 'p', approvalHash: approvalHash(getPlan(s, 'p')!) });
-const ran = (s: WorkflowState, step: number) => apply(s,
-  { type: 'stepStarted', at: at(), planId: 'p', step, server: 'demo', crossServer: false },
-  { type: 'stepSucceeded', at: at(), planId: 'p', step, summary: 'ok' });
+const ran = (s: WorkflowState, step: number) =>
+  apply(
+    s,
+    { type: 'stepStarted', at: at(), planId: 'p', step, server: 'demo', crossServer: false },
+    { type: 'stepSucceeded', at: at(), planId: 'p', step, summary: 'ok' },
+  );
 const row = (s: WorkflowState) => planRowView(getPlan(s, 'p')!, '1/12/2026, 10:00:00');
 
 describe('the Plans view row', () => {
@@ -50,7 +59,12 @@ describe('the Plans view row', () => {
 
   it('keeps the label short so the description shows; the tooltip has the whole title, the state first', () => {
     const r = row(approved(received()));
-    assert.equal(r.label, `${Array.from(LONG).slice(0, ROW_TITLE_MAX - 1).join('')}…`);
+    assert.equal(
+      r.label,
+      `${Array.from(LONG)
+        .slice(0, ROW_TITLE_MAX - 1)
+        .join('')}…`,
+    );
     assert.ok(r.label.length <= ROW_TITLE_MAX);
     assert.equal(r.tooltip, `Running — 0 of 3 steps ok\n\n${LONG}\n\nServer: demo\nTool: plan_scaffold\nReceived: 1/12/2026, 10:00:00`);
     assert.equal(r.accessibilityLabel, `Plan ${LONG}, running, 0 of 3 steps ok, demo, plan_scaffold`);

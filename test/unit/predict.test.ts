@@ -12,8 +12,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyResult } from '../../src/core/classify';
 import {
-  applyFilePatch, dryRunFlag, parseUnifiedDiff, predictedAfter, predictFromDryRun, predictFromWrite, predictStep, stepPaths,
-  toWorkspacePath, touchedPaths, withDryRun, writeShape, type PredictedFile,
+  applyFilePatch,
+  dryRunFlag,
+  parseUnifiedDiff,
+  predictedAfter,
+  predictFromDryRun,
+  predictFromWrite,
+  predictStep,
+  stepPaths,
+  toWorkspacePath,
+  touchedPaths,
+  withDryRun,
+  writeShape,
+  type PredictedFile,
 } from '../../src/core/predict';
 import type { ToolResult } from '../../src/core/toolResult';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture.js';
@@ -60,7 +71,16 @@ describe('predicted diffs from @modelcontextprotocol/server-filesystem', () => {
     // Backticks in the file make the server fence its diff with four; no newline at the end.
     const original = 'hello world\nkeep ```code``` here\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nlast line';
     writeFileSync(file, original);
-    const step = { tool: 'edit_file', args: { path: file, edits: [{ oldText: 'hello world', newText: 'hello MCP' }, { oldText: 'last line', newText: 'last line\nand one more' }] } };
+    const step = {
+      tool: 'edit_file',
+      args: {
+        path: file,
+        edits: [
+          { oldText: 'hello world', newText: 'hello MCP' },
+          { oldText: 'last line', newText: 'last line\nand one more' },
+        ],
+      },
+    };
 
     assert.equal(dryRunFlag(tools.get('edit_file')!.inputSchema), 'dryRun');
     const prediction = predictStep(step, tools.get('edit_file'), roots);
@@ -102,7 +122,11 @@ describe('predicted diffs from @modelcontextprotocol/server-filesystem', () => {
 
   test('a dry run that would fail says why before approval, and writes nothing', async () => {
     writeFileSync(join(ws, 'b.txt'), 'alpha\n');
-    const prediction = predictStep({ tool: 'edit_file', args: { path: join(ws, 'b.txt'), edits: [{ oldText: 'omega', newText: 'x' }] } }, tools.get('edit_file'), roots);
+    const prediction = predictStep(
+      { tool: 'edit_file', args: { path: join(ws, 'b.txt'), edits: [{ oldText: 'omega', newText: 'x' }] } },
+      tools.get('edit_file'),
+      roots,
+    );
     assert.ok(prediction.kind === 'dryRun');
     const outcome = predictFromDryRun(await call(client, 'edit_file', prediction.args), roots);
     assert.ok('error' in outcome);
@@ -112,7 +136,11 @@ describe('predicted diffs from @modelcontextprotocol/server-filesystem', () => {
 
   test('an edit in another allowed folder is flagged as outside the workspace', async () => {
     writeFileSync(join(other, 'c.txt'), 'one\n');
-    const prediction = predictStep({ tool: 'edit_file', args: { path: join(other, 'c.txt'), edits: [{ oldText: 'one', newText: 'two' }] } }, tools.get('edit_file'), roots);
+    const prediction = predictStep(
+      { tool: 'edit_file', args: { path: join(other, 'c.txt'), edits: [{ oldText: 'one', newText: 'two' }] } },
+      tools.get('edit_file'),
+      roots,
+    );
     assert.ok(prediction.kind === 'dryRun');
     const predicted = onlyFile(predictFromDryRun(await call(client, 'edit_file', prediction.args), roots));
     assert.equal(predicted.inside, false);
@@ -136,12 +164,17 @@ describe('predicted diffs from @modelcontextprotocol/server-filesystem', () => {
   });
 
   test('read-only and multi-file tools predict nothing', () => {
-    for (const [tool, args] of [['read_text_file', { path: 'a.txt' }], ['list_directory', { path: '.' }], ['move_file', { source: 'a', destination: 'b' }]] as const) {
+    for (const [tool, args] of [
+      ['read_text_file', { path: 'a.txt' }],
+      ['list_directory', { path: '.' }],
+      ['move_file', { source: 'a', destination: 'b' }],
+    ] as const) {
       assert.equal(predictStep({ tool, args }, tools.get(tool), roots).kind, 'none', tool);
     }
     // …but the files a step names are still known (for the checkpoint).
     assert.deepEqual(stepPaths({ args: { source: 'a.txt', destination: join(ws, 'd/b.txt') } }, roots), [
-      { inside: true, path: 'a.txt' }, { inside: true, path: 'd/b.txt' },
+      { inside: true, path: 'a.txt' },
+      { inside: true, path: 'd/b.txt' },
     ]);
   });
 });
@@ -178,7 +211,11 @@ describe('predicted diffs from the fixture server', () => {
   });
 
   test('write_file_step is write-shaped; create_screen and succeed predict nothing', () => {
-    const write = predictStep({ tool: 'write_file_step', args: { path: 'docs/a.md', content: '# A\n' } }, tools.get('write_file_step'), fx.root);
+    const write = predictStep(
+      { tool: 'write_file_step', args: { path: 'docs/a.md', content: '# A\n' } },
+      tools.get('write_file_step'),
+      fx.root,
+    );
     assert.deepEqual(write, { kind: 'write', path: { inside: true, path: 'docs/a.md' }, newContent: '# A\n' });
     assert.equal(predictStep({ tool: 'create_screen', args: { screen: 'Payroll' } }, tools.get('create_screen'), fx.root).kind, 'none');
     assert.equal(predictStep({ tool: 'succeed', args: { message: 'x' } }, tools.get('succeed'), fx.root).kind, 'none');
@@ -186,7 +223,8 @@ describe('predicted diffs from the fixture server', () => {
 });
 
 describe('write-shaped steps', () => {
-  const shaped = (tool: string, args: Record<string, unknown>, extra?: Parameters<typeof writeShape>[1]) => writeShape({ tool, args }, extra);
+  const shaped = (tool: string, args: Record<string, unknown>, extra?: Parameters<typeof writeShape>[1]) =>
+    writeShape({ tool, args }, extra);
 
   test('a path and full content under the usual names', () => {
     assert.deepEqual(shaped('write_file', { path: 'a.txt', content: 'x' }), { path: 'a.txt', newContent: 'x' });
@@ -235,7 +273,11 @@ describe('dry-run capable tools', () => {
   test('a step that already asks for a dry run writes nothing and needs no prediction', () => {
     const tool = { name: 'edit', inputSchema: { type: 'object', properties: { dryRun: { type: 'boolean' } } } };
     assert.deepEqual(predictStep({ tool: 'edit', args: { path: 'a', dryRun: true } }, tool, '/ws'), { kind: 'none' });
-    assert.deepEqual(predictStep({ tool: 'edit', args: { path: 'a' } }, tool, '/ws'), { kind: 'dryRun', flag: 'dryRun', args: { path: 'a', dryRun: true } });
+    assert.deepEqual(predictStep({ tool: 'edit', args: { path: 'a' } }, tool, '/ws'), {
+      kind: 'dryRun',
+      flag: 'dryRun',
+      args: { path: 'a', dryRun: true },
+    });
   });
 });
 
@@ -247,7 +289,10 @@ describe('unified diffs as tools return them', () => {
     assert.match(text, /--- \/ws\/a\.txt\toriginal/);
     const parsed = parseUnifiedDiff(text);
     assert.ok('files' in parsed);
-    assert.deepEqual(parsed.files.map((f) => [f.path, f.change, f.hunks]), [['/ws/a.txt', 'modify', 1]]);
+    assert.deepEqual(
+      parsed.files.map((f) => [f.path, f.change, f.hunks]),
+      [['/ws/a.txt', 'modify', 1]],
+    );
     const applied = applyFilePatch('hello world\nline2\n', parsed.files[0]!.patch);
     assert.deepEqual(applied, { text: 'hello MCP\nline2\n' });
     const file = onlyFile(predictFromDryRun({ content: [{ type: 'text', text }] }, '/ws'));
@@ -264,19 +309,48 @@ describe('unified diffs as tools return them', () => {
 
   test('bare, git-style, created, deleted and multi-file diffs', () => {
     const git = [
-      'diff --git a/src/x.ts b/src/x.ts', 'index 1111111..2222222 100644', '--- a/src/x.ts', '+++ b/src/x.ts', '@@ -1 +1 @@', '-old', '+new',
-      'diff --git a/docs/new.md b/docs/new.md', 'new file mode 100644', '--- /dev/null', '+++ b/docs/new.md', '@@ -0,0 +1 @@', '+hi',
-      'diff --git a/gone.txt b/gone.txt', 'deleted file mode 100644', '--- a/gone.txt', '+++ /dev/null', '@@ -1 +0,0 @@', '-bye', '',
+      'diff --git a/src/x.ts b/src/x.ts',
+      'index 1111111..2222222 100644',
+      '--- a/src/x.ts',
+      '+++ b/src/x.ts',
+      '@@ -1 +1 @@',
+      '-old',
+      '+new',
+      'diff --git a/docs/new.md b/docs/new.md',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/docs/new.md',
+      '@@ -0,0 +1 @@',
+      '+hi',
+      'diff --git a/gone.txt b/gone.txt',
+      'deleted file mode 100644',
+      '--- a/gone.txt',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      '-bye',
+      '',
     ].join('\n');
     const parsed = parseUnifiedDiff(git);
     assert.ok('files' in parsed, JSON.stringify(parsed));
-    assert.deepEqual(parsed.files.map((f) => [f.path, f.change]), [['src/x.ts', 'modify'], ['docs/new.md', 'create'], ['gone.txt', 'delete']]);
+    assert.deepEqual(
+      parsed.files.map((f) => [f.path, f.change]),
+      [
+        ['src/x.ts', 'modify'],
+        ['docs/new.md', 'create'],
+        ['gone.txt', 'delete'],
+      ],
+    );
     assert.deepEqual(applyFilePatch('', parsed.files[1]!.patch), { text: 'hi\n' });
-    assert.deepEqual(predictedAfter({ path: 'gone.txt', inside: true, source: 'dryRun', change: 'delete', patch: parsed.files[2]!.patch }, 'bye\n'), { text: '' });
+    assert.deepEqual(
+      predictedAfter({ path: 'gone.txt', inside: true, source: 'dryRun', change: 'delete', patch: parsed.files[2]!.patch }, 'bye\n'),
+      { text: '' },
+    );
   });
 
   test('an edit that changes nothing is a file with no hunks', () => {
-    const parsed = parseUnifiedDiff(`\`\`\`diff\n${createTwoFilesPatch('/ws/a', '/ws/a', 'same\n', 'same\n', 'original', 'modified')}\`\`\`\n`);
+    const parsed = parseUnifiedDiff(
+      `\`\`\`diff\n${createTwoFilesPatch('/ws/a', '/ws/a', 'same\n', 'same\n', 'original', 'modified')}\`\`\`\n`,
+    );
     assert.ok('files' in parsed);
     assert.equal(parsed.files[0]!.hunks, 0);
   });
@@ -301,8 +375,15 @@ describe('paths relative to the workspace', () => {
     assert.deepEqual(toWorkspacePath('/real/ws/a.ts', ['/ws', '/real/ws']), { inside: true, path: 'a.ts' }, 'a root alias (real path)');
     assert.deepEqual(toWorkspacePath('C:\\Work\\Proj\\src\\a.ts', 'c:\\work\\proj'), { inside: true, path: 'src/a.ts' });
     for (const [raw, reason] of [
-      ['/wsx/a.ts', /outside the workspace/], ['/ws/../etc/passwd', /outside/], ['~/a.ts', /home/], ['../a.ts', /climbs/],
-      ['src/../../a.ts', /climbs/], ['/ws', /workspace folder itself/], ['.', /workspace folder itself/], ['', /empty/], ['D:\\x', /outside/],
+      ['/wsx/a.ts', /outside the workspace/],
+      ['/ws/../etc/passwd', /outside/],
+      ['~/a.ts', /home/],
+      ['../a.ts', /climbs/],
+      ['src/../../a.ts', /climbs/],
+      ['/ws', /workspace folder itself/],
+      ['.', /workspace folder itself/],
+      ['', /empty/],
+      ['D:\\x', /outside/],
     ] as const) {
       const wp = toWorkspacePath(raw, '/ws');
       assert.equal(wp.inside, false, raw);
@@ -315,17 +396,31 @@ describe('paths relative to the workspace', () => {
 
 describe('what a plan may touch', () => {
   test('a dry-run flag on a tool that names no file (a deploy) is never called before approval', () => {
-    const deploy = { name: 'deploy', inputSchema: { type: 'object', properties: { env: { type: 'string' }, dry_run: { type: 'boolean' } } } };
+    const deploy = {
+      name: 'deploy',
+      inputSchema: { type: 'object', properties: { env: { type: 'string' }, dry_run: { type: 'boolean' } } },
+    };
     assert.deepEqual(predictStep({ tool: 'deploy', args: { env: 'prod' } }, deploy, '/ws'), { kind: 'none' });
-    const readOnly = { name: 'lint', inputSchema: { type: 'object', properties: { path: { type: 'string' }, dryRun: { type: 'boolean' } } }, annotations: { readOnlyHint: true } };
+    const readOnly = {
+      name: 'lint',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' }, dryRun: { type: 'boolean' } } },
+      annotations: { readOnlyHint: true },
+    };
     assert.deepEqual(predictStep({ tool: 'lint', args: { path: 'a.ts' } }, readOnly, '/ws'), { kind: 'none' });
   });
 
   test('touchedPaths: glob matches, files the steps name, predicted files; inside only, sorted, once', () => {
     const paths = touchedPaths(
       ['src/a.ts', 'src/b.ts'],
-      [{ args: { path: '/ws/src/a.ts', edits: [] } }, { args: { source: 'old.txt', destination: '../elsewhere.txt' } }, { args: { message: 'hi' } }],
-      [{ path: 'docs/new.md', inside: true }, { path: '/etc/hosts', inside: false }],
+      [
+        { args: { path: '/ws/src/a.ts', edits: [] } },
+        { args: { source: 'old.txt', destination: '../elsewhere.txt' } },
+        { args: { message: 'hi' } },
+      ],
+      [
+        { path: 'docs/new.md', inside: true },
+        { path: '/etc/hosts', inside: false },
+      ],
       '/ws',
     );
     assert.deepEqual(paths, ['docs/new.md', 'old.txt', 'src/a.ts', 'src/b.ts']);

@@ -10,16 +10,26 @@ import { apply } from './helpers/applyEvents';
 let clock = 0;
 const at = () => ++clock;
 const ORIGIN = { server: 'alpha', tool: 'plan_scaffold', args: {}, entrance: 'manual' as const };
-const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan =>
-  ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Scaffold the payroll screen\nand its components', next_actions: actions, ...extra });
+const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan => ({
+  kind: 'orchestrated_plan',
+  version: '1',
+  status: 'ok',
+  instruction: 'Scaffold the payroll screen\nand its components',
+  next_actions: actions,
+  ...extra,
+});
 const steps = (...tools: string[]) => tools.map((tool): ActionCall => ({ tool, args: {} }));
 
 const receive = (s: WorkflowState, id: string, actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}) =>
   apply(s, { type: 'planReceived', at: at(), planId: id, origin: ORIGIN, plan: envelope(actions, extra) });
-const approve = (s: WorkflowState, id: string) => apply(s, { type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
-const start = (s: WorkflowState, id: string, step: number) => apply(s, { type: 'stepStarted', at: at(), planId: id, step, server: 'alpha', crossServer: false });
-const succeed = (s: WorkflowState, id: string, step: number) => apply(s, { type: 'stepSucceeded', at: at(), planId: id, step, summary: 'Wrote src/a.ts\nmore' });
-const fail = (s: WorkflowState, id: string, step: number) => apply(s, { type: 'stepFailed', at: at(), planId: id, step, error: 'Timed out after 30 s' });
+const approve = (s: WorkflowState, id: string) =>
+  apply(s, { type: 'approved', at: at(), planId: id, approvalHash: approvalHash(getPlan(s, id)!) });
+const start = (s: WorkflowState, id: string, step: number) =>
+  apply(s, { type: 'stepStarted', at: at(), planId: id, step, server: 'alpha', crossServer: false });
+const succeed = (s: WorkflowState, id: string, step: number) =>
+  apply(s, { type: 'stepSucceeded', at: at(), planId: id, step, summary: 'Wrote src/a.ts\nmore' });
+const fail = (s: WorkflowState, id: string, step: number) =>
+  apply(s, { type: 'stepFailed', at: at(), planId: id, step, error: 'Timed out after 30 s' });
 
 describe('describeStatus', () => {
   it('says idle with no active plan', () => {
@@ -76,7 +86,15 @@ describe('describeStatus', () => {
   it('a plan waiting for its nested plan is not "running": the nested plan counts', () => {
     let s = receive(EMPTY_WORKFLOW, 'p1', steps('plan_more', 'b'));
     s = start(approve(s, 'p1'), 'p1', 0);
-    s = apply(s, { type: 'planReceived', at: at(), planId: 'c1', origin: ORIGIN, plan: envelope(steps('x')), parentId: 'p1', parentStep: 0 });
+    s = apply(s, {
+      type: 'planReceived',
+      at: at(),
+      planId: 'c1',
+      origin: ORIGIN,
+      plan: envelope(steps('x')),
+      parentId: 'p1',
+      parentStep: 0,
+    });
     const status = describeStatus(s);
     assert.equal(status.text, 'awaiting approval (1)');
     assert.equal(status.planId, 'c1');

@@ -10,12 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './helpers/fixture';
 
-const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; allowScripts?: Record<string, boolean> };
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
+};
 const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { version?: string; engines?: { node?: string } | string[]; hasInstallScript?: boolean; optional?: boolean }>;
 };
 // npm's own range reader; it is in the tree through typescript-eslint and @vscode/vsce.
-const semver = createRequire(join(REPO_ROOT, 'package.json'))('semver') as { minVersion(range: string): { version: string } | null; satisfies(v: string, range: string): boolean };
+const semver = createRequire(join(REPO_ROOT, 'package.json'))('semver') as {
+  minVersion(range: string): { version: string } | null;
+  satisfies(v: string, range: string): boolean;
+};
 
 test('every installed package runs on the oldest Node the README and package.json promise (no EBADENGINE)', () => {
   const oldest = semver.minVersion(pkg.engines.node)!.version;
@@ -29,10 +35,13 @@ test('every installed package runs on the oldest Node the README and package.jso
 
 test('every dependency with an install script has a decision in allowScripts (npm prints no notice about it)', () => {
   const decided = new Set(Object.keys(pkg.allowScripts ?? {}).map((k) => k.replace(/(.)@[^@/]*$/, '$1')));
-  const undecided = [...new Set(Object.entries(lock.packages)
-    .filter(([path, p]) => path !== '' && p.hasInstallScript)
-    .map(([path]) => path.replace(/^.*node_modules\//, '')))]
-    .filter((name) => !decided.has(name));
+  const undecided = [
+    ...new Set(
+      Object.entries(lock.packages)
+        .filter(([path, p]) => path !== '' && p.hasInstallScript)
+        .map(([path]) => path.replace(/^.*node_modules\//, '')),
+    ),
+  ].filter((name) => !decided.has(name));
   assert.deepEqual(undecided, []);
 });
 
@@ -40,7 +49,8 @@ test('a plain build prints nothing on success: no [watch] lines', { timeout: 120
   // esbuild.mjs, run unchanged in a temp project made of links, so this repository's dist/ is not touched.
   const dir = mkdtempSync(join(tmpdir(), 'plangate-build-'));
   try {
-    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json']) symlinkSync(join(REPO_ROOT, entry), join(dir, entry));
+    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json'])
+      symlinkSync(join(REPO_ROOT, entry), join(dir, entry));
     copyFileSync(join(REPO_ROOT, 'esbuild.mjs'), join(dir, 'esbuild.mjs'));
     mkdirSync(join(dir, 'dist'));
     const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: dir, encoding: 'utf8', timeout: 110_000 });

@@ -25,10 +25,19 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
     const a = fixtureStdio('alpha', ['--name', 'alpha-server'], { MODE: 'one' });
     const b = fixtureStdio('beta', ['--name', 'beta-server'], { MODE: 'one' });
     await reg.applyConfig([b, a]);
-    assert.deepEqual(reg.connections.map((c) => [c.name, c.state]), [['beta', 'running'], ['alpha', 'running']]);
+    assert.deepEqual(
+      reg.connections.map((c) => [c.name, c.state]),
+      [
+        ['beta', 'running'],
+        ['alpha', 'running'],
+      ],
+    );
     assert.ok(changes > 0);
     const catalog = await reg.catalog();
-    assert.deepEqual(catalog.map((c) => c.server), ['beta', 'alpha']);
+    assert.deepEqual(
+      catalog.map((c) => c.server),
+      ['beta', 'alpha'],
+    );
     assert.ok(catalog[0]!.tools.includes('echo'));
 
     const alpha = reg.get('alpha')!;
@@ -45,7 +54,10 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
 
     // removing a server stops it; the order follows the new configuration
     await reg.applyConfig([a]);
-    assert.deepEqual(reg.connections.map((c) => c.name), ['alpha']);
+    assert.deepEqual(
+      reg.connections.map((c) => c.name),
+      ['alpha'],
+    );
     await assert.rejects(reg.callTool('beta', 'echo', { message: 'x' }), /No server named 'beta' is configured/);
   });
 
@@ -56,8 +68,14 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
     const files: ResolvedServer = { ...fixtureStdio('files'), args: [FILESYSTEM_SERVER, dir] };
     await reg.applyConfig([fixtureStdio('first'), files, fixtureStdio('second')]);
     const clashes = reg.clashes();
-    assert.deepEqual(clashes.find((c) => c.tool === 'echo'), { tool: 'echo', servers: ['first', 'second'] });
-    assert.equal(clashes.some((c) => c.tool === 'read_text_file'), false);
+    assert.deepEqual(
+      clashes.find((c) => c.tool === 'echo'),
+      { tool: 'echo', servers: ['first', 'second'] },
+    );
+    assert.equal(
+      clashes.some((c) => c.tool === 'read_text_file'),
+      false,
+    );
     assert.equal(reg.serverForTool('echo'), 'first');
     assert.equal(reg.serverForTool('echo', 'second'), 'second');
     assert.equal(reg.serverForTool('read_text_file', 'first'), 'files');
@@ -65,14 +83,24 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
     assert.deepEqual(reg.findTool('echo', 'second')?.server, 'second');
     assert.equal(reg.findTool('echo')?.tool.annotations?.readOnlyHint, true, 'the tool comes with its annotations');
     // A tool a server adds later is found once its tools/list_changed arrives.
-    const added = new Promise<void>((done) => reg.onDidChange(() => { if (reg.findTool('brand_new')) done(); }));
+    const added = new Promise<void>((done) =>
+      reg.onDidChange(() => {
+        if (reg.findTool('brand_new')) done();
+      }),
+    );
     await reg.callTool('second', 'add_tool', { name: 'brand_new' });
     await added;
     assert.equal(reg.serverForTool('brand_new', 'first'), 'second');
     await reg.get('first')!.stop();
     assert.equal(reg.serverForTool('echo'), 'second');
-    assert.deepEqual(reg.clashes().find((c) => c.tool === 'echo'), undefined);
-    assert.deepEqual((await reg.catalog()).map((c) => c.server), ['files', 'second']);
+    assert.deepEqual(
+      reg.clashes().find((c) => c.tool === 'echo'),
+      undefined,
+    );
+    assert.deepEqual(
+      (await reg.catalog()).map((c) => c.server),
+      ['files', 'second'],
+    );
   });
 
   test('an untrusted workspace starts no server from workspace configuration; trusting starts them', async (t) => {
@@ -80,10 +108,19 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
     const workspace = fixtureStdio('from-workspace');
     const user: ResolvedServer = { ...fixtureStdio('from-user'), source: 'settings-user' };
     await reg.applyConfig([workspace, user], { workspaceTrusted: false });
-    assert.deepEqual(reg.connections.map((c) => [c.name, c.state]), [['from-workspace', 'stopped'], ['from-user', 'running']]);
+    assert.deepEqual(
+      reg.connections.map((c) => [c.name, c.state]),
+      [
+        ['from-workspace', 'stopped'],
+        ['from-user', 'running'],
+      ],
+    );
     assert.ok(logs.some((l) => l.server === 'from-workspace' && l.text === 'not started: the workspace is not trusted'));
     assert.equal(reg.isBlocked('from-workspace'), true);
-    await assert.rejects(reg.start('from-workspace'), /Server 'from-workspace' comes from workspace configuration \(mcp\.json\) and this workspace is not trusted/);
+    await assert.rejects(
+      reg.start('from-workspace'),
+      /Server 'from-workspace' comes from workspace configuration \(mcp\.json\) and this workspace is not trusted/,
+    );
     const userPid = reg.get('from-user')!.pid;
     await reg.applyConfig([workspace, user], { workspaceTrusted: true });
     assert.equal(reg.get('from-workspace')!.state, 'running');

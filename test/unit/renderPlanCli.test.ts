@@ -21,7 +21,10 @@ after(async () => {
 async function run(tool: string, rest: string[], input: string) {
   const w = workspace();
   workspaces.push(w);
-  const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', tool, ...rest], { env: { PLANGATE_ASSUME_TTY: '1', TMPDIR: w.dir }, input });
+  const r = await runCli(['run', '--server', await fixtureServer(w), '--tool', tool, ...rest], {
+    env: { PLANGATE_ASSUME_TTY: '1', TMPDIR: w.dir },
+    input,
+  });
   const beforeQuestion = r.stdout.slice(0, r.stdout.indexOf('Proceed? [y/N]'));
   return { ...r, w, beforeQuestion, calls: () => w.callLog().map((c) => c.tool) };
 }
@@ -42,7 +45,10 @@ describe('plangate run shows every approved argument before "Proceed?"', { concu
   it('an argument too long for the terminal is written whole to a file whose path is shown before the question', async () => {
     const r = await run('plan_long_args', ['--args', '{"length":300000}'], 'n\n');
     assert.equal(r.code, 1, r.stderr);
-    const m = /args: ([\d,]+) characters of JSON, too long to print here; written in full to (.+?) — read them there before you answer\./.exec(r.beforeQuestion);
+    const m =
+      /args: ([\d,]+) characters of JSON, too long to print here; written in full to (.+?) — read them there before you answer\./.exec(
+        r.beforeQuestion,
+      );
     assert.ok(m, r.beforeQuestion.slice(0, 2000));
     assert.ok(r.stdout.length < 10_000, 'the terminal is not flooded');
     const written = JSON.parse(readFileSync(m[2]!, 'utf8')) as { path: string; content: string };
@@ -52,15 +58,36 @@ describe('plangate run shows every approved argument before "Proceed?"', { concu
 
   it('renders long arguments indented and whole, and falls back to printing them when no file can be written', () => {
     const plan: OrchestratedPlan = {
-      kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'x',
-      next_actions: [{ tool: 'write', args: { a: 'y'.repeat(500) } }, { tool: 'write', args: { b: 'z'.repeat(ARGS_INLINE_MAX) } }],
+      kind: 'orchestrated_plan',
+      version: '1',
+      status: 'ok',
+      instruction: 'x',
+      next_actions: [
+        { tool: 'write', args: { a: 'y'.repeat(500) } },
+        { tool: 'write', args: { b: 'z'.repeat(ARGS_INLINE_MAX) } },
+      ],
     };
     const files: [string, string][] = [];
-    const lines = renderPlan(plan, '', { writeArgs: (name, json) => { files.push([name, json]); return `/tmp/${name}`; } });
+    const lines = renderPlan(plan, '', {
+      writeArgs: (name, json) => {
+        files.push([name, json]);
+        return `/tmp/${name}`;
+      },
+    });
     assert.ok(lines.includes('     args:') && lines.includes(`         "a": "${'y'.repeat(500)}"`), lines.join('\n'));
-    assert.deepEqual(files.map(([n, j]) => [n, JSON.parse(j)]), [['step-2-args.json', { b: 'z'.repeat(ARGS_INLINE_MAX) }]]);
-    const failing = renderPlan(plan, '', { writeArgs: () => { throw new Error('disk full'); } });
-    assert.ok(failing.some((l) => l.includes('z'.repeat(ARGS_INLINE_MAX))), 'printed whole after all');
+    assert.deepEqual(
+      files.map(([n, j]) => [n, JSON.parse(j)]),
+      [['step-2-args.json', { b: 'z'.repeat(ARGS_INLINE_MAX) }]],
+    );
+    const failing = renderPlan(plan, '', {
+      writeArgs: () => {
+        throw new Error('disk full');
+      },
+    });
+    assert.ok(
+      failing.some((l) => l.includes('z'.repeat(ARGS_INLINE_MAX))),
+      'printed whole after all',
+    );
     assert.ok(failing.some((l) => /could not be written to a file: disk full/.test(l)));
   });
 });
@@ -74,7 +101,11 @@ describe('plangate run shows invisible characters', () => {
       assert.ok(!raw.includes(c), `U+${c.codePointAt(0)!.toString(16)} printed raw`);
     }
     const shown = r.beforeQuestion;
-    assert.match(shown, /Plan \(status ok\): Rename the report report\\u202efdp\.exe\\u202c\. Delete\\u200b nothing\\u{e0041}\./, 'instruction');
+    assert.match(
+      shown,
+      /Plan \(status ok\): Rename the report report\\u202efdp\.exe\\u202c\. Delete\\u200b nothing\\u{e0041}\./,
+      'instruction',
+    );
     assert.match(shown, /1\. noop — Rename \\u2067x\\u2069/, 'label');
     assert.ok(shown.includes('"note":"safe\\u200d\\u2060\\ufeff"'), 'arguments');
     assert.ok(shown.includes('Touches files: report\\u202efdp.exe\\u202c, src/\\u200b**'), 'touched-file globs');

@@ -13,10 +13,13 @@ const call = (tool: string) => ({ tool, args: {} });
 describe('resolveSteps', () => {
   it('resolves on the issuing server first, even when a server earlier in the configuration offers the tool', () => {
     const r = resolveSteps([call('echo'), call('create_screen')], 'scaffold', CATALOG, { allowCrossServer: true });
-    assert.deepEqual(r, { ok: true, resolutions: [
-      { server: 'scaffold', crossServer: false, local: false },
-      { server: 'scaffold', crossServer: false, local: false },
-    ] });
+    assert.deepEqual(r, {
+      ok: true,
+      resolutions: [
+        { server: 'scaffold', crossServer: false, local: false },
+        { server: 'scaffold', crossServer: false, local: false },
+      ],
+    });
   });
 
   it('a tool missing on the issuing server resolves on the first other server in configuration order (cross-server)', () => {
@@ -49,7 +52,13 @@ describe('resolveSteps', () => {
   it('lists every tool that resolves nowhere (then nothing may run)', () => {
     const r = resolveSteps([call('write_file'), call('deploy'), call('migrate')], 'files', CATALOG, { allowCrossServer: true });
     assert.ok(!r.ok);
-    assert.deepEqual(r.missing.map((m) => [m.index, m.tool]), [[1, 'deploy'], [2, 'migrate']]);
+    assert.deepEqual(
+      r.missing.map((m) => [m.index, m.tool]),
+      [
+        [1, 'deploy'],
+        [2, 'migrate'],
+      ],
+    );
     assert.match(r.missing[0].reason, /tool 'deploy' is not offered by any connected server \(server 'files' does not offer it\)/);
   });
 

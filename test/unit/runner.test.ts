@@ -6,7 +6,13 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { approvalHash } from '../../src/core/approval';
 import { classifyResult } from '../../src/core/classify';
@@ -19,8 +25,14 @@ import { getPlan, MAX_PLAN_DEPTH, type PlanRecord } from '../../src/core/workflo
 import { connectInMemory, type ClientInvoker } from './helpers/inMemoryInvoker';
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
-const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan =>
-  ({ kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Test plan', next_actions: actions, ...extra });
+const envelope = (actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan => ({
+  kind: 'orchestrated_plan',
+  version: '1',
+  status: 'ok',
+  instruction: 'Test plan',
+  next_actions: actions,
+  ...extra,
+});
 const call = (tool: string, args: Record<string, unknown> = {}, extra: Partial<ActionCall> = {}): ActionCall => ({ tool, args, ...extra });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,7 +56,10 @@ function alphaServer(obs: Observed, sink: MemoryLedgerSink): McpServer {
     obs.ledgerAtCall.push(last ? `${last.type}${'step' in last ? `#${last.step}` : ''}` : '(empty)');
   };
   let flakyFailures = 0;
-  server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => { seen('echo'); return text(t); });
+  server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => {
+    seen('echo');
+    return text(t);
+  });
   server.registerTool('fail', { inputSchema: { message: z.string().optional() } }, ({ message }) => {
     seen('fail');
     return { isError: true, content: [{ type: 'text', text: message ?? 'disk full: could not write src/a.ts' }] };
@@ -62,7 +77,15 @@ function alphaServer(obs: Observed, sink: MemoryLedgerSink): McpServer {
     obs.entered?.();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
-      extra.signal.addEventListener('abort', () => { clearTimeout(timer); obs.aborts.push(String(extra.signal.reason)); resolve(); }, { once: true });
+      extra.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          obs.aborts.push(String(extra.signal.reason));
+          resolve();
+        },
+        { once: true },
+      );
     });
     return text(`slept ${ms}`);
   });
@@ -71,13 +94,24 @@ function alphaServer(obs: Observed, sink: MemoryLedgerSink): McpServer {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i++) {
       await sleep(everyMs);
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps, message: `part ${i}` } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: steps, message: `part ${i}` },
+        });
     }
     return text(`${steps} parts`);
   });
   server.registerTool('plan_child', { inputSchema: { status: z.string().optional() } }, ({ status }) => {
     seen('plan_child');
-    return text(JSON.stringify(envelope([call('echo', { text: 'child 1' }), call('echo', { text: 'child 2' })], { status: (status ?? 'ok') as 'ok', instruction: 'Child plan' })));
+    return text(
+      JSON.stringify(
+        envelope([call('echo', { text: 'child 1' }), call('echo', { text: 'child 2' })], {
+          status: (status ?? 'ok') as 'ok',
+          instruction: 'Child plan',
+        }),
+      ),
+    );
   });
   server.registerTool('nest', { inputSchema: { level: z.number(), max: z.number() } }, ({ level, max }) => {
     seen('nest');
@@ -89,8 +123,14 @@ function alphaServer(obs: Observed, sink: MemoryLedgerSink): McpServer {
 
 function betaServer(obs: Observed): McpServer {
   const server = new McpServer({ name: 'beta', version: '1.0.0' });
-  server.registerTool('beta_only', {}, () => { obs.calls.push('beta:beta_only'); return text('from beta'); });
-  server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => { obs.calls.push('beta:echo'); return text(`beta says ${t}`); });
+  server.registerTool('beta_only', {}, () => {
+    obs.calls.push('beta:beta_only');
+    return text('from beta');
+  });
+  server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => {
+    obs.calls.push('beta:echo');
+    return text(`beta says ${t}`);
+  });
   return server;
 }
 
@@ -150,13 +190,39 @@ async function harness(): Promise<Harness> {
   let n = 0;
   let ids = 0;
   const h: Harness = {
-    workflow, sink, invoker, obs, doomed,
+    workflow,
+    sink,
+    invoker,
+    obs,
+    doomed,
     plan(actions, opts = {}) {
       const id = `p${++n}`;
-      assert.ok(workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: id, origin: { server: opts.server ?? 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' }, plan: envelope(actions, { follow_up: opts.follow_up }) }));
+      assert.ok(
+        workflow.dispatch({
+          type: 'planReceived',
+          at: Date.now(),
+          planId: id,
+          origin: { server: opts.server ?? 'alpha', tool: 'plan_it', args: {}, entrance: 'manual' },
+          plan: envelope(actions, { follow_up: opts.follow_up }),
+        }),
+      );
       const plan = h.get(id);
-      if (plan.phase === 'awaiting_approval') assert.ok(workflow.dispatch({ type: 'resolved', at: Date.now(), planId: id, steps: resolutionRecords(plan.steps.map((st) => st.call), plan.origin.server, catalog, { allowCrossServer: true }) }));
-      if (opts.approve !== false) assert.ok(workflow.dispatch({ type: 'approved', at: Date.now(), planId: id, approvalHash: approvalHash(h.get(id)) }));
+      if (plan.phase === 'awaiting_approval')
+        assert.ok(
+          workflow.dispatch({
+            type: 'resolved',
+            at: Date.now(),
+            planId: id,
+            steps: resolutionRecords(
+              plan.steps.map((st) => st.call),
+              plan.origin.server,
+              catalog,
+              { allowCrossServer: true },
+            ),
+          }),
+        );
+      if (opts.approve !== false)
+        assert.ok(workflow.dispatch({ type: 'approved', at: Date.now(), planId: id, approvalHash: approvalHash(h.get(id)) }));
       return id;
     },
     deps(extra = {}) {
@@ -181,7 +247,13 @@ async function harness(): Promise<Harness> {
 
 const stepStates = (p: PlanRecord) => p.steps.map((s) => s.state);
 /** Resolves when a `slow`/`hang` call reaches its server. */
-const whenEntered = (obs: Observed) => new Promise<void>((resolve) => { obs.entered = () => { obs.entered = undefined; resolve(); }; });
+const whenEntered = (obs: Observed) =>
+  new Promise<void>((resolve) => {
+    obs.entered = () => {
+      obs.entered = undefined;
+      resolve();
+    };
+  });
 
 describe('runPlan: success and failures', () => {
   it('runs every step in order on the issuing server, recording each start before the call is made', async () => {
@@ -191,12 +263,21 @@ describe('runPlan: success and failures', () => {
     assert.equal(done.phase, 'finished');
     assert.equal(done.outcome, 'completed');
     assert.deepEqual(stepStates(done), ['ok', 'ok']);
-    assert.deepEqual(done.steps.map((s) => s.summary), ['one', 'two']);
-    assert.deepEqual(done.steps.map((s) => s.server), ['alpha', 'alpha']);
+    assert.deepEqual(
+      done.steps.map((s) => s.summary),
+      ['one', 'two'],
+    );
+    assert.deepEqual(
+      done.steps.map((s) => s.server),
+      ['alpha', 'alpha'],
+    );
     assert.deepEqual(h.obs.calls, ['alpha:echo', 'alpha:echo']);
     // The door's call record is the last entry when the call is made; the step's start was recorded just before it.
     assert.deepEqual(h.obs.ledgerAtCall, ['callSent#0', 'callSent#1']);
-    assert.deepEqual(h.sink.entries.filter((e) => e.event.type === 'stepStarted' || e.event.type === 'callSent').map((e) => e.event.type), ['stepStarted', 'callSent', 'stepStarted', 'callSent']);
+    assert.deepEqual(
+      h.sink.entries.filter((e) => e.event.type === 'stepStarted' || e.event.type === 'callSent').map((e) => e.event.type),
+      ['stepStarted', 'callSent', 'stepStarted', 'callSent'],
+    );
     assert.deepEqual(replay(h.sink.entries), h.workflow.state);
   });
 
@@ -217,7 +298,7 @@ describe('runPlan: success and failures', () => {
     assert.deepEqual(h.obs.calls, ['alpha:echo', 'alpha:fail']);
   });
 
-  it('a call that fails at the protocol level fails the step with the server\'s message', async () => {
+  it("a call that fails at the protocol level fails the step with the server's message", async () => {
     const h = await harness();
     const id = h.plan([call('explode')], { server: 'gamma' });
     const p = await runPlan(h.workflow, id, h.deps());
@@ -244,7 +325,10 @@ describe('runPlan: success and failures', () => {
     const p = await runPlan(h.workflow, id, h.deps({ stepTimeoutMs: 250, progressIntervalMs: 0 }));
     assert.equal(p.outcome, 'completed', p.steps[0].error);
     const progress = h.sink.entries.flatMap((e) => (e.event.type === 'stepProgress' ? [e.event.progress] : []));
-    assert.deepEqual(progress, [1, 2, 3, 4].map((i) => ({ progress: i, total: 4, message: `part ${i}` })));
+    assert.deepEqual(
+      progress,
+      [1, 2, 3, 4].map((i) => ({ progress: i, total: 4, message: `part ${i}` })),
+    );
   });
 
   it('cancelling mid-step aborts the call (the server sees notifications/cancelled) and cancels the plan', async () => {
@@ -334,9 +418,18 @@ describe('runPlan: after a failure', () => {
     const h = await harness();
     const id = h.plan([call('flaky', { failures: 1 }), call('fail'), call('echo', { text: 'end' })]);
     const asked: string[] = [];
-    const p = await runPlan(h.workflow, id, h.deps({
-      host: { onFailure: async (plan, step) => { asked.push(`${plan.id}#${step.index}:${step.error}`); return step.call.tool === 'flaky' ? 'retry' : 'skip'; } },
-    }));
+    const p = await runPlan(
+      h.workflow,
+      id,
+      h.deps({
+        host: {
+          onFailure: async (plan, step) => {
+            asked.push(`${plan.id}#${step.index}:${step.error}`);
+            return step.call.tool === 'flaky' ? 'retry' : 'skip';
+          },
+        },
+      }),
+    );
     assert.equal(p.outcome, 'completed');
     assert.deepEqual(stepStates(p), ['ok', 'skipped', 'ok']);
     assert.deepEqual(asked, [`${id}#0:flaky failure 1`, `${id}#1:disk full: could not write src/a.ts`]);
@@ -348,7 +441,18 @@ describe('runPlan: the user in the loop', () => {
     const h = await harness();
     const id = h.plan([call('echo', { text: 'sure' }, { confirm: true })]);
     const asked: number[] = [];
-    const p = await runPlan(h.workflow, id, h.deps({ host: { confirmStep: async (_plan, step) => { asked.push(step.index); return true; } } }));
+    const p = await runPlan(
+      h.workflow,
+      id,
+      h.deps({
+        host: {
+          confirmStep: async (_plan, step) => {
+            asked.push(step.index);
+            return true;
+          },
+        },
+      }),
+    );
     assert.deepEqual(asked, [0]);
     assert.equal(p.outcome, 'completed');
     assert.ok(p.steps[0].confirmedAt);
@@ -365,9 +469,23 @@ describe('runPlan: the user in the loop', () => {
 
   it('an ask_user step is answered locally and never sent to a server', async () => {
     const h = await harness();
-    const id = h.plan([call('ask_user', { prompt: 'Screen name?', fields: [{ name: 'screen', type: 'string', required: true }] }), call('echo', { text: 'next' })]);
+    const id = h.plan([
+      call('ask_user', { prompt: 'Screen name?', fields: [{ name: 'screen', type: 'string', required: true }] }),
+      call('echo', { text: 'next' }),
+    ]);
     let prompt: unknown;
-    const p = await runPlan(h.workflow, id, h.deps({ host: { askUser: async (_plan, step) => { prompt = step.call.args.prompt; return { screen: 'Payroll' }; } } }));
+    const p = await runPlan(
+      h.workflow,
+      id,
+      h.deps({
+        host: {
+          askUser: async (_plan, step) => {
+            prompt = step.call.args.prompt;
+            return { screen: 'Payroll' };
+          },
+        },
+      }),
+    );
     assert.equal(prompt, 'Screen name?');
     assert.equal(p.outcome, 'completed');
     assert.equal(p.steps[0].server, LOCAL_SERVER);
@@ -392,7 +510,18 @@ describe('runPlan: nested plans', () => {
     const h = await harness();
     const id = h.plan([call('plan_child'), call('echo', { text: 'after' })]);
     const offered: string[] = [];
-    const p = await runPlan(h.workflow, id, h.deps({ host: { approveNested: async (child) => { offered.push(`${child.id}:${child.phase}:${child.depth}`); return true; } } }));
+    const p = await runPlan(
+      h.workflow,
+      id,
+      h.deps({
+        host: {
+          approveNested: async (child) => {
+            offered.push(`${child.id}:${child.phase}:${child.depth}`);
+            return true;
+          },
+        },
+      }),
+    );
     assert.deepEqual(offered, ['child1:awaiting_approval:1']);
     assert.equal(p.outcome, 'completed');
     assert.deepEqual(h.obs.calls, ['alpha:plan_child', 'alpha:echo', 'alpha:echo', 'alpha:echo']);
@@ -400,9 +529,15 @@ describe('runPlan: nested plans', () => {
     assert.equal(child.outcome, 'completed');
     assert.equal(child.parentId, id);
     assert.deepEqual(child.origin, { server: 'alpha', tool: 'plan_child', args: {}, entrance: 'step' });
-    assert.deepEqual(child.steps.map((s) => s.summary), ['child 1', 'child 2']);
+    assert.deepEqual(
+      child.steps.map((s) => s.summary),
+      ['child 1', 'child 2'],
+    );
     assert.equal(p.steps[0].childPlanId, 'child1');
-    assert.deepEqual(p.steps.map((s) => s.summary), ['nested plan completed (2 steps)', 'after']);
+    assert.deepEqual(
+      p.steps.map((s) => s.summary),
+      ['nested plan completed (2 steps)', 'after'],
+    );
   });
 
   it('a rejected nested plan fails the parent step; nothing of it runs', async () => {
@@ -428,14 +563,18 @@ describe('runPlan: nested plans', () => {
     const h = await harness();
     const id = h.plan([call('plan_child'), call('fail'), call('echo', { text: 'end' })]);
     // The child's first step is made to fail by editing its arguments before approval.
-    const p = await runPlan(h.workflow, id, h.deps({
-      host: {
-        approveNested: async (child) => {
-          h.workflow.dispatch({ type: 'argsEdited', at: Date.now(), planId: child.id, step: 0, args: { text: 42 } });
-          return true;
+    const p = await runPlan(
+      h.workflow,
+      id,
+      h.deps({
+        host: {
+          approveNested: async (child) => {
+            h.workflow.dispatch({ type: 'argsEdited', at: Date.now(), planId: child.id, step: 0, args: { text: 42 } });
+            return true;
+          },
         },
-      },
-    }));
+      }),
+    );
     assert.equal(p.phase, 'executing');
     assert.equal(p.steps[0].state, 'running', 'the parent step waits for its nested plan');
     assert.equal(h.get('child1').phase, 'blocked');
@@ -453,7 +592,9 @@ describe('runPlan: nested plans', () => {
     const id = h.plan([call('nest', { level: 1, max: MAX_PLAN_DEPTH })]);
     const p = await runPlan(h.workflow, id, h.deps());
     assert.equal(p.outcome, 'completed');
-    const depths = Object.values(h.workflow.state.plans).map((x) => x.depth).sort();
+    const depths = Object.values(h.workflow.state.plans)
+      .map((x) => x.depth)
+      .sort();
     assert.deepEqual(depths, [0, 1, 2, 3, 4, 5]);
     assert.ok(Object.values(h.workflow.state.plans).every((x) => x.outcome === 'completed'));
   });
@@ -475,7 +616,13 @@ describe('runPlan: where steps run', () => {
     const id = h.plan([call('echo', { text: 'hi' }), call('beta_only')]);
     const p = await runPlan(h.workflow, id, h.deps());
     assert.equal(p.outcome, 'completed');
-    assert.deepEqual(p.steps.map((s) => [s.server, s.crossServer]), [['alpha', false], ['beta', true]]);
+    assert.deepEqual(
+      p.steps.map((s) => [s.server, s.crossServer]),
+      [
+        ['alpha', false],
+        ['beta', true],
+      ],
+    );
     assert.deepEqual(h.obs.calls, ['alpha:echo', 'beta:beta_only']);
   });
 
@@ -493,7 +640,10 @@ describe('runPlan: where steps run', () => {
     assert.equal(p.phase, 'blocked');
     assert.equal(p.blockedStep, 1);
     assert.deepEqual(stepStates(p), ['pending', 'failed']);
-    assert.match(p.steps[1].error!, /only offered by server 'beta'.*cross-server steps are off \(setting plangate\.allowCrossServerSteps\).*Nothing ran/);
+    assert.match(
+      p.steps[1].error!,
+      /only offered by server 'beta'.*cross-server steps are off \(setting plangate\.allowCrossServerSteps\).*Nothing ran/,
+    );
     assert.deepEqual(h.obs.calls, []);
   });
 

@@ -36,12 +36,25 @@ async function fixture(): Promise<{ fx: StdioFixture; invoker: ClientInvoker }> 
 }
 
 /** Calls a plan tool of the fixture and records the plan as approved in `workflow`. */
-async function approvedPlanFrom(workflow: Workflow, invoker: ClientInvoker, tool: string, args: Record<string, unknown> = {}): Promise<string> {
+async function approvedPlanFrom(
+  workflow: Workflow,
+  invoker: ClientInvoker,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
   const classified = classifyResult(await invoker.callTool('fixture', tool, args));
   assert.equal(classified.kind, 'plan');
   assert.ok(classified.kind === 'plan');
   const planId = `${tool}-plan`;
-  assert.ok(workflow.dispatch({ type: 'planReceived', at: Date.now(), planId, origin: { server: 'fixture', tool, args, entrance: 'cli' }, plan: classified.plan }));
+  assert.ok(
+    workflow.dispatch({
+      type: 'planReceived',
+      at: Date.now(),
+      planId,
+      origin: { server: 'fixture', tool, args, entrance: 'cli' },
+      plan: classified.plan,
+    }),
+  );
   assert.ok(await resolvePlan(workflow, invoker, planId, { allowCrossServer: true }));
   assert.ok(workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(getPlan(workflow.state, planId)!) }));
   return planId;
@@ -57,7 +70,8 @@ const deps = (invoker: ClientInvoker, extra: Partial<RunnerDeps> = {}): RunnerDe
 /** The step events in a ledger file, as `type#step` (what the file says ran). */
 function stepTrail(file: string): string[] {
   return loadLedger(file).entries.flatMap(({ event }) =>
-    event.type.startsWith('step') || event.type === 'restored' ? [`${event.type}${'step' in event ? `#${event.step}` : ''}`] : []);
+    event.type.startsWith('step') || event.type === 'restored' ? [`${event.type}${'step' in event ? `#${event.step}` : ''}`] : [],
+  );
 }
 
 async function waitFor(what: string, check: () => boolean, ms = 15_000): Promise<void> {
@@ -69,7 +83,7 @@ async function waitFor(what: string, check: () => boolean, ms = 15_000): Promise
 }
 
 describe('runner over stdio with a file ledger', () => {
-  it('runs the fixture\'s scaffold plan end to end: files written, ledger replays to the same state', async () => {
+  it("runs the fixture's scaffold plan end to end: files written, ledger replays to the same state", async () => {
     const { fx, invoker } = await fixture();
     const file = join(tempDir(), 'ledger.jsonl');
     const opened = openFileLedger(file);
@@ -77,11 +91,24 @@ describe('runner over stdio with a file ledger', () => {
     const planId = await approvedPlanFrom(opened.workflow, invoker, 'plan_scaffold', { screen: 'Payroll', components: ['Hours', 'Rates'] });
     const p = await runPlan(opened.workflow, planId, deps(invoker));
     assert.equal(p.phase, 'follow_up', p.blockedReason);
-    assert.deepEqual(p.steps.map((s) => s.state), ['ok', 'ok', 'ok']);
+    assert.deepEqual(
+      p.steps.map((s) => s.state),
+      ['ok', 'ok', 'ok'],
+    );
     assert.ok(existsSync(join(fx.root, 'src/modules/payroll/index.ts')));
     assert.ok(existsSync(join(fx.root, 'src/modules/payroll/Hours.tsx')));
-    assert.deepEqual(fx.callLog().map((c) => c.tool), ['plan_scaffold', 'create_screen', 'create_component', 'create_component']);
-    assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepSucceeded#1', 'stepStarted#2', 'stepSucceeded#2']);
+    assert.deepEqual(
+      fx.callLog().map((c) => c.tool),
+      ['plan_scaffold', 'create_screen', 'create_component', 'create_component'],
+    );
+    assert.deepEqual(stepTrail(file), [
+      'stepStarted#0',
+      'stepSucceeded#0',
+      'stepStarted#1',
+      'stepSucceeded#1',
+      'stepStarted#2',
+      'stepSucceeded#2',
+    ]);
     assert.deepEqual(replay(loadLedger(file).entries), opened.workflow.state);
   });
 
@@ -93,17 +120,30 @@ describe('runner over stdio with a file ledger', () => {
     const p = await runPlan(opened.workflow, planId, deps(invoker));
     opened.dispose();
     assert.equal(p.phase, 'blocked');
-    assert.deepEqual(p.steps.map((s) => s.state), ['ok', 'failed', 'pending']);
+    assert.deepEqual(
+      p.steps.map((s) => s.state),
+      ['ok', 'failed', 'pending'],
+    );
     assert.equal(p.steps[1].error, "Server 'fixture' closed the connection");
-    assert.deepEqual(fx.callLog().map((c) => c.tool), ['plan_crash', 'succeed', 'crash']);
+    assert.deepEqual(
+      fx.callLog().map((c) => c.tool),
+      ['plan_crash', 'succeed', 'crash'],
+    );
     assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1']);
 
     const reloaded = openFileLedger(file);
     cleanups.push(() => reloaded.dispose());
     const again = getPlan(reloaded.workflow.state, planId)!;
-    assert.deepEqual(again.steps.map((s) => s.state), ['ok', 'failed', 'pending']);
+    assert.deepEqual(
+      again.steps.map((s) => s.state),
+      ['ok', 'failed', 'pending'],
+    );
     assert.equal(again.phase, 'blocked', 'the user decides: retry, skip or stop');
-    assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1'], 'nothing to restore, nothing appended');
+    assert.deepEqual(
+      stepTrail(file),
+      ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1'],
+      'nothing to restore, nothing appended',
+    );
   });
 
   it('the server is killed (SIGKILL) during a hanging step: that step failed, the next never started', async () => {
@@ -117,7 +157,10 @@ describe('runner over stdio with a file ledger', () => {
     assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1'], 'the start of the running step is on disk');
     process.kill(fx.transport.pid!, 'SIGKILL');
     const p = await run;
-    assert.deepEqual(p.steps.map((s) => s.state), ['ok', 'failed', 'pending']);
+    assert.deepEqual(
+      p.steps.map((s) => s.state),
+      ['ok', 'failed', 'pending'],
+    );
     assert.equal(p.steps[1].error, "Server 'fixture' closed the connection");
     assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'stepFailed#1']);
   });
@@ -129,9 +172,13 @@ describe('runner over stdio with a file ledger', () => {
     mkdirSync(root);
     const callLog = join(dir, 'calls.jsonl');
     const runner = fixtureCommand(); // node --import tsx …: reuse its loader for our runner script
-    const child = spawn(runner.command, [runner.args[0], runner.args[1], join(REPO_ROOT, 'test/unit/helpers/ledgerRunner.ts'), file, 'plan_hang', root, callLog], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      runner.command,
+      [runner.args[0], runner.args[1], join(REPO_ROOT, 'test/unit/helpers/ledgerRunner.ts'), file, 'plan_hang', root, callLog],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -144,8 +191,24 @@ describe('runner over stdio with a file ledger', () => {
       const pid = orphan.pid;
       if (pid) {
         // The fixture exits when its stdin closes; make sure of it.
-        await waitFor('the orphaned fixture to exit', () => { try { process.kill(pid, 0); return false; } catch { return true; } }, 5000)
-          .catch(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } });
+        await waitFor(
+          'the orphaned fixture to exit',
+          () => {
+            try {
+              process.kill(pid, 0);
+              return false;
+            } catch {
+              return true;
+            }
+          },
+          5000,
+        ).catch(() => {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+        });
       }
     });
 
@@ -159,11 +222,17 @@ describe('runner over stdio with a file ledger', () => {
     const reloaded = openFileLedger(file, { now: () => 42 });
     cleanups.push(() => reloaded.dispose());
     const plan = getPlan(reloaded.workflow.state, 'crash-plan')!;
-    assert.deepEqual(plan.steps.map((s) => s.state), ['ok', 'unknown', 'pending']);
+    assert.deepEqual(
+      plan.steps.map((s) => s.state),
+      ['ok', 'unknown', 'pending'],
+    );
     assert.equal(plan.steps[1].error, INTERRUPTED_STEP_ERROR);
     assert.equal(plan.phase, 'blocked');
     assert.equal(plan.blockedStep, 1);
-    assert.deepEqual(activePlans(reloaded.workflow.state).map((p) => p.phase), ['blocked']);
+    assert.deepEqual(
+      activePlans(reloaded.workflow.state).map((p) => p.phase),
+      ['blocked'],
+    );
     assert.deepEqual(stepTrail(file), ['stepStarted#0', 'stepSucceeded#0', 'stepStarted#1', 'restored']);
 
     // Running the plan again (a fresh server) starts nothing: the unknown step waits for the user's explicit retry.
@@ -171,6 +240,9 @@ describe('runner over stdio with a file ledger', () => {
     const after = await runPlan(reloaded.workflow, 'crash-plan', deps(invoker));
     assert.equal(after.phase, 'blocked');
     assert.deepEqual(fx.callLog(), []);
-    assert.deepEqual(readCallLog(callLog).map((c) => c.tool), ['plan_hang', 'succeed', 'hang']);
+    assert.deepEqual(
+      readCallLog(callLog).map((c) => c.tool),
+      ['plan_hang', 'succeed', 'hang'],
+    );
   });
 });

@@ -14,7 +14,10 @@ test('schema/orchestrated-plan.schema.json matches the zod envelope schema', () 
   } catch {
     assert.fail(`schema/orchestrated-plan.schema.json is missing: ${REGENERATE}`);
   }
-  assert.ok(onDisk === envelopeJsonSchemaText(), `schema/orchestrated-plan.schema.json is out of date with src/core/envelope.ts: ${REGENERATE}`);
+  assert.ok(
+    onDisk === envelopeJsonSchemaText(),
+    `schema/orchestrated-plan.schema.json is out of date with src/core/envelope.ts: ${REGENERATE}`,
+  );
 });
 
 test('the published schema accepts what Plangate reads and refuses what it refuses (checked by the SDK validator)', () => {
@@ -28,9 +31,30 @@ test('the published schema accepts what Plangate reads and refuses what it refus
     { ...base, status: 'Blocked', version: 1 },
     { ...base, status: 4, version: '1.x', instruction: null, next_actions: null },
     { ...base, next_actions: [{ tool: 'a', args: { x: [1, { y: null }] }, label: 'A', confirm: true, extra: 1 }], unknown_top: { a: 1 } },
-    { ...base, status: 'partial', partial_results: [{ step: 's', outcome: 'Failed' }, { step: 't', outcome: 1, detail: null }] },
-    { ...base, status: 'invalid', ask: { prompt: 'p', fields: [{ name: 'f', type: 'Select', options: ['a'] }, { name: 'g' }] }, errors: [{ message: 'm' }], warnings: [{ code: 'W', message: 'w', recoverable: null }] },
-    { ...base, safety: { writes_code: true, touches_files: ['src/**'] }, affected_paths: ['a.ts'], missing: ['x'], correlation_id: 'c', follow_up: 'f', recovery_actions: [{ tool: 'r' }] },
+    {
+      ...base,
+      status: 'partial',
+      partial_results: [
+        { step: 's', outcome: 'Failed' },
+        { step: 't', outcome: 1, detail: null },
+      ],
+    },
+    {
+      ...base,
+      status: 'invalid',
+      ask: { prompt: 'p', fields: [{ name: 'f', type: 'Select', options: ['a'] }, { name: 'g' }] },
+      errors: [{ message: 'm' }],
+      warnings: [{ code: 'W', message: 'w', recoverable: null }],
+    },
+    {
+      ...base,
+      safety: { writes_code: true, touches_files: ['src/**'] },
+      affected_paths: ['a.ts'],
+      missing: ['x'],
+      correlation_id: 'c',
+      follow_up: 'f',
+      recovery_actions: [{ tool: 'r' }],
+    },
     // refused
     { ...base, kind: 'plan' },
     { ...base, version: '2' },
@@ -53,6 +77,10 @@ test('the published schema accepts what Plangate reads and refuses what it refus
   for (const sample of samples) {
     const plangate = parseEnvelope(sample).ok;
     const schemaSays = validate(sample).valid;
-    assert.equal(schemaSays, plangate, `schema ${schemaSays ? 'accepts' : 'refuses'} but Plangate ${plangate ? 'accepts' : 'refuses'}: ${JSON.stringify(sample).slice(0, 200)}`);
+    assert.equal(
+      schemaSays,
+      plangate,
+      `schema ${schemaSays ? 'accepts' : 'refuses'} but Plangate ${plangate ? 'accepts' : 'refuses'}: ${JSON.stringify(sample).slice(0, 200)}`,
+    );
   }
 });

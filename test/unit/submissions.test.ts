@@ -8,7 +8,14 @@ import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/
 import { describeSubmitResult, parseStagedEntry } from '../../src/core/collect/answers';
 import { getSubmission, stagedConflict, submitBlocker } from '../../src/core/collect/reducer';
 import {
-  approvalPollDelay, approvalToolsOf, checkApprovalArgs, parseApprovalCheck, parseApprovalRequest, pollApproval, requestApprovalArgs, type ApprovalCheck,
+  approvalPollDelay,
+  approvalToolsOf,
+  checkApprovalArgs,
+  parseApprovalCheck,
+  parseApprovalRequest,
+  pollApproval,
+  requestApprovalArgs,
+  type ApprovalCheck,
 } from '../../src/core/collect/remoteApproval';
 import type { SubmissionEvent } from '../../src/core/collect/types';
 import { readFormControls, sameFieldValue, stagedChanges, submissionCall, toControlValue } from '../../src/core/collect/values';
@@ -22,7 +29,6 @@ type Obj = Record<string, unknown>;
 
 let clock = 1_000;
 const at = () => ++clock;
-
 
 function refused(state: WorkflowState, event: WorkflowEvent, pattern: RegExp): void {
   const why = canApply(state, event);
@@ -53,20 +59,26 @@ describe('collect mode against the fixture server (stdio)', () => {
   });
   after(() => fx?.close());
 
-  test('form payloads are recognised; the server\'s error shapes read as instructions', async () => {
+  test("form payloads are recognised; the server's error shapes read as instructions", async () => {
     assert.equal(contactCreate.submitMode, 'collect');
     assert.equal(contactCreate.mode, 'create');
     assert.equal(contactEdit.mode, 'update');
     assert.equal(contactEdit.recordId, 'c-1');
-    assert.equal(contactEdit.defaults.email, 'ada@example.com', 'the edit form\'s defaults are the current record');
+    assert.equal(contactEdit.defaults.email, 'ada@example.com', "the edit form's defaults are the current record");
 
-    const project = formOf(await call(fx.client, 'new_model_app', { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1', name: 'Apollo' } }));
+    const project = formOf(
+      await call(fx.client, 'new_model_app', { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1', name: 'Apollo' } }),
+    );
     assert.deepEqual(project.hiddenValues, { contact_id: 'c-1' });
     assert.equal(project.parentContext?.label, 'Ada Lovelace');
 
     const cases: [string, Obj, RegExp][] = [
       ['new_model_app', { model: 'Nope', mode: 'form' }, /has no model "Nope"\. Call new_model_app again with one of: Contact, Project\./],
-      ['new_model_app', { model: 'Project', mode: 'form' }, /Project on fx needs contact chosen first: .*Call new_model_app again with prefill \{"contact_id":"<id>"\}\./],
+      [
+        'new_model_app',
+        { model: 'Project', mode: 'form' },
+        /Project on fx needs contact chosen first: .*Call new_model_app again with prefill \{"contact_id":"<id>"\}\./,
+      ],
       ['new_model_app', { model: 'Contact' }, /new_model_app on fx failed: Do not call this tool without mode: "form"/],
       ['edit_model_app', { model: 'Nope', record_id: 'x' }, /has no model "Nope"/],
     ];
@@ -80,19 +92,47 @@ describe('collect mode against the fixture server (stdio)', () => {
   test('every field type: controls read into the values the server expects, and back', () => {
     const field = (name: string) => contactCreate.schema.fields.find((f) => f.name === name)!;
     const controls = {
-      name: '  Grace Hopper ', bio: 'Line one\nline two', age: '85', vip: true, email: 'grace@example.com', website: 'https://example.com/grace',
-      favorite_color: '#112233', status: 'partner', tags: ['beta', 'vip'], channels: ['sms', 'email'], birthday: '1906-12-09',
-      next_meeting: '2030-02-01T09:15', call_time: '08:45',
+      name: '  Grace Hopper ',
+      bio: 'Line one\nline two',
+      age: '85',
+      vip: true,
+      email: 'grace@example.com',
+      website: 'https://example.com/grace',
+      favorite_color: '#112233',
+      status: 'partner',
+      tags: ['beta', 'vip'],
+      channels: ['sms', 'email'],
+      birthday: '1906-12-09',
+      next_meeting: '2030-02-01T09:15',
+      call_time: '08:45',
     };
     const { values, problems } = readFormControls(contactCreate, controls);
     assert.deepEqual(problems, []);
     assert.deepEqual(values, {
-      name: 'Grace Hopper', bio: 'Line one\nline two', age: 85, vip: true, email: 'grace@example.com', website: 'https://example.com/grace',
-      favorite_color: '#112233', status: 'partner', tags: ['beta', 'vip'], channels: ['sms', 'email'], birthday: '1906-12-09',
-      next_meeting: '2030-02-01T09:15', call_time: '08:45',
+      name: 'Grace Hopper',
+      bio: 'Line one\nline two',
+      age: 85,
+      vip: true,
+      email: 'grace@example.com',
+      website: 'https://example.com/grace',
+      favorite_color: '#112233',
+      status: 'partner',
+      tags: ['beta', 'vip'],
+      channels: ['sms', 'email'],
+      birthday: '1906-12-09',
+      next_meeting: '2030-02-01T09:15',
+      call_time: '08:45',
     });
     // Empty controls are left out of a create; an unchecked checkbox is false.
-    const sparse = readFormControls(contactCreate, { name: 'Ada', email: 'ada@example.com', status: 'lead', vip: false, age: '', tags: [], favorite_color: '' });
+    const sparse = readFormControls(contactCreate, {
+      name: 'Ada',
+      email: 'ada@example.com',
+      status: 'lead',
+      vip: false,
+      age: '',
+      tags: [],
+      favorite_color: '',
+    });
     assert.deepEqual(sparse.values, { name: 'Ada', vip: false, email: 'ada@example.com', status: 'lead' });
 
     // The values shown in the controls, type by type.
@@ -112,7 +152,14 @@ describe('collect mode against the fixture server (stdio)', () => {
     assert.equal(toControlValue(field('bio'), 42), '42');
 
     // Checks before anything is sent: each problem names its field.
-    const bad = readFormControls(contactCreate, { name: '', email: 'not-an-email', status: 'lead', age: '200', website: 'ftp://x', channels: ['fax'] });
+    const bad = readFormControls(contactCreate, {
+      name: '',
+      email: 'not-an-email',
+      status: 'lead',
+      age: '200',
+      website: 'ftp://x',
+      channels: ['fax'],
+    });
     assert.deepEqual(bad.problems.map((p) => p.path).sort(), ['age', 'channels', 'email', 'name', 'website']);
     assert.match(bad.problems.find((p) => p.path === 'email')!.message, /Email must be an email address/);
     assert.match(bad.problems.find((p) => p.path === 'age')!.message, /Age must be at most 150/);
@@ -121,25 +168,57 @@ describe('collect mode against the fixture server (stdio)', () => {
   test('edit form: a cleared field is null, the diff shows each change against the current record, update sends only changes', () => {
     const current: Obj = {};
     for (const f of contactEdit.schema.fields) current[f.name] = toControlValue(f, contactEdit.defaults[f.name]);
-    const { values, problems } = readFormControls(contactEdit, { ...current, bio: '', age: '37', tags: ['vip', 'beta'], channels: ['phone', 'email'], vip: false });
+    const { values, problems } = readFormControls(contactEdit, {
+      ...current,
+      bio: '',
+      age: '37',
+      tags: ['vip', 'beta'],
+      channels: ['phone', 'email'],
+      vip: false,
+    });
     assert.deepEqual(problems, []);
     assert.equal(values.bio, null, 'clearing a field that had a value sends null');
 
     const rows = stagedChanges(contactEdit, values);
     const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
-    assert.deepEqual(rows.filter((r) => r.changed).map((r) => r.name), ['bio', 'age', 'vip', 'tags']);
+    assert.deepEqual(
+      rows.filter((r) => r.changed).map((r) => r.name),
+      ['bio', 'age', 'vip', 'tags'],
+    );
     assert.deepEqual([byName.age.before, byName.age.after], [36, 37]);
     assert.equal(byName.channels.changed, false, 'the same choices in another order are no change');
     assert.equal(byName.name.changed, false);
     assert.equal(byName.call_time.changed, false);
 
-    const record = { id: 's', origin: { server: 'fx', tool: 'edit_model_app', args: {}, entrance: 'manual' as const }, form: contactEdit, receivedAt: 1, phase: 'staged' as const, stagings: 1, submitAttempts: 0 };
-    assert.deepEqual(submissionCall(record, values), { tool: 'update_model', args: { model: 'Contact', attributes: { bio: null, age: 37, vip: false, tags: ['vip', 'beta'] }, record_id: 'c-1' } });
-    assert.equal(submissionCall(record, readFormControls(contactEdit, current).values), undefined, 'an update that changes nothing has no call');
+    const record = {
+      id: 's',
+      origin: { server: 'fx', tool: 'edit_model_app', args: {}, entrance: 'manual' as const },
+      form: contactEdit,
+      receivedAt: 1,
+      phase: 'staged' as const,
+      stagings: 1,
+      submitAttempts: 0,
+    };
+    assert.deepEqual(submissionCall(record, values), {
+      tool: 'update_model',
+      args: { model: 'Contact', attributes: { bio: null, age: 37, vip: false, tags: ['vip', 'beta'] }, record_id: 'c-1' },
+    });
+    assert.equal(
+      submissionCall(record, readFormControls(contactEdit, current).values),
+      undefined,
+      'an update that changes nothing has no call',
+    );
 
     // A create lists the values it holds; keys that are not fields come last, marked.
     const created = stagedChanges(contactCreate, { name: 'Ada', vip: false, extra_key: 1 });
-    assert.deepEqual(created.map((r) => [r.name, r.changed, r.extra ?? false]), [['name', true, false], ['vip', true, false], ['extra_key', true, true]]);
+    assert.deepEqual(
+      created.map((r) => [r.name, r.changed, r.extra ?? false]),
+      [
+        ['name', true, false],
+        ['vip', true, false],
+        ['extra_key', true, true],
+      ],
+    );
     assert.equal(sameFieldValue(undefined, '5', 5), true);
     assert.equal(sameFieldValue(undefined, '', null), true);
     assert.equal(sameFieldValue(undefined, 'a', null), false);
@@ -156,24 +235,43 @@ describe('collect mode against the fixture server (stdio)', () => {
     const missing = parseStagedEntry(await call(fx.client, 'get_form_data', { model: 'Nothing' }));
     assert.deepEqual(missing, { kind: 'missing', message: 'No form data collected for Nothing' });
 
-    const record = { id: 'p', origin: { server: 'fx', tool: 'new_model_app', args: {}, entrance: 'manual' as const }, form: project, receivedAt: 1, phase: 'staged' as const, stagings: 1, submitAttempts: 0, entry: held.entry };
+    const record = {
+      id: 'p',
+      origin: { server: 'fx', tool: 'new_model_app', args: {}, entrance: 'manual' as const },
+      form: project,
+      receivedAt: 1,
+      phase: 'staged' as const,
+      stagings: 1,
+      submitAttempts: 0,
+      entry: held.entry,
+    };
     const submit = submissionCall(record, held.entry.fields)!;
-    assert.deepEqual(submit, { tool: 'create_model', args: { model: 'Project', attributes: { contact_id: 'c-1', name: 'Apollo', description: 'To the moon', budget: 1200.5 } } });
+    assert.deepEqual(submit, {
+      tool: 'create_model',
+      args: { model: 'Project', attributes: { contact_id: 'c-1', name: 'Apollo', description: 'To the moon', budget: 1200.5 } },
+    });
     const created = describeSubmitResult(await call(fx.client, submit.tool, submit.args));
     assert.equal(created.ok, true);
     assert.match(created.recordId!, /^p-\d+$/);
     assert.match(created.text, /^created p-\d+$/);
 
-    const refused422 = describeSubmitResult(await call(fx.client, 'create_model', { model: 'Contact', attributes: { name: 'X', email: 'nope', status: 'lead' } }));
+    const refused422 = describeSubmitResult(
+      await call(fx.client, 'create_model', { model: 'Contact', attributes: { name: 'X', email: 'nope', status: 'lead' } }),
+    );
     assert.equal(refused422.ok, false);
     assert.match(refused422.text, /Validation failed \(422\) for Contact: "email" must be an email address/);
 
-    const { values: edited } = readFormControls(contactEdit, { ...Object.fromEntries(contactEdit.schema.fields.map((f) => [f.name, toControlValue(f, contactEdit.defaults[f.name])])), name: 'Augusta Ada King' });
+    const { values: edited } = readFormControls(contactEdit, {
+      ...Object.fromEntries(contactEdit.schema.fields.map((f) => [f.name, toControlValue(f, contactEdit.defaults[f.name])])),
+      name: 'Augusta Ada King',
+    });
     const editRecord = { ...record, id: 'e', form: contactEdit };
     const update = submissionCall(editRecord, edited)!;
     assert.deepEqual(update.args, { model: 'Contact', attributes: { name: 'Augusta Ada King' }, record_id: 'c-1' });
     assert.equal(describeSubmitResult(await call(fx.client, update.tool, update.args)).ok, true);
-    const row = JSON.parse(((await call(fx.client, 'get_record', { model: 'Contact', record_id: 'c-1' })).content as { text: string }[])[0]!.text) as { record: Obj };
+    const row = JSON.parse(
+      ((await call(fx.client, 'get_record', { model: 'Contact', record_id: 'c-1' })).content as { text: string }[])[0]!.text,
+    ) as { record: Obj };
     assert.equal(row.record.name, 'Augusta Ada King');
     assert.equal(row.record.email, 'ada@example.com', 'fields not sent keep their values');
   });
@@ -183,7 +281,16 @@ describe('collect mode against the fixture server (stdio)', () => {
     assert.ok(tools, 'the fixture offers request_approval and check_approval');
     const { values } = readFormControls(contactCreate, { name, email: 'r@example.com', status: 'lead' });
     await call(fx.client, 'collect_form_data', { model: 'Contact', fields: values, mode: 'create' });
-    const record = { id: 'a', origin: { server: 'fx', tool: 'new_model_app', args: {}, entrance: 'manual' as const }, form: contactCreate, receivedAt: 1, phase: 'staged' as const, stagings: 1, submitAttempts: 0, fields: values };
+    const record = {
+      id: 'a',
+      origin: { server: 'fx', tool: 'new_model_app', args: {}, entrance: 'manual' as const },
+      form: contactCreate,
+      receivedAt: 1,
+      phase: 'staged' as const,
+      stagings: 1,
+      submitAttempts: 0,
+      fields: values,
+    };
     const args = requestApprovalArgs(tools.request.inputSchema, record);
     assert.deepEqual(args, { model: 'Contact' }, 'only what the tool asks for');
     const requested = parseApprovalRequest(await call(fx.client, tools.request.name, args));
@@ -200,7 +307,9 @@ describe('collect mode against the fixture server (stdio)', () => {
     const slept: number[] = [];
     const outcome = await pollApproval(check, {
       schedule: { initialMs: 1, maxMs: 4 },
-      sleep: async (ms) => { slept.push(ms); },
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
       onWait: (ms) => waits.push(ms),
       onCheck: (c) => seen.push(c.status),
     });
@@ -210,7 +319,7 @@ describe('collect mode against the fixture server (stdio)', () => {
     assert.deepEqual(slept, waits);
   });
 
-  test('approval: rejected with the reviewer\'s reason; cancelling stops the loop; a dead approval id fails after retries', async () => {
+  test("approval: rejected with the reviewer's reason; cancelling stops the loop; a dead approval id fails after retries", async () => {
     const rejected = await requestApproval('REJECT ME');
     const outcome = await pollApproval(rejected.check, { schedule: { initialMs: 1, maxMs: 2 } });
     assert.deepEqual(outcome, { status: 'rejected', reason: 'The reviewer rejected it: name is "REJECT ME"', checks: 3 });
@@ -223,7 +332,9 @@ describe('collect mode against the fixture server (stdio)', () => {
 
     const failures: number[] = [];
     const dead = await pollApproval(async () => parseApprovalCheck(await call(fx.client, 'check_approval', { approval_id: 'apr-999' })), {
-      schedule: { initialMs: 1, maxMs: 1 }, maxFailures: 3, onWait: (_, attempt) => failures.push(attempt),
+      schedule: { initialMs: 1, maxMs: 1 },
+      maxFailures: 3,
+      onWait: (_, attempt) => failures.push(attempt),
     });
     assert.equal(dead.status, 'error');
     assert.match((dead as { error: string }).error, /Unknown approval_id apr-999: call request_approval first/);
@@ -233,10 +344,16 @@ describe('collect mode against the fixture server (stdio)', () => {
 
 describe('approval polling schedule and answers', () => {
   test('1 s, 2 s, 4 s … capped at 30 s', () => {
-    assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 50].map((n) => approvalPollDelay(n)), [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5, 6, 50].map((n) => approvalPollDelay(n)),
+      [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000],
+    );
     assert.equal(approvalPollDelay(-3), 1000);
     assert.equal(approvalPollDelay(1.5), 1000);
-    assert.deepEqual([0, 1, 2].map((n) => approvalPollDelay(n, { initialMs: 500, factor: 3, maxMs: 4000 })), [500, 1500, 4000]);
+    assert.deepEqual(
+      [0, 1, 2].map((n) => approvalPollDelay(n, { initialMs: 500, factor: 3, maxMs: 4000 })),
+      [500, 1500, 4000],
+    );
   });
 
   test('check_approval answers as JSON or plain words; anything else is an error, not a decision', () => {
@@ -252,23 +369,52 @@ describe('approval polling schedule and answers', () => {
     assert.deepEqual(parseApprovalRequest(text('{"approval_id":"apr-7","status":"pending"}')), { ok: true, id: 'apr-7' });
     assert.equal(parseApprovalRequest(text('sure thing')).ok, false);
     assert.deepEqual(checkApprovalArgs({ type: 'object', properties: { id: { type: 'string' } } }, 'x'), { id: 'x' });
-    assert.deepEqual(checkApprovalArgs({ type: 'object', properties: { ticket: { type: 'string' } }, required: ['ticket'] }, 'x'), { ticket: 'x' });
+    assert.deepEqual(checkApprovalArgs({ type: 'object', properties: { ticket: { type: 'string' } }, required: ['ticket'] }, 'x'), {
+      ticket: 'x',
+    });
   });
 
   test('a Slack-style request_approval gets the attributes Submit would send', () => {
     const form: CollectFormPayload = {
-      schema: { model: 'Project', title: 'Create Project', fieldsets: [], fields: [{ name: 'name', label: 'Name', group: 'default', required: true, type: 'text' }] },
-      defaults: {}, mode: 'create', submitMode: 'collect', hiddenValues: { contact_id: 'c-1' },
+      schema: {
+        model: 'Project',
+        title: 'Create Project',
+        fieldsets: [],
+        fields: [{ name: 'name', label: 'Name', group: 'default', required: true, type: 'text' }],
+      },
+      defaults: {},
+      mode: 'create',
+      submitMode: 'collect',
+      hiddenValues: { contact_id: 'c-1' },
     };
-    const record = { id: 'x', origin: { server: 's', tool: 'new_model_app', args: {}, entrance: 'manual' as const }, form, receivedAt: 1, phase: 'staged' as const, stagings: 1, submitAttempts: 0, fields: { name: 'Apollo' } };
+    const record = {
+      id: 'x',
+      origin: { server: 's', tool: 'new_model_app', args: {}, entrance: 'manual' as const },
+      form,
+      receivedAt: 1,
+      phase: 'staged' as const,
+      stagings: 1,
+      submitAttempts: 0,
+      fields: { name: 'Apollo' },
+    };
     const schema = { type: 'object', properties: { model: {}, parent_path: {}, attributes: {} } };
     assert.deepEqual(requestApprovalArgs(schema, record), { model: 'Project', attributes: { contact_id: 'c-1', name: 'Apollo' } });
   });
 
   test('field names such as __proto__ stay plain data from the controls to the submitted attributes', () => {
     const form: CollectFormPayload = {
-      schema: { model: 'Odd', title: 'Create Odd', fieldsets: [], fields: [{ name: '__proto__', label: 'Proto', group: 'default', required: true, type: 'text' }, { name: 'constructor', label: 'Ctor', group: 'default', required: false, type: 'number' }] },
-      defaults: {}, mode: 'create', submitMode: 'collect',
+      schema: {
+        model: 'Odd',
+        title: 'Create Odd',
+        fieldsets: [],
+        fields: [
+          { name: '__proto__', label: 'Proto', group: 'default', required: true, type: 'text' },
+          { name: 'constructor', label: 'Ctor', group: 'default', required: false, type: 'number' },
+        ],
+      },
+      defaults: {},
+      mode: 'create',
+      submitMode: 'collect',
     };
     const controls = JSON.parse('{"__proto__": "x", "constructor": "3"}') as Obj;
     const { values, problems } = readFormControls(form, controls);
@@ -276,11 +422,22 @@ describe('approval polling schedule and answers', () => {
     assert.ok(Object.hasOwn(values, '__proto__'));
     assert.equal(Object.getPrototypeOf(values), Object.prototype);
     assert.equal(values.constructor, 3);
-    const record = { id: 'o', origin: { server: 's', tool: 'new_model_app', args: {}, entrance: 'manual' as const }, form, receivedAt: 1, phase: 'staged' as const, stagings: 1, submitAttempts: 0 };
+    const record = {
+      id: 'o',
+      origin: { server: 's', tool: 'new_model_app', args: {}, entrance: 'manual' as const },
+      form,
+      receivedAt: 1,
+      phase: 'staged' as const,
+      stagings: 1,
+      submitAttempts: 0,
+    };
     const attributes = submissionCall(record, values)!.args.attributes as Obj;
     assert.ok(Object.hasOwn(attributes, '__proto__'));
     assert.equal(JSON.stringify(attributes), '{"__proto__":"x","constructor":3}');
-    assert.deepEqual(stagedChanges(form, values).map((r) => r.name), ['__proto__', 'constructor']);
+    assert.deepEqual(
+      stagedChanges(form, values).map((r) => r.name),
+      ['__proto__', 'constructor'],
+    );
   });
 
   test('ages in words', () => {
@@ -295,22 +452,60 @@ describe('approval polling schedule and answers', () => {
 
 const CONTACT: CollectFormPayload = {
   schema: {
-    model: 'Contact', title: 'Create Contact', fieldsets: [{ key: 'd', title: 'Details', description: '', required: true, groups: ['default'] }],
+    model: 'Contact',
+    title: 'Create Contact',
+    fieldsets: [{ key: 'd', title: 'Details', description: '', required: true, groups: ['default'] }],
     fields: [
       { name: 'name', label: 'Name', group: 'default', required: true, type: 'text' },
       { name: 'email', label: 'Email', group: 'default', required: true, type: 'email' },
     ],
   },
-  defaults: {}, mode: 'create', submitMode: 'collect',
+  defaults: {},
+  mode: 'create',
+  submitMode: 'collect',
 };
 const DIRECT: CollectFormPayload = { ...CONTACT, submitMode: 'direct' };
-const origin = (server = 'demo'): PlanOrigin => ({ server, tool: 'new_model_app', args: { model: 'Contact', mode: 'form' }, entrance: 'manual' });
-const received = (id: string, form = CONTACT, server = 'demo'): Extract<SubmissionEvent, { type: 'formReceived' }> => ({ type: 'formReceived', at: at(), submissionId: id, origin: origin(server), form });
-const staged = (id: string, fields: Obj = { name: 'Ada', email: 'ada@example.com' }): SubmissionEvent =>
-  ({ type: 'formStaged', at: at(), submissionId: id, fields, entry: { model: 'Contact', fields, mode: 'create', createdAt: 5 } });
-const submitted = (id: string, ok = true): SubmissionEvent => ok
-  ? { type: 'formSubmitted', at: at(), submissionId: id, ok, tool: 'create_model', args: { model: 'Contact', attributes: {} }, result: 'created c-2', recordId: 'c-2' }
-  : { type: 'formSubmitted', at: at(), submissionId: id, ok, tool: 'create_model', args: { model: 'Contact', attributes: {} }, error: '422: "email" must be an email address' };
+const origin = (server = 'demo'): PlanOrigin => ({
+  server,
+  tool: 'new_model_app',
+  args: { model: 'Contact', mode: 'form' },
+  entrance: 'manual',
+});
+const received = (id: string, form = CONTACT, server = 'demo'): Extract<SubmissionEvent, { type: 'formReceived' }> => ({
+  type: 'formReceived',
+  at: at(),
+  submissionId: id,
+  origin: origin(server),
+  form,
+});
+const staged = (id: string, fields: Obj = { name: 'Ada', email: 'ada@example.com' }): SubmissionEvent => ({
+  type: 'formStaged',
+  at: at(),
+  submissionId: id,
+  fields,
+  entry: { model: 'Contact', fields, mode: 'create', createdAt: 5 },
+});
+const submitted = (id: string, ok = true): SubmissionEvent =>
+  ok
+    ? {
+        type: 'formSubmitted',
+        at: at(),
+        submissionId: id,
+        ok,
+        tool: 'create_model',
+        args: { model: 'Contact', attributes: {} },
+        result: 'created c-2',
+        recordId: 'c-2',
+      }
+    : {
+        type: 'formSubmitted',
+        at: at(),
+        submissionId: id,
+        ok,
+        tool: 'create_model',
+        args: { model: 'Contact', attributes: {} },
+        error: '422: "email" must be an email address',
+      };
 const sub = (s: WorkflowState, id = 's1') => getSubmission(s.submissions, id)!;
 
 describe('submission events in the workflow reducer', () => {
@@ -379,8 +574,11 @@ describe('submission events in the workflow reducer', () => {
     assert.equal(sub(s).approval, undefined);
     assert.equal(sub(s).approvalRequired, true);
     refused(s, submitted('s1'), /needs an approval/);
-    s = apply(s, { type: 'approvalRequested', at: at(), submissionId: 's1', approvalId: 'apr-2' },
-      { type: 'approvalChecked', at: at(), submissionId: 's1', status: 'approved' });
+    s = apply(
+      s,
+      { type: 'approvalRequested', at: at(), submissionId: 's1', approvalId: 'apr-2' },
+      { type: 'approvalChecked', at: at(), submissionId: 's1', status: 'approved' },
+    );
     assert.equal(describeSubmissionState(sub(s)), 'approved');
     s = apply(s, submitted('s1'));
     assert.equal(sub(s).outcome, 'submitted');
@@ -402,7 +600,15 @@ describe('submission events in the workflow reducer', () => {
     const sink = new MemoryLedgerSink();
     const workflow = new Workflow(sink);
     assert.ok(workflow.dispatch(received('s1')));
-    assert.ok(workflow.dispatch({ type: 'planReceived', at: at(), planId: 'p1', origin: origin(), plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'x', next_actions: [{ tool: 'a', args: {} }] } as never }));
+    assert.ok(
+      workflow.dispatch({
+        type: 'planReceived',
+        at: at(),
+        planId: 'p1',
+        origin: origin(),
+        plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'x', next_actions: [{ tool: 'a', args: {} }] } as never,
+      }),
+    );
     assert.ok(workflow.dispatch(staged('s1')));
     assert.ok(workflow.dispatch({ type: 'approvalRequested', at: at(), submissionId: 's1', approvalId: 'apr-1' }));
     assert.ok(workflow.dispatch({ type: 'approvalChecked', at: at(), submissionId: 's1', status: 'approved' }));
@@ -416,7 +622,10 @@ describe('submission events in the workflow reducer', () => {
     const entries = stored.map((e) => parseLedgerEntry(e));
     for (const e of entries) assert.equal(typeof e, 'object', String(e));
     assert.deepEqual(replay(entries as never), workflow.state);
-    assert.match(String(parseLedgerEntry({ seq: 1, event: { type: 'formStaged', at: 1, submissionId: 's', fields: 'x' } })), /formStaged.fields is not an object/);
+    assert.match(
+      String(parseLedgerEntry({ seq: 1, event: { type: 'formStaged', at: 1, submissionId: 's', fields: 'x' } })),
+      /formStaged.fields is not an object/,
+    );
     assert.match(String(parseLedgerEntry({ seq: 1, event: { type: 'formReceived', at: 1 } })), /submissionId is not a string/);
 
     // After a reload: submissions survive, the restored event changes nothing about them.

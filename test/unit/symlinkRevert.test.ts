@@ -27,13 +27,13 @@ beforeEach(() => {
   storage = join(base, 'storage');
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(home, '.bashrc'), 'export SECRET=users-own\n');
-  writeFileSync(join(home, 'notes.txt'), 'the user\'s notes\n');
+  writeFileSync(join(home, 'notes.txt'), "the user's notes\n");
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 function homeUntouched(): void {
   assert.equal(readFileSync(join(home, '.bashrc'), 'utf8'), 'export SECRET=users-own\n', '~/.bashrc is untouched');
-  assert.equal(readFileSync(join(home, 'notes.txt'), 'utf8'), 'the user\'s notes\n', '~/notes.txt is untouched');
+  assert.equal(readFileSync(join(home, 'notes.txt'), 'utf8'), "the user's notes\n", '~/notes.txt is untouched');
   assert.deepEqual(readdirSync(home).sort(), ['.bashrc', 'notes.txt', 'project'], 'nothing was added to or removed from the home folder');
 }
 
@@ -52,10 +52,15 @@ describe('a step swaps a workspace folder for a link out of the workspace', () =
 
     // The plan's steps run on the real fixture server (its file tools write under the workspace), with the checkpoint
     // taken as the extension takes it: before the first step, of the files the plan's steps name.
-    const conn = await connectInMemory([{ name: 'fixture', server: createFixtureServer({ root: ws, callLogFile: join(base, 'calls.jsonl') }) }]);
+    const conn = await connectInMemory([
+      { name: 'fixture', server: createFixtureServer({ root: ws, callLogFile: join(base, 'calls.jsonl') }) },
+    ]);
     t.after(() => conn.close());
     const plan = {
-      kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Tidy the data folder.',
+      kind: 'orchestrated_plan',
+      version: '1',
+      status: 'ok',
+      instruction: 'Tidy the data folder.',
       safety: { writes_code: false, touches_files: ['data/**'] },
       next_actions: [
         { tool: 'write_file_step', args: { path: 'data/.bashrc', content: 'changed by the plan\n' } },
@@ -74,25 +79,52 @@ describe('a step swaps a workspace folder for a link out of the workspace', () =
 
     // The run ends: seal, with what a watcher would report, including a file seen through the link.
     const checkpoint = (await readCheckpoint(storage, planId))!;
-    assert.deepEqual(checkpoint.entries.map((e) => [e.path, e.status]), [['data/.bashrc', 'stored'], ['data/notes.txt', 'absent']]);
-    const sealed = await sealCheckpoint(checkpoint, ['data/.bashrc', 'data/notes.txt', 'data/.profile'], { created: ['data/notes.txt', 'data/.profile'] });
-    assert.deepEqual(sealed.entries.map((e) => e.path), ['data/.bashrc', 'data/notes.txt'], 'a file seen through the link is not taken into the checkpoint');
+    assert.deepEqual(
+      checkpoint.entries.map((e) => [e.path, e.status]),
+      [
+        ['data/.bashrc', 'stored'],
+        ['data/notes.txt', 'absent'],
+      ],
+    );
+    const sealed = await sealCheckpoint(checkpoint, ['data/.bashrc', 'data/notes.txt', 'data/.profile'], {
+      created: ['data/notes.txt', 'data/.profile'],
+    });
+    assert.deepEqual(
+      sealed.entries.map((e) => e.path),
+      ['data/.bashrc', 'data/notes.txt'],
+      'a file seen through the link is not taken into the checkpoint',
+    );
 
     // The change list says these files cannot be reverted, and why.
     const changes = computeChanges({ entries: sealed.entries, disk: await checkpointDiskState(sealed), globs: plan.safety.touches_files });
-    assert.deepEqual(changes.map((c) => [c.path, c.revertable]), [['data/.bashrc', false], ['data/notes.txt', false]]);
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.revertable]),
+      [
+        ['data/.bashrc', false],
+        ['data/notes.txt', false],
+      ],
+    );
     for (const c of changes) assert.match(c.note ?? '', /reached through "data", a link to a place outside the workspace/);
 
     // The confirmation (a dry run) lists each file as skipped, naming the link.
     const preview = await revertPlan(sealed, { dryRun: true });
-    assert.deepEqual(preview.map((r) => r.path), ['data/.bashrc', 'data/notes.txt']);
+    assert.deepEqual(
+      preview.map((r) => r.path),
+      ['data/.bashrc', 'data/notes.txt'],
+    );
     for (const r of preview) {
       assert.ok(!r.ok && 'error' in r, r.path);
-      assert.match(r.error, /^skipped: "data" is now a link to a place outside the workspace, and Plangate neither writes nor deletes anything through it/);
+      assert.match(
+        r.error,
+        /^skipped: "data" is now a link to a place outside the workspace, and Plangate neither writes nor deletes anything through it/,
+      );
     }
     // Reverting, even forced, writes and deletes nothing outside.
     const results = await revertPlan(sealed, { force: true });
-    assert.ok(results.every((r) => !r.ok && 'error' in r && r.error.startsWith('skipped:')), JSON.stringify(results));
+    assert.ok(
+      results.every((r) => !r.ok && 'error' in r && r.error.startsWith('skipped:')),
+      JSON.stringify(results),
+    );
     assert.equal((await revertFile(sealed, 'data/notes.txt', { force: true })).ok, false);
     homeUntouched();
     assert.ok(!blobsHold('SECRET'), 'nothing from outside was copied into the checkpoint');
@@ -134,7 +166,10 @@ describe('a step swaps a workspace folder for a link out of the workspace', () =
     rmSync(join(ws, 'data'), { recursive: true });
     symlinkSync('..', join(ws, 'data'), 'dir');
     const results = await revertPlan(sealed, { force: true });
-    assert.ok(results.every((r) => !r.ok && 'error' in r && /^skipped: "data"/.test(r.error)), JSON.stringify(results));
+    assert.ok(
+      results.every((r) => !r.ok && 'error' in r && /^skipped: "data"/.test(r.error)),
+      JSON.stringify(results),
+    );
     assert.equal(readFileSync(join(home, 'sub/notes.txt'), 'utf8'), 'created\n', '~/sub/notes.txt is still there');
     assert.ok(existsSync(join(home, 'sub')), '~/sub was not removed as an empty folder the plan made');
   });
@@ -147,7 +182,11 @@ describe('a link already in the repository', () => {
     writeFileSync(join(home, 'sub/key.pem'), 'private\n');
     for (const globs of [['up/sub/**'], ['up/sub/key.pem'], ['up/*.txt'], ['up/**']]) {
       const listed = await listWorkspaceFiles(ws, globs);
-      assert.deepEqual(listed.files.filter((f) => f.startsWith('up/')), [], `${globs}: ${JSON.stringify(listed.files)}`);
+      assert.deepEqual(
+        listed.files.filter((f) => f.startsWith('up/')),
+        [],
+        `${globs}: ${JSON.stringify(listed.files)}`,
+      );
     }
   });
 
@@ -171,7 +210,10 @@ describe('a link already in the repository', () => {
     const sealed = await sealCheckpoint(cp, ['up/new.txt'], { created: ['up/new.txt'] });
     const disk = await checkpointDiskState(sealed);
     assert.equal(disk.has('up/.bashrc'), false, 'the disk state never reads through the link');
-    assert.deepEqual((await revertPlan(sealed)).map((r) => [r.path, r.ok]), [['alias/a.txt', true]]);
+    assert.deepEqual(
+      (await revertPlan(sealed)).map((r) => [r.path, r.ok]),
+      [['alias/a.txt', true]],
+    );
     assert.equal(readFileSync(join(ws, 'inner/a.txt'), 'utf8'), 'inside\n');
     homeUntouched();
   });

@@ -4,7 +4,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { toolPickPlaceholder, toolPickRows, type PickServer } from '../../src/core/toolPick';
 
-const tool = (name: string, description?: string, title?: string) => ({ name, ...(description ? { description } : {}), ...(title ? { title } : {}) });
+const tool = (name: string, description?: string, title?: string) => ({
+  name,
+  ...(description ? { description } : {}),
+  ...(title ? { title } : {}),
+});
 
 describe('the Call Tool pick', () => {
   it('lists a starting server with a state line instead of tools, and says it waits', () => {
@@ -39,11 +43,14 @@ describe('the Call Tool pick', () => {
       { name: 'b', state: 'stopped', tools: [] },
       { name: 'c', state: 'running', tools: [] },
     ]).filter((r) => r.kind === 'status');
-    assert.deepEqual(rows.map((r) => [r.label, r.kind === 'status' ? r.detail : undefined]), [
-      ['$(error) a is not running', 'spawn nope ENOENT — see Plangate: Show Log'],
-      ['$(debug-stop) b is stopped', 'Start it from the Servers view.'],
-      ['c offers no tools', undefined],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.kind === 'status' ? r.detail : undefined]),
+      [
+        ['$(error) a is not running', 'spawn nope ENOENT — see Plangate: Show Log'],
+        ['$(debug-stop) b is stopped', 'Start it from the Servers view.'],
+        ['c offers no tools', undefined],
+      ],
+    );
     assert.equal(toolPickPlaceholder([{ name: 'a', state: 'error', tools: [] }]), 'No server offers a tool to call');
   });
 });

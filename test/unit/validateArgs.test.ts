@@ -35,17 +35,32 @@ test('a missing required field is refused with its name, at the top and inside a
 test('a value of the wrong type is refused with its field path', () => {
   assert.equal(fits({ screen: 3 }), "The arguments do not fit plan_scaffold's input schema: screen must be string.");
   assert.equal(fits({ screen: 'P', dryRun: 'yes' }), "The arguments do not fit plan_scaffold's input schema: dryRun must be boolean.");
-  assert.equal(fits({ screen: 'P', options: { depth: 'deep' } }), "The arguments do not fit plan_scaffold's input schema: options.depth must be integer.");
-  assert.equal(fits({ screen: 'P', options: { depth: 1, tags: ['a', 7] } }), "The arguments do not fit plan_scaffold's input schema: options.tags[1] must be string.");
+  assert.equal(
+    fits({ screen: 'P', options: { depth: 'deep' } }),
+    "The arguments do not fit plan_scaffold's input schema: options.depth must be integer.",
+  );
+  assert.equal(
+    fits({ screen: 'P', options: { depth: 1, tags: ['a', 7] } }),
+    "The arguments do not fit plan_scaffold's input schema: options.tags[1] must be string.",
+  );
 });
 
 test('a value outside an enum is refused with the allowed values', () => {
-  assert.equal(fits({ screen: 'P', format: 'xml' }), 'The arguments do not fit plan_scaffold\'s input schema: format must be one of "json", "yaml".');
+  assert.equal(
+    fits({ screen: 'P', format: 'xml' }),
+    'The arguments do not fit plan_scaffold\'s input schema: format must be one of "json", "yaml".',
+  );
 });
 
 test('an extra field where additionalProperties is false is refused by its own name', () => {
-  assert.equal(fits({ screen: 'P', colour: 'red' }), "The arguments do not fit plan_scaffold's input schema: colour is not a field of the arguments.");
-  assert.equal(fits({ screen: 'P', options: { depth: 1, width: 3 } }), "The arguments do not fit plan_scaffold's input schema: options.width is not a field of options.");
+  assert.equal(
+    fits({ screen: 'P', colour: 'red' }),
+    "The arguments do not fit plan_scaffold's input schema: colour is not a field of the arguments.",
+  );
+  assert.equal(
+    fits({ screen: 'P', options: { depth: 1, width: 3 } }),
+    "The arguments do not fit plan_scaffold's input schema: options.width is not a field of options.",
+  );
 });
 
 test('every problem is named, up to five, the rest counted', () => {
@@ -70,9 +85,15 @@ test('a schema whose $ref recurses into itself neither hangs nor throws', () => 
   assert.equal(validateArgs('t', selfLoop, { a: 1 }), undefined, 'a second call (cached validator) behaves the same');
 
   // A recursive definition is legitimate and still checked, however deep the data goes.
-  const tree = { $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' }, name: { type: 'string' } } } }, $ref: '#/$defs/node' };
+  const tree = {
+    $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' }, name: { type: 'string' } } } },
+    $ref: '#/$defs/node',
+  };
   assert.equal(validateArgs('t', tree, { child: { child: { name: 'leaf' } } }), undefined);
-  assert.equal(validateArgs('t', tree, { child: { child: { name: 5 } } }), "The arguments do not fit t's input schema: child.child.name must be string.");
+  assert.equal(
+    validateArgs('t', tree, { child: { child: { name: 5 } } }),
+    "The arguments do not fit t's input schema: child.child.name must be string.",
+  );
   let deep: Record<string, unknown> = { name: 'leaf' };
   for (let i = 0; i < 20_000; i++) deep = { child: deep };
   assert.doesNotThrow(() => validateArgs('t', tree, deep));
@@ -86,7 +107,10 @@ test('a huge schema is left to the server instead of freezing the window while i
 
   const small: Record<string, unknown> = {};
   for (let i = 0; i < MAX_SCHEMA_NODES / 4; i++) small[`p${i}`] = { type: 'string', pattern: '^a+$' };
-  assert.equal(validateArgs('t', { type: 'object', properties: small }, { p1: 'b' }), "The arguments do not fit t's input schema: p1 must match pattern \"^a+$\".");
+  assert.equal(
+    validateArgs('t', { type: 'object', properties: small }, { p1: 'b' }),
+    'The arguments do not fit t\'s input schema: p1 must match pattern "^a+$".',
+  );
 });
 
 test('a schema object that refers to itself (not through $ref) does not loop the size check', () => {

@@ -16,19 +16,35 @@ class FakeNode {
   classList = { add() {}, remove() {}, toggle() {} };
   dataset: Record<string, string> = {};
   style = { setProperty() {} };
-  constructor(readonly tagName: string, public data = '') {}
-  appendChild(child: FakeNode): FakeNode { this.childNodes.push(child); return child; }
+  constructor(
+    readonly tagName: string,
+    public data = '',
+  ) {}
+  appendChild(child: FakeNode): FakeNode {
+    this.childNodes.push(child);
+    return child;
+  }
   append(...children: (FakeNode | string)[]): void {
     for (const c of children) this.appendChild(typeof c === 'string' ? new FakeNode('#text', c) : c);
   }
-  setAttribute(name: string, value: string): void { this.attributes.set(name, String(value)); }
-  getAttribute(name: string): string | null { return this.attributes.get(name) ?? null; }
+  setAttribute(name: string, value: string): void {
+    this.attributes.set(name, String(value));
+  }
+  getAttribute(name: string): string | null {
+    return this.attributes.get(name) ?? null;
+  }
   addEventListener(): void {}
   replaceWith(): void {}
-  querySelector(): null { return null; }
+  querySelector(): null {
+    return null;
+  }
   focus(): void {}
-  get textContent(): string { return this.tagName === '#text' ? this.data : this.childNodes.map((c) => c.textContent).join(''); }
-  set textContent(text: string) { this.childNodes.splice(0, this.childNodes.length, new FakeNode('#text', text)); }
+  get textContent(): string {
+    return this.tagName === '#text' ? this.data : this.childNodes.map((c) => c.textContent).join('');
+  }
+  set textContent(text: string) {
+    this.childNodes.splice(0, this.childNodes.length, new FakeNode('#text', text));
+  }
 }
 
 /** Every text node and every attribute value under `node` (what is read on screen or by a screen reader). */
@@ -61,7 +77,9 @@ before(async () => {
 
 const RLO = '\u202e';
 const PLAN: OrchestratedPlan = {
-  kind: 'orchestrated_plan', version: '1', status: 'ok',
+  kind: 'orchestrated_plan',
+  version: '1',
+  status: 'ok',
   instruction: `Rename report${RLO}fdp.exe\u202c. Delete\u200b nothing\u{e0041}.`,
   next_actions: [
     { tool: `noop\u200d`, label: `Rename \u2067x\u2069`, args: { path: `a${RLO}b`, note: 'safe\u2060\ufeff\u200e' } },
@@ -74,7 +92,13 @@ const PLAN: OrchestratedPlan = {
 
 describe('the panel shows invisible characters visibly', () => {
   it('in the plan: instruction, labels, tool names, arguments, globs and matched file names', () => {
-    const s = apply(EMPTY_WORKFLOW, { type: 'planReceived', at: 1, planId: 'p1', origin: { server: `demo${RLO}`, tool: 'plan', args: {}, entrance: 'manual' }, plan: PLAN });
+    const s = apply(EMPTY_WORKFLOW, {
+      type: 'planReceived',
+      at: 1,
+      planId: 'p1',
+      origin: { server: `demo${RLO}`, tool: 'plan', args: {}, entrance: 'manual' },
+      plan: PLAN,
+    });
     const view = new PlanPresenter().present(s, 'p1', {
       touched: [{ glob: `report${RLO}fdp.exe`, count: 1, files: [`report${RLO}fdp.exe`], outside: false }],
     })!;
@@ -94,12 +118,21 @@ describe('the panel shows invisible characters visibly', () => {
 
   it('in a result card: text, arguments, structured content', () => {
     const view = {
-      server: 'demo', tool: `read\u200b`, args: { path: `x${RLO}` },
-      result: { content: [{ type: 'text', text: `line\u2028two${RLO}` }, { type: 'resource_link', uri: 'file:///a', name: `a\u200bb` }], structuredContent: { k: `\u2066v` } },
+      server: 'demo',
+      tool: `read\u200b`,
+      args: { path: `x${RLO}` },
+      result: {
+        content: [
+          { type: 'text', text: `line\u2028two${RLO}` },
+          { type: 'resource_link', uri: 'file:///a', name: `a\u200bb` },
+        ],
+        structuredContent: { k: `\u2066v` },
+      },
     } as unknown as ResultView;
     const texts = shown(renderResult(view) as FakeNode);
     for (const t of texts) assert.equal(hasInvisible(t), false, `shown with an invisible character: ${JSON.stringify(t)}`);
     const all = texts.join('\n');
-    for (const mark of ['read⟨U+200B⟩', 'x⟨U+202E⟩', 'line⟨U+2028⟩two⟨U+202E⟩', 'a⟨U+200B⟩b', '⟨U+2066⟩v']) assert.ok(all.includes(mark), mark);
+    for (const mark of ['read⟨U+200B⟩', 'x⟨U+202E⟩', 'line⟨U+2028⟩two⟨U+202E⟩', 'a⟨U+200B⟩b', '⟨U+2066⟩v'])
+      assert.ok(all.includes(mark), mark);
   });
 });

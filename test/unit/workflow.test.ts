@@ -5,14 +5,32 @@ import { createHash } from 'node:crypto';
 import { approvalHash, canonicalJson, sha256Hex } from '../../src/core/approval';
 import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
 import {
-  activePlans, canApply, currentStep, EMPTY_WORKFLOW, getPlan, INTERRUPTED_STEP_ERROR, MAX_PLAN_DEPTH, pendingApprovals,
-  planProgress, reduce, type PlanRecord, type WorkflowEvent, type WorkflowState,
+  activePlans,
+  canApply,
+  currentStep,
+  EMPTY_WORKFLOW,
+  getPlan,
+  INTERRUPTED_STEP_ERROR,
+  MAX_PLAN_DEPTH,
+  pendingApprovals,
+  planProgress,
+  reduce,
+  type PlanRecord,
+  type WorkflowEvent,
+  type WorkflowState,
 } from '../../src/core/workflow';
 
 const ORIGIN = { server: 'alpha', tool: 'plan_it', args: { name: 'x' }, entrance: 'manual' as const };
 
 function envelope(actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}): OrchestratedPlan {
-  return { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'Scaffold the payroll screen', next_actions: actions, ...extra };
+  return {
+    kind: 'orchestrated_plan',
+    version: '1',
+    status: 'ok',
+    instruction: 'Scaffold the payroll screen',
+    next_actions: actions,
+    ...extra,
+  };
 }
 const step = (tool: string, args: Record<string, unknown> = {}, extra: Partial<ActionCall> = {}): ActionCall => ({ tool, args, ...extra });
 
@@ -46,12 +64,40 @@ function deepFreeze<T>(value: T): T {
 
 let clock = 1000;
 const at = () => ++clock;
-const received = (planId: string, actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}, more: Partial<Extract<WorkflowEvent, { type: 'planReceived' }>> = {}): WorkflowEvent =>
-  ({ type: 'planReceived', at: at(), planId, origin: ORIGIN, plan: envelope(actions, extra), ...more });
-const approve = (state: WorkflowState, planId: string): WorkflowEvent => ({ type: 'approved', at: at(), planId, approvalHash: approvalHash(getPlan(state, planId)!) });
-const started = (planId: string, s: number, server = 'alpha', crossServer = false): WorkflowEvent => ({ type: 'stepStarted', at: at(), planId, step: s, server, crossServer });
-const succeeded = (planId: string, s: number, summary = 'done'): WorkflowEvent => ({ type: 'stepSucceeded', at: at(), planId, step: s, summary });
-const failed = (planId: string, s: number, error = 'disk full'): WorkflowEvent => ({ type: 'stepFailed', at: at(), planId, step: s, error });
+const received = (
+  planId: string,
+  actions: ActionCall[],
+  extra: Partial<OrchestratedPlan> = {},
+  more: Partial<Extract<WorkflowEvent, { type: 'planReceived' }>> = {},
+): WorkflowEvent => ({ type: 'planReceived', at: at(), planId, origin: ORIGIN, plan: envelope(actions, extra), ...more });
+const approve = (state: WorkflowState, planId: string): WorkflowEvent => ({
+  type: 'approved',
+  at: at(),
+  planId,
+  approvalHash: approvalHash(getPlan(state, planId)!),
+});
+const started = (planId: string, s: number, server = 'alpha', crossServer = false): WorkflowEvent => ({
+  type: 'stepStarted',
+  at: at(),
+  planId,
+  step: s,
+  server,
+  crossServer,
+});
+const succeeded = (planId: string, s: number, summary = 'done'): WorkflowEvent => ({
+  type: 'stepSucceeded',
+  at: at(),
+  planId,
+  step: s,
+  summary,
+});
+const failed = (planId: string, s: number, error = 'disk full'): WorkflowEvent => ({
+  type: 'stepFailed',
+  at: at(),
+  planId,
+  step: s,
+  error,
+});
 
 function approvedPlan(actions: ActionCall[], extra: Partial<OrchestratedPlan> = {}, planId = 'p1'): WorkflowState {
   const s = apply(EMPTY_WORKFLOW, received(planId, actions, extra));
@@ -62,7 +108,10 @@ const states = (s: WorkflowState, id = 'p1') => plan(s, id).steps.map((x) => x.s
 
 describe('planReceived', () => {
   it('an ok plan awaits approval with every step pending, as proposed', () => {
-    const s = apply(EMPTY_WORKFLOW, received('p1', [step('create_screen', { screen: 'Payroll' }, { label: 'Create screen' }), step('wire_api')]));
+    const s = apply(
+      EMPTY_WORKFLOW,
+      received('p1', [step('create_screen', { screen: 'Payroll' }, { label: 'Create screen' }), step('wire_api')]),
+    );
     const p = plan(s);
     assert.equal(p.phase, 'awaiting_approval');
     assert.equal(p.depth, 0);
@@ -72,11 +121,17 @@ describe('planReceived', () => {
     assert.equal(p.steps[0].edited, false);
     assert.equal(p.steps[0].attempts, 0);
     assert.deepEqual(s.order, ['p1']);
-    assert.deepEqual(pendingApprovals(s).map((x) => x.id), ['p1']);
+    assert.deepEqual(
+      pendingApprovals(s).map((x) => x.id),
+      ['p1'],
+    );
   });
 
   it('a plan whose status is not ok is finished (not_ok): nothing to approve, its steps not run', () => {
-    const s = apply(EMPTY_WORKFLOW, received('p1', [step('retry_it')], { status: 'error', errors: [{ code: 'NOT_FOUND', message: 'No screen' }] }));
+    const s = apply(
+      EMPTY_WORKFLOW,
+      received('p1', [step('retry_it')], { status: 'error', errors: [{ code: 'NOT_FOUND', message: 'No screen' }] }),
+    );
     assert.equal(plan(s).phase, 'finished');
     assert.equal(plan(s).outcome, 'not_ok');
     assert.deepEqual(states(s), ['not_run']);
@@ -126,7 +181,11 @@ describe('before approval', () => {
 
   it('refuses edits that are not objects, and steps that do not exist', () => {
     const s = apply(EMPTY_WORKFLOW, received('p1', [step('a')]));
-    refused(s, { type: 'argsEdited', at: at(), planId: 'p1', step: 0, args: [] as unknown as Record<string, unknown> }, /must be a JSON object/);
+    refused(
+      s,
+      { type: 'argsEdited', at: at(), planId: 'p1', step: 0, args: [] as unknown as Record<string, unknown> },
+      /must be a JSON object/,
+    );
     refused(s, { type: 'argsEdited', at: at(), planId: 'p1', step: 3, args: {} }, /has no step 3/);
     refused(s, { type: 'skipMarked', at: at(), planId: 'nope', step: 0, skip: true }, /no plan 'nope'/);
   });
@@ -329,7 +388,11 @@ describe('nested plans', () => {
 
   it('a child that is not ok fails the parent step at once', () => {
     let s = approvedPlan([step('plan_more')]);
-    s = apply(s, started('p1', 0), received('c1', [], { status: 'error', errors: [{ code: 'INVALID', message: 'bad screen name' }] }, { parentId: 'p1', parentStep: 0 }));
+    s = apply(
+      s,
+      started('p1', 0),
+      received('c1', [], { status: 'error', errors: [{ code: 'INVALID', message: 'bad screen name' }] }, { parentId: 'p1', parentStep: 0 }),
+    );
     assert.equal(plan(s).steps[0].state, 'failed');
     assert.equal(plan(s).steps[0].error, "the step returned a plan with status 'error': bad screen name");
   });
@@ -363,7 +426,11 @@ describe('nested plans', () => {
       assert.equal(plan(s, `d${d}`).depth, d);
     }
     s = apply(s, started(`d${MAX_PLAN_DEPTH}`, 0));
-    refused(s, received('too-deep', [], {}, { parentId: `d${MAX_PLAN_DEPTH}`, parentStep: 0 }), /nested plan depth 6 exceeds the limit of 5/);
+    refused(
+      s,
+      received('too-deep', [], {}, { parentId: `d${MAX_PLAN_DEPTH}`, parentStep: 0 }),
+      /nested plan depth 6 exceeds the limit of 5/,
+    );
     // Completing the deepest plan completes every ancestor.
     s = apply(s, succeeded(`d${MAX_PLAN_DEPTH}`, 0));
     for (let d = 0; d <= MAX_PLAN_DEPTH; d++) assert.equal(plan(s, `d${d}`).outcome, 'completed', `d${d}`);
@@ -439,10 +506,16 @@ describe('restored', () => {
 describe('selectors and refusals', () => {
   it('activePlans, pendingApprovals, currentStep and planProgress follow the phases', () => {
     let s = apply(EMPTY_WORKFLOW, received('p1', [step('a'), step('b')]), received('p2', [step('a')]));
-    assert.deepEqual(pendingApprovals(s).map((p) => p.id), ['p1', 'p2']);
+    assert.deepEqual(
+      pendingApprovals(s).map((p) => p.id),
+      ['p1', 'p2'],
+    );
     assert.equal(currentStep(plan(s)), undefined);
     s = apply(s, approve(s, 'p1'), started('p1', 0), { type: 'rejected', at: at(), planId: 'p2' });
-    assert.deepEqual(activePlans(s).map((p) => p.id), ['p1']);
+    assert.deepEqual(
+      activePlans(s).map((p) => p.id),
+      ['p1'],
+    );
     assert.deepEqual(pendingApprovals(s), []);
     assert.equal(currentStep(plan(s))?.state, 'running');
     assert.deepEqual(planProgress(plan(s)), { done: 0, total: 2 });
@@ -451,8 +524,16 @@ describe('selectors and refusals', () => {
 
   it('never throws on events that are not workflow events', () => {
     const s = apply(EMPTY_WORKFLOW, received('p1', [step('a')]));
-    for (const bad of [null, 42, {}, { type: 'bogus', at: 1 }, { type: 'stepStarted', at: 1 }, { type: 'approved', at: 1, planId: 'p1' },
-      { type: 'planReceived', at: 1, planId: 'x' }, { type: 'planReceived', at: 1, planId: 'x', origin: ORIGIN, plan: { next_actions: 'no' } }]) {
+    for (const bad of [
+      null,
+      42,
+      {},
+      { type: 'bogus', at: 1 },
+      { type: 'stepStarted', at: 1 },
+      { type: 'approved', at: 1, planId: 'p1' },
+      { type: 'planReceived', at: 1, planId: 'x' },
+      { type: 'planReceived', at: 1, planId: 'x', origin: ORIGIN, plan: { next_actions: 'no' } },
+    ]) {
       const e = bad as unknown as WorkflowEvent;
       assert.ok(canApply(s, e), JSON.stringify(bad));
       assert.equal(reduce(s, e), s);
@@ -463,44 +544,97 @@ describe('selectors and refusals', () => {
     const planIds = ['p1', 'p2'];
     type Maker = (s: WorkflowState) => WorkflowEvent;
     const arbEvent = fc.oneof<fc.Arbitrary<Maker>[]>(
-      fc.record({ id: fc.constantFrom(...planIds), n: fc.integer({ min: 0, max: 3 }), follow: fc.boolean(), confirm: fc.boolean(), status: fc.constantFrom('ok', 'ok', 'error') })
-        .map(({ id, n, follow, confirm, status }): Maker => () => received(id, Array.from({ length: n }, (_, i) => step(`t${i}`, { i }, { confirm: confirm && i === 1 })), { follow_up: follow ? 'More?' : undefined, status: status as 'ok' })),
-      fc.record({ id: fc.constantFrom(...planIds), fresh: fc.boolean() }).map(({ id, fresh }): Maker => (s) => ({ type: 'approved', at: at(), planId: id, approvalHash: fresh && getPlan(s, id) ? approvalHash(getPlan(s, id)!) : 'stale' })),
-      fc.record({ id: fc.constantFrom(...planIds), step: fc.integer({ min: -1, max: 3 }), kind: fc.constantFrom('argsEdited', 'skipMarked', 'confirmRequested', 'confirmAnswered', 'stepStarted', 'stepProgress', 'stepSucceeded', 'stepFailed', 'stepSkipped', 'retryRequested'), flag: fc.boolean() })
+      fc
+        .record({
+          id: fc.constantFrom(...planIds),
+          n: fc.integer({ min: 0, max: 3 }),
+          follow: fc.boolean(),
+          confirm: fc.boolean(),
+          status: fc.constantFrom('ok', 'ok', 'error'),
+        })
+        .map(
+          ({ id, n, follow, confirm, status }): Maker =>
+            () =>
+              received(
+                id,
+                Array.from({ length: n }, (_, i) => step(`t${i}`, { i }, { confirm: confirm && i === 1 })),
+                { follow_up: follow ? 'More?' : undefined, status: status as 'ok' },
+              ),
+        ),
+      fc.record({ id: fc.constantFrom(...planIds), fresh: fc.boolean() }).map(({ id, fresh }): Maker => (s) => ({
+        type: 'approved',
+        at: at(),
+        planId: id,
+        approvalHash: fresh && getPlan(s, id) ? approvalHash(getPlan(s, id)!) : 'stale',
+      })),
+      fc
+        .record({
+          id: fc.constantFrom(...planIds),
+          step: fc.integer({ min: -1, max: 3 }),
+          kind: fc.constantFrom(
+            'argsEdited',
+            'skipMarked',
+            'confirmRequested',
+            'confirmAnswered',
+            'stepStarted',
+            'stepProgress',
+            'stepSucceeded',
+            'stepFailed',
+            'stepSkipped',
+            'retryRequested',
+          ),
+          flag: fc.boolean(),
+        })
         .map(({ id, step: n, kind, flag }): Maker => () => {
           const base = { at: at(), planId: id, step: n };
           switch (kind) {
-            case 'argsEdited': return { ...base, type: 'argsEdited', args: { i: flag ? 1 : 2 } };
-            case 'skipMarked': return { ...base, type: 'skipMarked', skip: flag };
-            case 'confirmAnswered': return { ...base, type: 'confirmAnswered', granted: flag };
-            case 'stepStarted': return { ...base, type: 'stepStarted', server: 'alpha', crossServer: flag };
-            case 'stepProgress': return { ...base, type: 'stepProgress', progress: { progress: 1 } };
-            case 'stepSucceeded': return { ...base, type: 'stepSucceeded', summary: 'ok' };
-            case 'stepFailed': return { ...base, type: 'stepFailed', error: 'boom' };
-            default: return { ...base, type: kind } as WorkflowEvent;
+            case 'argsEdited':
+              return { ...base, type: 'argsEdited', args: { i: flag ? 1 : 2 } };
+            case 'skipMarked':
+              return { ...base, type: 'skipMarked', skip: flag };
+            case 'confirmAnswered':
+              return { ...base, type: 'confirmAnswered', granted: flag };
+            case 'stepStarted':
+              return { ...base, type: 'stepStarted', server: 'alpha', crossServer: flag };
+            case 'stepProgress':
+              return { ...base, type: 'stepProgress', progress: { progress: 1 } };
+            case 'stepSucceeded':
+              return { ...base, type: 'stepSucceeded', summary: 'ok' };
+            case 'stepFailed':
+              return { ...base, type: 'stepFailed', error: 'boom' };
+            default:
+              return { ...base, type: kind } as WorkflowEvent;
           }
         }),
-      fc.record({ id: fc.constantFrom(...planIds), kind: fc.constantFrom('rejected', 'stopped', 'cancelled', 'followUpAnswered') })
-        .map(({ id, kind }): Maker => () => (kind === 'followUpAnswered' ? { type: kind, at: at(), planId: id, answer: 'yes' } : { type: kind, at: at(), planId: id }) as WorkflowEvent),
+      fc.record({ id: fc.constantFrom(...planIds), kind: fc.constantFrom('rejected', 'stopped', 'cancelled', 'followUpAnswered') }).map(
+        ({ id, kind }): Maker =>
+          () =>
+            (kind === 'followUpAnswered'
+              ? { type: kind, at: at(), planId: id, answer: 'yes' }
+              : { type: kind, at: at(), planId: id }) as WorkflowEvent,
+      ),
       fc.constant<Maker>(() => ({ type: 'restored', at: at() })),
     );
-    fc.assert(fc.property(fc.array(arbEvent, { maxLength: 40 }), (makers) => {
-      let s = deepFreeze(EMPTY_WORKFLOW);
-      for (const make of makers) {
-        const e = deepFreeze(make(s));
-        const why = canApply(s, e);
-        const next = deepFreeze(reduce(s, e));
-        if (why !== undefined) assert.equal(next, s);
-        else assert.notEqual(next, s);
-        for (const p of Object.values(next.plans)) {
-          // Invariants a user relies on: at most one step in progress per plan, and a blocked plan names its step.
-          assert.ok(p.steps.filter((x) => x.state === 'running' || x.state === 'awaiting_confirm').length <= 1);
-          if (p.phase === 'blocked') assert.ok(p.blockedStep !== undefined && p.steps[p.blockedStep]);
-          if (p.phase === 'awaiting_approval') assert.ok(p.steps.every((x) => x.state === 'pending'));
+    fc.assert(
+      fc.property(fc.array(arbEvent, { maxLength: 40 }), (makers) => {
+        let s = deepFreeze(EMPTY_WORKFLOW);
+        for (const make of makers) {
+          const e = deepFreeze(make(s));
+          const why = canApply(s, e);
+          const next = deepFreeze(reduce(s, e));
+          if (why !== undefined) assert.equal(next, s);
+          else assert.notEqual(next, s);
+          for (const p of Object.values(next.plans)) {
+            // Invariants a user relies on: at most one step in progress per plan, and a blocked plan names its step.
+            assert.ok(p.steps.filter((x) => x.state === 'running' || x.state === 'awaiting_confirm').length <= 1);
+            if (p.phase === 'blocked') assert.ok(p.blockedStep !== undefined && p.steps[p.blockedStep]);
+            if (p.phase === 'awaiting_approval') assert.ok(p.steps.every((x) => x.state === 'pending'));
+          }
+          s = next;
         }
-        s = next;
-      }
-    }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -517,7 +651,10 @@ describe('approvalHash', () => {
     s = apply(s, { type: 'skipMarked', at: at(), planId: 'p1', step: 1, skip: true });
     assert.notEqual(approvalHash(plan(s)), original, 'skipping a step changes what runs');
     // Labels and step states do not change what runs.
-    const relabelled = { ...plan(s), steps: plan(s).steps.map((x) => ({ ...x, call: { ...x.call, label: 'other' }, state: 'ok' as const })) };
+    const relabelled = {
+      ...plan(s),
+      steps: plan(s).steps.map((x) => ({ ...x, call: { ...x.call, label: 'other' }, state: 'ok' as const })),
+    };
     assert.equal(approvalHash(relabelled), approvalHash(plan(s)));
   });
 

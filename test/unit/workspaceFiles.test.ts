@@ -17,10 +17,23 @@ function put(rel: string, content = 'x'): void {
 before(() => {
   ws = mkdtempSync(join(tmpdir(), 'plangate-wsfiles-'));
   for (const p of [
-    'README.md', '.env', 'docs/guide.md', 'docs/deep/more.md', 'src/a.ts', 'src/.hidden.ts', 'src/modules/payroll/index.ts',
-    'src/modules/payroll/ui/Form.tsx', 'src/modules/hr/index.ts', 'node_modules/pkg/index.js', 'node_modules/pkg/README.md',
-    'src/node_modules/inner/x.ts', '.git/HEAD', '.git/objects/ab/cdef', 'dist/out.js',
-  ]) put(p);
+    'README.md',
+    '.env',
+    'docs/guide.md',
+    'docs/deep/more.md',
+    'src/a.ts',
+    'src/.hidden.ts',
+    'src/modules/payroll/index.ts',
+    'src/modules/payroll/ui/Form.tsx',
+    'src/modules/hr/index.ts',
+    'node_modules/pkg/index.js',
+    'node_modules/pkg/README.md',
+    'src/node_modules/inner/x.ts',
+    '.git/HEAD',
+    '.git/objects/ab/cdef',
+    'dist/out.js',
+  ])
+    put(p);
   for (let i = 0; i < 30; i++) put(`gen/f${i}.txt`);
   symlinkSync(join(ws, 'src'), join(ws, 'src-link'));
 });
@@ -30,8 +43,14 @@ describe('listWorkspaceFiles', () => {
   test('matches with picomatch semantics (dotfiles too), sorted, never entering node_modules or .git', async () => {
     const r = await listWorkspaceFiles(ws, ['**/*.md', 'src/**']);
     assert.deepEqual(r.files, [
-      'README.md', 'docs/deep/more.md', 'docs/guide.md', 'src/.hidden.ts', 'src/a.ts', 'src/modules/hr/index.ts',
-      'src/modules/payroll/index.ts', 'src/modules/payroll/ui/Form.tsx',
+      'README.md',
+      'docs/deep/more.md',
+      'docs/guide.md',
+      'src/.hidden.ts',
+      'src/a.ts',
+      'src/modules/hr/index.ts',
+      'src/modules/payroll/index.ts',
+      'src/modules/payroll/ui/Form.tsx',
     ]);
     assert.equal(r.truncated, false);
     assert.equal(r.cancelled, false);
@@ -39,12 +58,16 @@ describe('listWorkspaceFiles', () => {
   });
 
   test('a plain path names a file or everything below a folder; outside globs match nothing', async () => {
-    assert.deepEqual((await listWorkspaceFiles(ws, ['docs', '.env', '../**', '/etc/**'])).files, ['.env', 'docs/deep/more.md', 'docs/guide.md']);
+    assert.deepEqual((await listWorkspaceFiles(ws, ['docs', '.env', '../**', '/etc/**'])).files, [
+      '.env',
+      'docs/deep/more.md',
+      'docs/guide.md',
+    ]);
     assert.deepEqual((await listWorkspaceFiles(ws, ['nope/**', 'missing.txt'])).files, []);
     assert.deepEqual((await listWorkspaceFiles(join(ws, 'no-such-root'), ['**'])).files, []);
   });
 
-  test('walks only from the globs\' static bases', async (t) => {
+  test("walks only from the globs' static bases", async (t) => {
     const listed: string[] = [];
     const original = fs.readdir;
     mock.method(fs, 'readdir', function (this: unknown, ...args: unknown[]) {
@@ -62,10 +85,17 @@ describe('listWorkspaceFiles', () => {
 
   test('a glob whose base is inside an excluded folder is honoured; exclude can be changed', async () => {
     assert.deepEqual((await listWorkspaceFiles(ws, ['node_modules/pkg/*.js'])).files, ['node_modules/pkg/index.js']);
-    assert.deepEqual((await listWorkspaceFiles(ws, ['**/*.js'], { exclude: ['dist'] })).files, ['node_modules/pkg/index.js'], 'only dist excluded now');
+    assert.deepEqual(
+      (await listWorkspaceFiles(ws, ['**/*.js'], { exclude: ['dist'] })).files,
+      ['node_modules/pkg/index.js'],
+      'only dist excluded now',
+    );
     assert.deepEqual((await listWorkspaceFiles(ws, ['**/*.js'], { exclude: [] })).files, ['dist/out.js', 'node_modules/pkg/index.js']);
-    assert.deepEqual((await listWorkspaceFiles(ws, ['src/**/*.ts'], { exclude: ['src/modules/*'] })).files, ['src/.hidden.ts', 'src/a.ts', 'src/node_modules/inner/x.ts'],
-      'a pattern excludes by workspace-relative path (and the default list no longer applies)');
+    assert.deepEqual(
+      (await listWorkspaceFiles(ws, ['src/**/*.ts'], { exclude: ['src/modules/*'] })).files,
+      ['src/.hidden.ts', 'src/a.ts', 'src/node_modules/inner/x.ts'],
+      'a pattern excludes by workspace-relative path (and the default list no longer applies)',
+    );
   });
 
   test('symbolic links are listed when they match, never followed', async () => {

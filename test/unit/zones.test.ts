@@ -37,16 +37,38 @@ describe('lint holds the zones', () => {
   for (const [zone, file, code] of breaks) {
     test(`${zone} is an error`, async () => {
       const errors = await restrictedImports(file, code);
-      assert.equal(errors.length, 1, `expected one no-restricted-imports error for ${JSON.stringify(code)} in ${file}, got ${JSON.stringify(errors)}`);
+      assert.equal(
+        errors.length,
+        1,
+        `expected one no-restricted-imports error for ${JSON.stringify(code)} in ${file}, got ${JSON.stringify(errors)}`,
+      );
     });
   }
 
   test('imports inside the rules pass: core → core, core → shared, ui → vscode, mcp → core, cli → mcp, webview → shared, shared → shared', async () => {
-    assert.deepEqual(await restrictedImports('src/webview/zoneProbe.ts', "import type { ToWebview } from '../shared/protocol';\nimport { h } from './dom';"), []);
+    assert.deepEqual(
+      await restrictedImports(
+        'src/webview/zoneProbe.ts',
+        "import type { ToWebview } from '../shared/protocol';\nimport { h } from './dom';",
+      ),
+      [],
+    );
     assert.deepEqual(await restrictedImports('src/shared/zoneProbe.ts', "import type { ControlValue } from './forms';"), []);
-    assert.deepEqual(await restrictedImports('src/core/zoneProbe.ts', "import { Door } from './door';\nimport { visibleText } from '../shared/visibleText';"), []);
-    assert.deepEqual(await restrictedImports('src/ui/zoneProbe.ts', "import * as vscode from 'vscode';\nimport { Door } from '../core/door';"), []);
-    assert.deepEqual(await restrictedImports('src/mcp/zoneProbe.ts', "import { Door } from '../core/door';\nimport * as fs from 'node:fs';"), []);
+    assert.deepEqual(
+      await restrictedImports(
+        'src/core/zoneProbe.ts',
+        "import { Door } from './door';\nimport { visibleText } from '../shared/visibleText';",
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await restrictedImports('src/ui/zoneProbe.ts', "import * as vscode from 'vscode';\nimport { Door } from '../core/door';"),
+      [],
+    );
+    assert.deepEqual(
+      await restrictedImports('src/mcp/zoneProbe.ts', "import { Door } from '../core/door';\nimport * as fs from 'node:fs';"),
+      [],
+    );
     assert.deepEqual(await restrictedImports('src/cli/zoneProbe.ts', "import { McpConnection } from '../mcp/connection';"), []);
   });
 });

@@ -13,7 +13,9 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
  * The staged entry in a collect_form_data or get_form_data result: `{entry}` (or `{ok, entry}`) → the entry;
  * `{entry: null, message}` → `missing` with the message; `{error}` or an isError result → `error`. Never throws.
  */
-export function parseStagedEntry(result: ToolResult | undefined): { kind: 'entry'; entry: StagedEntry } | { kind: 'missing'; message: string } | { kind: 'error'; message: string } {
+export function parseStagedEntry(
+  result: ToolResult | undefined,
+): { kind: 'entry'; entry: StagedEntry } | { kind: 'missing'; message: string } | { kind: 'error'; message: string } {
   const text = firstText(result);
   const value = parseJsonObject(text);
   if (result?.isError === true) return { kind: 'error', message: text.trim() || 'the tool failed without a message' };
@@ -21,7 +23,11 @@ export function parseStagedEntry(result: ToolResult | undefined): { kind: 'entry
   if (typeof value.error === 'string') return { kind: 'error', message: value.error };
   const entry = value.entry;
   if (isObject(entry) && isObject(entry.fields)) {
-    const out: StagedEntry = { model: typeof entry.model === 'string' ? entry.model : '', fields: entry.fields, mode: typeof entry.mode === 'string' ? entry.mode : 'create' };
+    const out: StagedEntry = {
+      model: typeof entry.model === 'string' ? entry.model : '',
+      fields: entry.fields,
+      mode: typeof entry.mode === 'string' ? entry.mode : 'create',
+    };
     if (typeof entry.createdAt === 'number' && Number.isFinite(entry.createdAt)) out.createdAt = entry.createdAt;
     return { kind: 'entry', entry: out };
   }

@@ -20,7 +20,13 @@ import type { ToolResult } from '../toolResult';
 import { describeSubmitResult, parseStagedEntry } from './answers';
 import { getSubmission, stagedConflict, stagedSubmissions, submissionModel, submitBlocker } from './reducer';
 import {
-  approvalToolsOf, checkApprovalArgs, parseApprovalCheck, parseApprovalRequest, pollApproval, requestApprovalArgs, sleepUnlessCancelled,
+  approvalToolsOf,
+  checkApprovalArgs,
+  parseApprovalCheck,
+  parseApprovalRequest,
+  pollApproval,
+  requestApprovalArgs,
+  sleepUnlessCancelled,
   type PollSchedule,
 } from './remoteApproval';
 import type { ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionRecord, SubmitCall } from './types';
@@ -135,17 +141,21 @@ export class CollectEngine extends DisposableBase {
   ) {
     super();
     this.clock = options.clock ?? systemClock;
-    this.draftMap = new Map(Object.entries(options.drafts ?? {}).filter(([id]) => {
-      const record = getSubmission(workflow.state.submissions, id);
-      return record !== undefined && record.phase !== 'finished';
-    }));
-    this._register(workflow.onDidChange(({ event }) => {
-      if (!('submissionId' in event)) return;
-      const record = getSubmission(this.workflow.state.submissions, event.submissionId);
-      if (record?.phase !== 'finished') return;
-      this.stopPolling(record.id);
-      if (this.draftMap.delete(record.id)) this._onDidChangeDrafts.fire();
-    }));
+    this.draftMap = new Map(
+      Object.entries(options.drafts ?? {}).filter(([id]) => {
+        const record = getSubmission(workflow.state.submissions, id);
+        return record !== undefined && record.phase !== 'finished';
+      }),
+    );
+    this._register(
+      workflow.onDidChange(({ event }) => {
+        if (!('submissionId' in event)) return;
+        const record = getSubmission(this.workflow.state.submissions, event.submissionId);
+        if (record?.phase !== 'finished') return;
+        this.stopPolling(record.id);
+        if (this.draftMap.delete(record.id)) this._onDidChangeDrafts.fire();
+      }),
+    );
     this.resumePolling();
   }
 
@@ -155,7 +165,10 @@ export class CollectEngine extends DisposableBase {
     if (!this.workflow.dispatch({ type: 'formReceived', at: this.clock.now(), submissionId: id, origin, form })) {
       throw new Error(`The form from ${origin.server}/${origin.tool} could not be recorded.`);
     }
-    this.log('info', `Form received from ${origin.server}/${origin.tool}: ${form.schema.title} (${form.mode}, submit mode ${form.submitMode}) submission ${id.slice(0, 8)}`);
+    this.log(
+      'info',
+      `Form received from ${origin.server}/${origin.tool}: ${form.schema.title} (${form.mode}, submit mode ${form.submitMode}) submission ${id.slice(0, 8)}`,
+    );
     return id;
   }
 
@@ -171,7 +184,11 @@ export class CollectEngine extends DisposableBase {
       record,
       initial: initialControls(record),
       approvalTools: !!server && approvalToolsOf(server.tools) !== undefined,
-      submitBlocker: record.phase === 'finished' ? undefined : submitBlocker(record) ?? (record.phase === 'staged' && !call ? 'Nothing changed: the staged values are the record\'s current values.' : undefined),
+      submitBlocker:
+        record.phase === 'finished'
+          ? undefined
+          : (submitBlocker(record) ??
+            (record.phase === 'staged' && !call ? "Nothing changed: the staged values are the record's current values." : undefined)),
     };
     if (staged && values) snapshot.changes = stagedChanges(record.form, values);
     if (call) snapshot.submitCall = call;
@@ -257,7 +274,7 @@ export class CollectEngine extends DisposableBase {
       values = read;
     }
     const call = submissionCall(record, values);
-    if (!call) return 'Nothing changed: every value is the record\'s current value, so there is nothing to update.';
+    if (!call) return "Nothing changed: every value is the record's current value, so there is nothing to update.";
     const server = this.host.server(record.origin.server);
     if (!server?.tools.some((t) => t.name === call.tool)) {
       return `Server "${record.origin.server}" does not offer ${call.tool}${server?.state === 'running' ? '' : ' (it is not running)'}: nothing was submitted.`;
@@ -274,21 +291,52 @@ export class CollectEngine extends DisposableBase {
       let result: ToolResult;
       try {
         result = await this.door.call(
-          { server: serverName, tool: call.tool, args: call.args, entrance: 'collect', decision: { by: 'user', what: 'pressed Submit on the staged submission it showed' } },
+          {
+            server: serverName,
+            tool: call.tool,
+            args: call.args,
+            entrance: 'collect',
+            decision: { by: 'user', what: 'pressed Submit on the staged submission it showed' },
+          },
           { timeoutMs: this.options.timeoutMs() },
         );
       } catch (err) {
         failure = `${call.tool} on "${serverName}" failed: ${messageOf(err)}. The record may or may not have been written: check before you submit again.`;
-        this.dispatch({ type: 'formSubmitted', at: this.clock.now(), submissionId: id, ok: false, tool: call.tool, args: call.args, error: failure });
+        this.dispatch({
+          type: 'formSubmitted',
+          at: this.clock.now(),
+          submissionId: id,
+          ok: false,
+          tool: call.tool,
+          args: call.args,
+          error: failure,
+        });
         return;
       }
       const outcome = describeSubmitResult(result);
       if (!outcome.ok) {
         failure = `${call.tool} on "${serverName}" refused it: ${outcome.text}`;
-        this.dispatch({ type: 'formSubmitted', at: this.clock.now(), submissionId: id, ok: false, tool: call.tool, args: call.args, error: failure });
+        this.dispatch({
+          type: 'formSubmitted',
+          at: this.clock.now(),
+          submissionId: id,
+          ok: false,
+          tool: call.tool,
+          args: call.args,
+          error: failure,
+        });
         return;
       }
-      this.dispatch({ type: 'formSubmitted', at: this.clock.now(), submissionId: id, ok: true, tool: call.tool, args: call.args, result: outcome.text, recordId: outcome.recordId });
+      this.dispatch({
+        type: 'formSubmitted',
+        at: this.clock.now(),
+        submissionId: id,
+        ok: true,
+        tool: call.tool,
+        args: call.args,
+        result: outcome.text,
+        recordId: outcome.recordId,
+      });
     });
     if (failure) {
       this.errors.set(id, failure);
@@ -327,9 +375,14 @@ export class CollectEngine extends DisposableBase {
         const entry = await this.stageOnServer(record, fields);
         this.dispatch({ type: 'formStaged', at: this.clock.now(), submissionId: id, fields, entry: entry.entry });
         current = getSubmission(this.workflow.state.submissions, id)!;
-        this.log('info', `Submission ${id.slice(0, 8)}: staged again on ${record.origin.server} (the server no longer held it) before requesting approval`);
+        this.log(
+          'info',
+          `Submission ${id.slice(0, 8)}: staged again on ${record.origin.server} (the server no longer held it) before requesting approval`,
+        );
       }
-      const answer = parseApprovalRequest(await this.call(current, tools.request.name, requestApprovalArgs(tools.request.inputSchema, current)));
+      const answer = parseApprovalRequest(
+        await this.call(current, tools.request.name, requestApprovalArgs(tools.request.inputSchema, current)),
+      );
       if (!answer.ok) throw new Error(`${tools.request.name} on "${record.origin.server}" failed: ${answer.error}`);
       this.dispatch({ type: 'approvalRequested', at: this.clock.now(), submissionId: id, approvalId: answer.id });
       this.startPolling(id);
@@ -339,8 +392,14 @@ export class CollectEngine extends DisposableBase {
   /** Pending approvals in the ledger (e.g. after a reload) are polled again once their server runs. Call when servers change. */
   resumePolling(): void {
     for (const record of stagedSubmissions(this.workflow.state.submissions)) {
-      if (record.approval?.status === 'pending' && !this.polls.has(record.id) && !this.busy.has(record.id) && !this.errors.has(record.id)
-        && this.host.server(record.origin.server)?.state === 'running') this.startPolling(record.id);
+      if (
+        record.approval?.status === 'pending' &&
+        !this.polls.has(record.id) &&
+        !this.busy.has(record.id) &&
+        !this.errors.has(record.id) &&
+        this.host.server(record.origin.server)?.state === 'running'
+      )
+        this.startPolling(record.id);
     }
   }
 
@@ -349,7 +408,10 @@ export class CollectEngine extends DisposableBase {
   /** collect_form_data, then get_form_data; `note` says when the server did not show its entry. */
   private async stageOnServer(record: SubmissionRecord, fields: Record<string, unknown>): Promise<{ entry?: StagedEntry; note?: string }> {
     const model = submissionModel(record);
-    const notStaged = (message: string) => new Error(`collect_form_data on "${record.origin.server}" failed: ${message.replace(/[.\s]+$/, '')}. Nothing was staged; your input is kept.`);
+    const notStaged = (message: string) =>
+      new Error(
+        `collect_form_data on "${record.origin.server}" failed: ${message.replace(/[.\s]+$/, '')}. Nothing was staged; your input is kept.`,
+      );
     let stagedResult: ToolResult;
     try {
       stagedResult = await this.call(record, 'collect_form_data', { model, fields, mode: record.form.mode });
@@ -358,7 +420,12 @@ export class CollectEngine extends DisposableBase {
     }
     const staged = parseStagedEntry(stagedResult);
     if (staged.kind === 'error') throw notStaged(staged.message);
-    const held = parseStagedEntry(await this.call(record, 'get_form_data', { model }).catch((err: unknown) => ({ content: [{ type: 'text', text: messageOf(err) }], isError: true })));
+    const held = parseStagedEntry(
+      await this.call(record, 'get_form_data', { model }).catch((err: unknown) => ({
+        content: [{ type: 'text', text: messageOf(err) }],
+        isError: true,
+      })),
+    );
     if (held.kind === 'entry') return { entry: held.entry };
     const note = `Staged, but get_form_data did not return the entry (${held.message}): the review shows the values Plangate staged.`;
     return staged.kind === 'entry' ? { entry: staged.entry, note } : { note };
@@ -367,10 +434,18 @@ export class CollectEngine extends DisposableBase {
   /** One collect-mode call through the door; refused here (nothing sent) when the server is not running or lacks the tool. */
   private async call(record: SubmissionRecord, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
     const server = this.host.server(record.origin.server);
-    if (server?.state !== 'running') throw new NotSent(`Server "${record.origin.server}" is not running: start it in the Servers view and try again.`);
-    if (!server.tools.some((t) => t.name === tool)) throw new NotSent(`Server "${record.origin.server}" does not offer ${tool}, which collect mode needs.`);
+    if (server?.state !== 'running')
+      throw new NotSent(`Server "${record.origin.server}" is not running: start it in the Servers view and try again.`);
+    if (!server.tools.some((t) => t.name === tool))
+      throw new NotSent(`Server "${record.origin.server}" does not offer ${tool}, which collect mode needs.`);
     return this.door.call(
-      { server: record.origin.server, tool, args, entrance: 'collect', decision: { by: 'user', what: `collect mode: ${tool} for the form the user filled` } },
+      {
+        server: record.origin.server,
+        tool,
+        args,
+        entrance: 'collect',
+        decision: { by: 'user', what: `collect mode: ${tool} for the form the user filled` },
+      },
       { timeoutMs: this.options.timeoutMs() },
     );
   }
@@ -422,7 +497,10 @@ export class CollectEngine extends DisposableBase {
 
   private dispatch(event: SubmissionEvent): void {
     if (!this.workflow.dispatch(event)) throw new Error(this.workflow.canApply(event) ?? 'The ledger refused the change.');
-    this.log('info', `${event.type} submission ${event.submissionId.slice(0, 8)}${event.type === 'formSubmitted' ? ` (${event.ok ? 'ok' : `failed: ${event.error}`})` : event.type === 'approvalChecked' ? ` (${event.status})` : ''}`);
+    this.log(
+      'info',
+      `${event.type} submission ${event.submissionId.slice(0, 8)}${event.type === 'formSubmitted' ? ` (${event.ok ? 'ok' : `failed: ${event.error}`})` : event.type === 'approvalChecked' ? ` (${event.status})` : ''}`,
+    );
   }
 
   private log(level: 'info' | 'warn', message: string): void {
@@ -440,12 +518,16 @@ export class CollectEngine extends DisposableBase {
     const poll: { cts: CancellationTokenSource; nextCheckAt?: number } = { cts };
     this.polls.set(id, poll);
     this._onDidChange.fire();
-    const check = async () => parseApprovalCheck(await this.call(record, tools.check.name, checkApprovalArgs(tools.check.inputSchema, approvalId)));
+    const check = async () =>
+      parseApprovalCheck(await this.call(record, tools.check.name, checkApprovalArgs(tools.check.inputSchema, approvalId)));
     void pollApproval(check, {
       schedule: this.options.schedule,
       token: cts.token,
       sleep: (ms, token) => this.clock.sleep(ms, token),
-      onWait: (delay) => { poll.nextCheckAt = this.clock.now() + delay; this._onDidChange.fire(); },
+      onWait: (delay) => {
+        poll.nextCheckAt = this.clock.now() + delay;
+        this._onDidChange.fire();
+      },
     }).then((outcome) => {
       if (this.polls.get(id) !== poll) return;
       this.polls.delete(id);
@@ -453,12 +535,28 @@ export class CollectEngine extends DisposableBase {
       const current = getSubmission(this.workflow.state.submissions, id);
       if (outcome.status === 'approved' || outcome.status === 'rejected') {
         if (current?.approval?.id === approvalId && current.approval.status === 'pending') {
-          this.workflow.dispatch({ type: 'approvalChecked', at: this.clock.now(), submissionId: id, status: outcome.status, reason: outcome.reason });
-          this.log('info', `Submission ${id.slice(0, 8)}: approval ${approvalId} ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`);
-          this._onDidDecide.fire(outcome.reason !== undefined ? { submissionId: id, status: outcome.status, reason: outcome.reason } : { submissionId: id, status: outcome.status });
+          this.workflow.dispatch({
+            type: 'approvalChecked',
+            at: this.clock.now(),
+            submissionId: id,
+            status: outcome.status,
+            reason: outcome.reason,
+          });
+          this.log(
+            'info',
+            `Submission ${id.slice(0, 8)}: approval ${approvalId} ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`,
+          );
+          this._onDidDecide.fire(
+            outcome.reason !== undefined
+              ? { submissionId: id, status: outcome.status, reason: outcome.reason }
+              : { submissionId: id, status: outcome.status },
+          );
         }
       } else if (outcome.status === 'error') {
-        this.errors.set(id, `${tools.check.name} on "${record.origin.server}" failed: ${outcome.error}. Request approval again to start over.`);
+        this.errors.set(
+          id,
+          `${tools.check.name} on "${record.origin.server}" failed: ${outcome.error}. Request approval again to start over.`,
+        );
       }
       this._onDidChange.fire();
     });

@@ -43,7 +43,9 @@ export function submissionModel(record: Pick<SubmissionRecord, 'form'>): string 
  */
 export function stagedConflict(submissions: Submissions | undefined, record: SubmissionRecord): SubmissionRecord | undefined {
   const model = submissionModel(record);
-  return stagedSubmissions(submissions).find((s) => s.id !== record.id && s.origin.server === record.origin.server && submissionModel(s) === model);
+  return stagedSubmissions(submissions).find(
+    (s) => s.id !== record.id && s.origin.server === record.origin.server && submissionModel(s) === model,
+  );
 }
 
 /** Whether Submit is allowed now, and if not, why (in words for the panel). */
@@ -74,9 +76,11 @@ export function canApplySubmission(submissions: Submissions, event: SubmissionEv
   if (event.type === 'formReceived') {
     if (getSubmission(submissions, event.submissionId)) return `Submission '${event.submissionId}' exists already.`;
     const o = event.origin as unknown;
-    if (!isObject(o) || !nonEmpty(o.server) || typeof o.tool !== 'string' || !isObject(o.args)) return 'formReceived: the origin must be {server, tool, args}.';
+    if (!isObject(o) || !nonEmpty(o.server) || typeof o.tool !== 'string' || !isObject(o.args))
+      return 'formReceived: the origin must be {server, tool, args}.';
     const form = event.form as unknown;
-    if (!isObject(form) || !isObject(form.schema) || typeof form.schema.model !== 'string' || !Array.isArray(form.schema.fields)) return 'formReceived: the form must hold a schema with a model and fields.';
+    if (!isObject(form) || !isObject(form.schema) || typeof form.schema.model !== 'string' || !Array.isArray(form.schema.fields))
+      return 'formReceived: the form must hold a schema with a model and fields.';
     if (form.mode !== 'create' && form.mode !== 'update') return 'formReceived: the form mode must be create or update.';
     if (form.submitMode !== 'collect' && form.submitMode !== 'direct') return 'formReceived: the submit mode must be collect or direct.';
     return undefined;
@@ -89,7 +93,8 @@ export function canApplySubmission(submissions: Submissions, event: SubmissionEv
     case 'formStaged':
       if (record.form.submitMode !== 'collect') return `${name} is in direct mode: it is submitted, not staged.`;
       if (!isObject(event.fields)) return `${name}: the staged fields must be an object.`;
-      if (event.entry !== undefined && (!isObject(event.entry) || !isObject(event.entry.fields))) return `${name}: the staged entry must hold its fields.`;
+      if (event.entry !== undefined && (!isObject(event.entry) || !isObject(event.entry.fields)))
+        return `${name}: the staged entry must hold its fields.`;
       return undefined;
     case 'formSubmitted':
       if (typeof event.ok !== 'boolean') return `${name}: a submit is ok or not.`;
@@ -119,7 +124,15 @@ export function reduceSubmissions(submissions: Submissions, event: SubmissionEve
   if (canApplySubmission(submissions, event) !== undefined) return submissions;
   const at = event.at;
   if (event.type === 'formReceived') {
-    const record: SubmissionRecord = { id: event.submissionId, origin: event.origin, form: event.form, receivedAt: at, phase: 'open', stagings: 0, submitAttempts: 0 };
+    const record: SubmissionRecord = {
+      id: event.submissionId,
+      origin: event.origin,
+      form: event.form,
+      receivedAt: at,
+      phase: 'open',
+      stagings: 0,
+      submitAttempts: 0,
+    };
     return put(submissions, record);
   }
   const record = getSubmission(submissions, event.submissionId)!;
@@ -132,19 +145,43 @@ export function reduceSubmissions(submissions: Submissions, event: SubmissionEve
         }
       }
       const staged: SubmissionRecord = {
-        ...record, phase: 'staged', fields: event.fields, entry: event.entry, stagedAt: at, stagings: record.stagings + 1,
-        approval: undefined, approvalRequired: record.approvalRequired || record.approval !== undefined || undefined, lastError: undefined,
+        ...record,
+        phase: 'staged',
+        fields: event.fields,
+        entry: event.entry,
+        stagedAt: at,
+        stagings: record.stagings + 1,
+        approval: undefined,
+        approvalRequired: record.approvalRequired || record.approval !== undefined || undefined,
+        lastError: undefined,
       };
       return put(next, staged);
     }
     case 'formSubmitted':
-      return put(submissions, event.ok
-        ? { ...record, phase: 'finished', outcome: 'submitted', submitAttempts: record.submitAttempts + 1, lastError: undefined, submitted: { tool: event.tool, args: event.args }, result: event.result, recordId: event.recordId, finishedAt: at }
-        : { ...record, submitAttempts: record.submitAttempts + 1, lastError: event.error });
+      return put(
+        submissions,
+        event.ok
+          ? {
+              ...record,
+              phase: 'finished',
+              outcome: 'submitted',
+              submitAttempts: record.submitAttempts + 1,
+              lastError: undefined,
+              submitted: { tool: event.tool, args: event.args },
+              result: event.result,
+              recordId: event.recordId,
+              finishedAt: at,
+            }
+          : { ...record, submitAttempts: record.submitAttempts + 1, lastError: event.error },
+      );
     case 'formDiscarded':
       return put(submissions, { ...record, phase: 'finished', outcome: 'discarded', discardReason: event.reason, finishedAt: at });
     case 'approvalRequested':
-      return put(submissions, { ...record, approval: { id: event.approvalId, status: 'pending', requestedAt: at }, approvalRequired: true });
+      return put(submissions, {
+        ...record,
+        approval: { id: event.approvalId, status: 'pending', requestedAt: at },
+        approvalRequired: true,
+      });
     case 'approvalChecked':
       return put(submissions, { ...record, approval: { ...record.approval!, status: event.status, reason: event.reason, checkedAt: at } });
     default:
@@ -162,13 +199,20 @@ export function submissionEventProblem(e: Record<string, unknown>): string | und
   if (typeof e.submissionId !== 'string') return `${type}.submissionId is not a string`;
   switch (type) {
     case 'formReceived':
-      if (!isObject(e.origin) || typeof e.origin.server !== 'string' || typeof e.origin.tool !== 'string' || !isObject(e.origin.args)) return 'formReceived.origin is not {server, tool, args}';
+      if (!isObject(e.origin) || typeof e.origin.server !== 'string' || typeof e.origin.tool !== 'string' || !isObject(e.origin.args))
+        return 'formReceived.origin is not {server, tool, args}';
       return isObject(e.form) && isObject(e.form.schema) ? undefined : 'formReceived.form is not a form';
-    case 'formStaged': return isObject(e.fields) ? undefined : 'formStaged.fields is not an object';
-    case 'formSubmitted': return typeof e.ok === 'boolean' && typeof e.tool === 'string' && isObject(e.args) ? undefined : 'formSubmitted is not {ok, tool, args}';
-    case 'approvalRequested': return typeof e.approvalId === 'string' ? undefined : 'approvalRequested.approvalId is not a string';
-    case 'approvalChecked': return typeof e.status === 'string' ? undefined : 'approvalChecked.status is not a string';
-    default: return undefined;
+    case 'formStaged':
+      return isObject(e.fields) ? undefined : 'formStaged.fields is not an object';
+    case 'formSubmitted':
+      return typeof e.ok === 'boolean' && typeof e.tool === 'string' && isObject(e.args)
+        ? undefined
+        : 'formSubmitted is not {ok, tool, args}';
+    case 'approvalRequested':
+      return typeof e.approvalId === 'string' ? undefined : 'approvalRequested.approvalId is not a string';
+    case 'approvalChecked':
+      return typeof e.status === 'string' ? undefined : 'approvalChecked.status is not a string';
+    default:
+      return undefined;
   }
 }
-

@@ -11,7 +11,9 @@ import type { ApprovalStatus, SubmissionRecord } from './types';
 import { stagedValues, submissionCall } from './values';
 
 /** The approval tools a server offers, when it offers both. */
-export function approvalToolsOf(tools: readonly { name: string; inputSchema?: unknown }[]): { request: { name: string; inputSchema?: unknown }; check: { name: string; inputSchema?: unknown } } | undefined {
+export function approvalToolsOf(
+  tools: readonly { name: string; inputSchema?: unknown }[],
+): { request: { name: string; inputSchema?: unknown }; check: { name: string; inputSchema?: unknown } } | undefined {
   const request = tools.find((t) => t.name === 'request_approval');
   const check = tools.find((t) => t.name === 'check_approval');
   return request && check ? { request, check } : undefined;
@@ -42,7 +44,10 @@ export function requestApprovalArgs(inputSchema: unknown, record: SubmissionReco
 /** check_approval's arguments: the approval id under the name its schema uses (`approval_id`, `approvalId`, `id`, or its one required property). */
 export function checkApprovalArgs(inputSchema: unknown, approvalId: string): Record<string, unknown> {
   const { names, required } = schemaProperties(inputSchema);
-  const key = ['approval_id', 'approvalId', 'id'].find((k) => names.includes(k)) ?? (required.length === 1 ? required[0] : undefined) ?? 'approval_id';
+  const key =
+    ['approval_id', 'approvalId', 'id'].find((k) => names.includes(k)) ??
+    (required.length === 1 ? required[0] : undefined) ??
+    'approval_id';
   return { [key]: approvalId };
 }
 
@@ -59,15 +64,29 @@ export function parseApprovalRequest(result: ToolResult | undefined): { ok: true
     const id = value.approval_id ?? value.approvalId ?? value.id;
     if ((typeof id === 'string' && id.trim() !== '') || typeof id === 'number') return { ok: true, id: String(id).trim() };
   }
-  const m = /approval(?:\s+requested)?(?:\s+id)?\s*[:#]\s*([A-Za-z0-9._:@/-]+)/i.exec(text) ?? /\bid\s*[:#]?\s+([A-Za-z0-9._:@/-]+)/i.exec(text);
+  const m =
+    /approval(?:\s+requested)?(?:\s+id)?\s*[:#]\s*([A-Za-z0-9._:@/-]+)/i.exec(text) ?? /\bid\s*[:#]?\s+([A-Za-z0-9._:@/-]+)/i.exec(text);
   if (m) return { ok: true, id: m[1]!.replace(/[.,;]+$/, '') };
-  return { ok: false, error: `request_approval did not say which approval to poll (it answered ${text.trim() ? `"${clipText(text.trim(), 200)}"` : 'nothing'})` };
+  return {
+    ok: false,
+    error: `request_approval did not say which approval to poll (it answered ${text.trim() ? `"${clipText(text.trim(), 200)}"` : 'nothing'})`,
+  };
 }
 
 const STATUS_WORDS: Record<string, ApprovalStatus> = {
-  pending: 'pending', waiting: 'pending', requested: 'pending', open: 'pending', in_review: 'pending',
-  approved: 'approved', approve: 'approved', accepted: 'approved', granted: 'approved',
-  rejected: 'rejected', reject: 'rejected', denied: 'rejected', declined: 'rejected',
+  pending: 'pending',
+  waiting: 'pending',
+  requested: 'pending',
+  open: 'pending',
+  in_review: 'pending',
+  approved: 'approved',
+  approve: 'approved',
+  accepted: 'approved',
+  granted: 'approved',
+  rejected: 'rejected',
+  reject: 'rejected',
+  denied: 'rejected',
+  declined: 'rejected',
 };
 
 /** What one check_approval answered. */
@@ -90,11 +109,18 @@ export function parseApprovalCheck(result: ToolResult | undefined): ApprovalChec
     if (typeof r === 'string' && r.trim() !== '') reason = clipText(r.trim(), 500);
   } else {
     word = /^\s*([A-Za-z_]+)/.exec(text)?.[1];
-    const rest = text.trim().slice(word?.length ?? 0).replace(/^[\s:,.-]+/, '');
+    const rest = text
+      .trim()
+      .slice(word?.length ?? 0)
+      .replace(/^[\s:,.-]+/, '');
     if (rest) reason = clipText(rest, 500);
   }
   const status = word !== undefined && Object.hasOwn(STATUS_WORDS, word.toLowerCase()) ? STATUS_WORDS[word.toLowerCase()] : undefined;
-  if (!status) return { ok: false, error: `check_approval answered ${text.trim() ? `"${clipText(text.trim(), 200)}"` : 'nothing'}, which is not pending, approved or rejected` };
+  if (!status)
+    return {
+      ok: false,
+      error: `check_approval answered ${text.trim() ? `"${clipText(text.trim(), 200)}"` : 'nothing'}, which is not pending, approved or rejected`,
+    };
   return reason !== undefined && status !== 'pending' ? { ok: true, status, reason } : { ok: true, status };
 }
 
@@ -166,15 +192,21 @@ export async function pollApproval(check: () => Promise<ApprovalCheck>, options:
     failures = 0;
     checks++;
     options.onCheck?.(answer, attempt);
-    if (answer.status !== 'pending') return answer.reason !== undefined ? { status: answer.status, reason: answer.reason, checks } : { status: answer.status, checks };
+    if (answer.status !== 'pending')
+      return answer.reason !== undefined ? { status: answer.status, reason: answer.reason, checks } : { status: answer.status, checks };
   }
 }
 
 /** Resolves after `ms`, or at once when `token` is cancelled (the timer is then cleared). */
 export function sleepUnlessCancelled(ms: number, token?: CancellationToken): Promise<void> {
   return new Promise((resolve) => {
-    const sub = token?.onCancellationRequested(() => { clearTimeout(timer); resolve(); });
-    const timer = setTimeout(() => { sub?.dispose(); resolve(); }, ms);
+    const sub = token?.onCancellationRequested(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      sub?.dispose();
+      resolve();
+    }, ms);
   });
 }
-

@@ -79,7 +79,17 @@ export type SubmissionEvent =
   /** collect_form_data accepted `fields`; `entry` is what get_form_data then answered (absent when it did not). */
   | { type: 'formStaged'; at: number; submissionId: string; fields: Record<string, unknown>; entry?: StagedEntry }
   /** create_model / update_model was called with `args`; `ok` false with the error when it failed. */
-  | { type: 'formSubmitted'; at: number; submissionId: string; ok: boolean; tool: string; args: Record<string, unknown>; error?: string; result?: string; recordId?: string }
+  | {
+      type: 'formSubmitted';
+      at: number;
+      submissionId: string;
+      ok: boolean;
+      tool: string;
+      args: Record<string, unknown>;
+      error?: string;
+      result?: string;
+      recordId?: string;
+    }
   /** The user discarded the submission: nothing was (or will be) submitted. */
   | { type: 'formDiscarded'; at: number; submissionId: string; reason?: string }
   /** request_approval accepted the staged values and answered with an approval id. */
@@ -89,7 +99,14 @@ export type SubmissionEvent =
 
 export type SubmissionEventType = SubmissionEvent['type'];
 
-export const SUBMISSION_EVENT_TYPES: readonly SubmissionEventType[] = ['formReceived', 'formStaged', 'formSubmitted', 'formDiscarded', 'approvalRequested', 'approvalChecked'];
+export const SUBMISSION_EVENT_TYPES: readonly SubmissionEventType[] = [
+  'formReceived',
+  'formStaged',
+  'formSubmitted',
+  'formDiscarded',
+  'approvalRequested',
+  'approvalChecked',
+];
 
 export type Submissions = Readonly<Record<string, SubmissionRecord>>;
 

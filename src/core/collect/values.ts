@@ -67,7 +67,10 @@ export function toFieldValue(field: FormField, raw: unknown): unknown {
       if (Array.isArray(raw)) items = raw;
       else if (typeof raw === 'string') items = field.options?.some((o) => scalarText(o.value) === raw) ? [raw] : raw.split(',');
       else items = [raw];
-      const out = items.filter((v) => v !== null && v !== undefined).map((v) => scalarText(v).trim()).filter((v) => v !== '');
+      const out = items
+        .filter((v) => v !== null && v !== undefined)
+        .map((v) => scalarText(v).trim())
+        .filter((v) => v !== '');
       return out.length > 0 ? out : undefined;
     }
     case 'select': {
@@ -122,8 +125,12 @@ export function validateFormValues(schema: AppFormSchema, values: Record<string,
     const num = (k: string): number | undefined => (typeof v[k] === 'number' ? (v[k] as number) : undefined);
     switch (field.type) {
       case 'number': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) { add(`${label} must be a number`); break; }
-        const min = num('min'); const max = num('max');
+        if (typeof value !== 'number' || !Number.isFinite(value)) {
+          add(`${label} must be a number`);
+          break;
+        }
+        const min = num('min');
+        const max = num('max');
         if (min !== undefined && value < min) add(`${label} must be at least ${min}`);
         if (max !== undefined && value > max) add(`${label} must be at most ${max}`);
         break;
@@ -133,25 +140,41 @@ export function validateFormValues(schema: AppFormSchema, values: Record<string,
         break;
       case 'multiselect':
       case 'checkbox_group': {
-        if (!Array.isArray(value)) { add(`${label} must be a list of choices`); break; }
+        if (!Array.isArray(value)) {
+          add(`${label} must be a list of choices`);
+          break;
+        }
         if (field.type === 'checkbox_group' && field.options && !field.association) {
           const allowed = new Set(field.options.map((o) => scalarText(o.value)));
           const bad = value.filter((x) => !allowed.has(scalarText(x)));
-          if (bad.length > 0) add(`${label}: ${bad.map((x) => describeValue(x)).join(', ')} ${bad.length > 1 ? 'are not choices' : 'is not a choice'}; choose from ${choices(field)}`);
+          if (bad.length > 0)
+            add(
+              `${label}: ${bad.map((x) => describeValue(x)).join(', ')} ${bad.length > 1 ? 'are not choices' : 'is not a choice'}; choose from ${choices(field)}`,
+            );
         }
         break;
       }
       case 'select':
-        if (field.options && field.options.length > 0 && !field.association && !field.options.some((o) => scalarText(o.value) === scalarText(value))) {
+        if (
+          field.options &&
+          field.options.length > 0 &&
+          !field.association &&
+          !field.options.some((o) => scalarText(o.value) === scalarText(value))
+        ) {
           add(`${label} must be one of ${choices(field)}`);
         }
         break;
       default: {
-        if (typeof value !== 'string') { add(`${label} must be text`); break; }
-        const minLength = num('minLength'); const maxLength = num('maxLength');
+        if (typeof value !== 'string') {
+          add(`${label} must be text`);
+          break;
+        }
+        const minLength = num('minLength');
+        const maxLength = num('maxLength');
         if (minLength !== undefined && value.length < minLength) add(`${label} must be at least ${minLength} characters`);
         if (maxLength !== undefined && value.length > maxLength) add(`${label} must be at most ${maxLength} characters`);
-        if (field.type === 'email' && (value.length > 320 || !EMAIL.test(value))) add(`${label} must be an email address, like name@example.com`);
+        if (field.type === 'email' && (value.length > 320 || !EMAIL.test(value)))
+          add(`${label} must be an email address, like name@example.com`);
         if (field.type === 'url' && !isWebUrl(value)) add(`${label} must be a URL starting with http:// or https://`);
       }
     }
@@ -161,7 +184,10 @@ export function validateFormValues(schema: AppFormSchema, values: Record<string,
 
 function choices(field: FormField): string {
   const opts = field.options ?? [];
-  const shown = opts.slice(0, 10).map((o) => describeValue(o.value)).join(', ');
+  const shown = opts
+    .slice(0, 10)
+    .map((o) => describeValue(o.value))
+    .join(', ');
   return opts.length > 10 ? `${shown}, …` : shown;
 }
 
@@ -212,9 +238,11 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * (or `""` when unset), anything else text. Values a control cannot show become `""`.
  */
 export function toControlValue(field: FormField, value: unknown): ControlValue {
-  if (value === undefined || value === null) return field.type === 'checkbox' ? false : field.type === 'multiselect' || field.type === 'checkbox_group' ? [] : '';
+  if (value === undefined || value === null)
+    return field.type === 'checkbox' ? false : field.type === 'multiselect' || field.type === 'checkbox_group' ? [] : '';
   switch (field.type) {
-    case 'checkbox': return toFieldValue(field, value) === true;
+    case 'checkbox':
+      return toFieldValue(field, value) === true;
     case 'multiselect':
     case 'checkbox_group': {
       const v = toFieldValue(field, value);
@@ -251,7 +279,8 @@ export function toControlValue(field: FormField, value: unknown): ControlValue {
 /** Each field's starting value as its control shows it: the staged value, else the form's default, else the field's. */
 export function initialControls(record: Pick<SubmissionRecord, 'form' | 'fields'>): Record<string, ControlValue> {
   const initial: Record<string, ControlValue> = {};
-  for (const field of record.form.schema.fields) setOwn(initial, field.name, toControlValue(field, initialValue(record.form, field, record.fields)));
+  for (const field of record.form.schema.fields)
+    setOwn(initial, field.name, toControlValue(field, initialValue(record.form, field, record.fields)));
   return initial;
 }
 
@@ -261,7 +290,10 @@ export function initialControls(record: Pick<SubmissionRecord, 'form' | 'fields'
  * record whose current value is not empty: then it is `null` (cleared). Keys that are not fields are ignored;
  * `__proto__` and the like are plain data.
  */
-export function readFormControls(form: CollectFormPayload, controls: Record<string, unknown>): { values: Record<string, unknown>; problems: Problem[] } {
+export function readFormControls(
+  form: CollectFormPayload,
+  controls: Record<string, unknown>,
+): { values: Record<string, unknown>; problems: Problem[] } {
   const raw = isObject(controls) ? controls : {};
   const converted: Record<string, unknown> = {};
   for (const field of form.schema.fields) {
@@ -272,7 +304,8 @@ export function readFormControls(form: CollectFormPayload, controls: Record<stri
   for (const field of form.schema.fields) {
     if (!isFieldVisible(field, converted)) continue;
     if (Object.hasOwn(converted, field.name)) setOwn(values, field.name, converted[field.name]);
-    else if (form.mode === 'update' && Object.hasOwn(form.defaults, field.name) && !isEmptyValue(form.defaults[field.name])) setOwn(values, field.name, null);
+    else if (form.mode === 'update' && Object.hasOwn(form.defaults, field.name) && !isEmptyValue(form.defaults[field.name]))
+      setOwn(values, field.name, null);
   }
   // A cleared field is absent for the checks: only a required one is reported.
   const checked: Record<string, unknown> = {};
@@ -308,7 +341,14 @@ export function stagedChanges(form: CollectFormPayload, staged: Record<string, u
   for (const key of Object.keys(staged)) {
     if (known.has(key)) continue;
     const before = update && Object.hasOwn(form.defaults, key) ? form.defaults[key] : undefined;
-    rows.push({ name: key, label: key, before, after: staged[key], changed: update ? !sameFieldValue(undefined, before, staged[key]) : !isEmptyValue(staged[key]), extra: true });
+    rows.push({
+      name: key,
+      label: key,
+      before,
+      after: staged[key],
+      changed: update ? !sameFieldValue(undefined, before, staged[key]) : !isEmptyValue(staged[key]),
+      extra: true,
+    });
   }
   return rows;
 }
@@ -350,4 +390,3 @@ export function submissionCall(record: Pick<SubmissionRecord, 'form'>, values: R
   if (Object.keys(changed).length === 0) return undefined;
   return formSubmission(form, changed);
 }
-

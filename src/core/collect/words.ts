@@ -17,14 +17,16 @@ export function submissionTitle(record: SubmissionRecord): string {
 /** A submission's state in a few words (views, tab badges). */
 export function describeSubmissionState(record: SubmissionRecord): string {
   switch (record.phase) {
-    case 'open': return record.lastError ? 'submit failed' : record.form.submitMode === 'collect' ? 'not staged' : 'not submitted';
+    case 'open':
+      return record.lastError ? 'submit failed' : record.form.submitMode === 'collect' ? 'not staged' : 'not submitted';
     case 'staged': {
       if (record.approval?.status === 'pending') return 'waiting for approval';
       if (record.approval?.status === 'approved') return 'approved';
       if (record.approval?.status === 'rejected') return 'rejected';
       return record.lastError ? 'submit failed' : 'staged';
     }
-    default: return record.outcome ?? 'finished';
+    default:
+      return record.outcome ?? 'finished';
   }
 }
 
@@ -65,13 +67,18 @@ export function describeCollectError(error: CollectError, server: string, tool: 
         : `${error.message} (server ${server}). Call ${tool} again with a model the server knows.`;
     case 'associations_needed': {
       const names = error.associations.flatMap((a) => (isObject(a) && typeof a.association === 'string' ? [a.association] : []));
-      const prefill = names.length ? ` with prefill ${JSON.stringify(Object.fromEntries(names.map((n) => [`${n}_id`, '<id>'])))}` : ' with the associations in prefill';
+      const prefill = names.length
+        ? ` with prefill ${JSON.stringify(Object.fromEntries(names.map((n) => [`${n}_id`, '<id>'])))}`
+        : ' with the associations in prefill';
       return `${error.model} on ${server} needs ${names.length ? names.join(', ') : 'its associations'} chosen first: ${error.message} Call ${tool} again${prefill}.`;
     }
     case 'store_unavailable':
       return `${server} cannot stage forms (${error.message}): its collect-mode store is not configured. Ask the server's author to enable it, or use a server in direct mode.`;
     case 'invalid_form':
-      return `${server}'s ${tool} sent a form Plangate cannot show: ${error.message}.\n${error.problems.slice(0, 10).map((p) => `• ${p.path || '(form)'}: ${p.message}`).join('\n')}`;
+      return `${server}'s ${tool} sent a form Plangate cannot show: ${error.message}.\n${error.problems
+        .slice(0, 10)
+        .map((p) => `• ${p.path || '(form)'}: ${p.message}`)
+        .join('\n')}`;
     case 'error':
       return `${tool} on ${server} failed: ${error.message}`;
     default:

@@ -14,7 +14,9 @@ export function submissionView(record: SubmissionRecord): CollectFormSchemaView 
     id: record.id,
     origin: { server: record.origin.server, tool: record.origin.tool },
     form: {
-      schema: form.schema, mode: form.mode, submitMode: form.submitMode,
+      schema: form.schema,
+      mode: form.mode,
+      submitMode: form.submitMode,
       ...(form.hiddenValues !== undefined ? { hiddenValues: form.hiddenValues } : {}),
       ...(form.parentContext !== undefined ? { parentContext: form.parentContext } : {}),
       ...(form.recordId !== undefined ? { recordId: form.recordId } : {}),
@@ -22,7 +24,15 @@ export function submissionView(record: SubmissionRecord): CollectFormSchemaView 
     phase: record.phase,
     ...(record.outcome !== undefined ? { outcome: record.outcome } : {}),
     entryShown: record.entry !== undefined,
-    ...(record.approval ? { approval: { id: record.approval.id, status: record.approval.status, ...(record.approval.reason !== undefined ? { reason: record.approval.reason } : {}) } } : {}),
+    ...(record.approval
+      ? {
+          approval: {
+            id: record.approval.id,
+            status: record.approval.status,
+            ...(record.approval.reason !== undefined ? { reason: record.approval.reason } : {}),
+          },
+        }
+      : {}),
     ...(record.approvalRequired !== undefined ? { approvalRequired: record.approvalRequired } : {}),
     ...(record.lastError !== undefined ? { lastError: record.lastError } : {}),
     ...(record.submitted !== undefined ? { submitted: record.submitted } : {}),

@@ -8,7 +8,17 @@
  * plan version. An unchanged step keeps its view object, which lets panelDiff.ts skip it by identity.
  */
 import type {
-  ChangeView, IssueView, PendingPrompt, PlanActionsView, PlanHeadView, PlanItemView, PlanView, PredictedView, StepHint, StepView, TouchedGlobView,
+  ChangeView,
+  IssueView,
+  PendingPrompt,
+  PlanActionsView,
+  PlanHeadView,
+  PlanItemView,
+  PlanView,
+  PredictedView,
+  StepHint,
+  StepView,
+  TouchedGlobView,
 } from '../../shared/protocol';
 import { approvalHash } from '../approval';
 import { outcomeSentence } from '../outcome';
@@ -86,7 +96,7 @@ export class PlanPresenter {
       const server = step.server ?? record.origin.server;
       const key = `${step.call.tool}\u0000${server}`;
       let hint = hintsSeen.get(key);
-      if (!hint) hintsSeen.set(key, hint = stepHint(extras.annotations(step.call.tool, server)));
+      if (!hint) hintsSeen.set(key, (hint = stepHint(extras.annotations(step.call.tool, server))));
       return hint;
     };
     const plans: Record<string, PlanView> = {};
@@ -95,7 +105,8 @@ export class PlanPresenter {
       if (Object.hasOwn(plans, record.id)) continue;
       const c = this.steps(record, readOnly, prompts.get(record.id), extras.annotations !== undefined, hintOf);
       const head = planHead(state, record, {
-        ...extras, readOnly,
+        ...extras,
+        readOnly,
         hintSummary: c.withHints ? { text: c.hintSummary, destructive: c.destructive } : undefined,
         shownHash: record.phase === 'awaiting_approval' ? this.hash(record) : undefined,
         top: record.id === rootId,
@@ -117,15 +128,22 @@ export class PlanPresenter {
 
   /** The plan's step views: those of the last build where the step's record and what the view reads beside it are the same. */
   private steps(
-    record: PlanRecord, readOnly: boolean, prompts: Map<number, PendingPrompt> | undefined, withHints: boolean,
+    record: PlanRecord,
+    readOnly: boolean,
+    prompts: Map<number, PendingPrompt> | undefined,
+    withHints: boolean,
     hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
   ): PlanCache {
     const editable = record.phase === 'awaiting_approval' && !readOnly;
     const promptKeys = new Map<number, string>();
     for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
     const old = this.cache.get(record.id);
-    const whole = !old || old.editable !== editable || old.hintsVersion !== this.hintsVersion || old.withHints !== withHints
-      || old.steps.length !== record.steps.length;
+    const whole =
+      !old ||
+      old.editable !== editable ||
+      old.hintsVersion !== this.hintsVersion ||
+      old.withHints !== withHints ||
+      old.steps.length !== record.steps.length;
     if (!whole && old.record === record && sameMap(old.prompts, promptKeys)) return old;
     const changed = new Set<number>();
     if (!whole) {
@@ -156,12 +174,23 @@ export class PlanPresenter {
         if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
       }
     }
-    const summary = hintsChanged || !old
-      ? { text: withHints ? summarizeHints(record.steps.map((s, i) => (s.call.tool === 'ask_user' ? null : hints[i]!))) : '', destructive: hints.some((h) => h?.effect === 'destructive') }
-      : { text: old.hintSummary, destructive: old.destructive };
+    const summary =
+      hintsChanged || !old
+        ? {
+            text: withHints ? summarizeHints(record.steps.map((s, i) => (s.call.tool === 'ask_user' ? null : hints[i]!))) : '',
+            destructive: hints.some((h) => h?.effect === 'destructive'),
+          }
+        : { text: old.hintSummary, destructive: old.destructive };
     const entry: PlanCache = {
-      record, editable, hintsVersion: this.hintsVersion, withHints, steps, hints, prompts: promptKeys,
-      hintSummary: summary.text, destructive: summary.destructive,
+      record,
+      editable,
+      hintsVersion: this.hintsVersion,
+      withHints,
+      steps,
+      hints,
+      prompts: promptKeys,
+      hintSummary: summary.text,
+      destructive: summary.destructive,
       children: childrenChanged || !old ? steps.flatMap((s) => (s.childPlanId ? [s.childPlanId] : [])) : old.children,
     };
     this.cache.set(record.id, entry);
@@ -246,7 +275,8 @@ export function planHead(
     stepCount: record.steps.length,
   };
   if (record.outcome) head.outcome = record.outcome;
-  if (record.reapproval && awaiting) head.reapproval = `Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: ${record.reapproval.change}`;
+  if (record.reapproval && awaiting)
+    head.reapproval = `Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: ${record.reapproval.change}`;
   if (record.approvalNote) head.approvalNote = record.approvalNote;
   if (top && (plan.status === 'ok' || plan.safety)) {
     head.safety = {
@@ -263,14 +293,28 @@ export function planHead(
     head.notOk = {
       errors: (plan.errors ?? []).map(issue),
       missing: (plan.missing ?? []).map(String),
-      partialResults: (plan.partial_results ?? []).map((r) => ({ step: String(r.step), outcome: String(r.outcome), ...(r.detail ? { detail: String(r.detail) } : {}) })),
-      recovery: (plan.recovery_actions ?? []).map((a) => ({ label: a.label || a.tool, tool: a.tool, argsText: `Calls ${a.tool} ${JSON.stringify(a.args)}`, confirm: a.confirm === true })),
+      partialResults: (plan.partial_results ?? []).map((r) => ({
+        step: String(r.step),
+        outcome: String(r.outcome),
+        ...(r.detail ? { detail: String(r.detail) } : {}),
+      })),
+      recovery: (plan.recovery_actions ?? []).map((a) => ({
+        label: a.label || a.tool,
+        tool: a.tool,
+        argsText: `Calls ${a.tool} ${JSON.stringify(a.args)}`,
+        confirm: a.confirm === true,
+      })),
       recoveryDisabled: readOnly && record.outcome !== 'not_ok',
     };
     if (plan.ask) {
       head.notOk.ask = {
         prompt: plan.ask.prompt,
-        fields: (plan.ask.fields ?? []).map((f) => ({ name: f.name, type: f.type, required: Boolean(f.required), ...(f.options ? { options: f.options } : {}) })),
+        fields: (plan.ask.fields ?? []).map((f) => ({
+          name: f.name,
+          type: f.type,
+          required: Boolean(f.required),
+          ...(f.options ? { options: f.options } : {}),
+        })),
         answerable: !readOnly && record.phase === 'finished' && record.outcome === 'not_ok',
       };
     }
@@ -281,16 +325,29 @@ export function planHead(
 
 /** What the user can do with the plan now. */
 function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | undefined): PlanActionsView {
-  const finished = (): PlanActionsView => ({ kind: 'finished', outcome: record.outcome ? outcomeSentence(record) : '', exportable: record.depth === 0 });
+  const finished = (): PlanActionsView => ({
+    kind: 'finished',
+    outcome: record.outcome ? outcomeSentence(record) : '',
+    exportable: record.depth === 0,
+  });
   if (readOnly) return finished();
   switch (record.phase) {
-    case 'awaiting_approval': return { kind: 'approve', resolving: record.resolvedAt === undefined, ...(shownHash ? { shownHash } : {}) };
-    case 'executing': return { kind: 'running', progress: progressText(record) };
+    case 'awaiting_approval':
+      return { kind: 'approve', resolving: record.resolvedAt === undefined, ...(shownHash ? { shownHash } : {}) };
+    case 'executing':
+      return { kind: 'running', progress: progressText(record) };
     case 'blocked': {
       const step = record.blockedStep !== undefined ? record.steps[record.blockedStep] : undefined;
-      return { kind: 'blocked', reason: record.blockedReason ?? (step ? `Step ${step.index + 1} (${step.call.label || step.call.tool}) failed.` : 'The plan stopped at a failed step.') };
+      return {
+        kind: 'blocked',
+        reason:
+          record.blockedReason ??
+          (step ? `Step ${step.index + 1} (${step.call.label || step.call.tool}) failed.` : 'The plan stopped at a failed step.'),
+      };
     }
-    case 'follow_up': return { kind: 'followUp', question: record.plan.follow_up ?? '' };
-    case 'finished': return finished();
+    case 'follow_up':
+      return { kind: 'followUp', question: record.plan.follow_up ?? '' };
+    case 'finished':
+      return finished();
   }
 }

@@ -64,6 +64,14 @@ export function progressText(plan: Pick<PlanRecord, 'steps'>): string {
 
 /** A plan's state in the panel's switcher, in a word or two. */
 export function planBadge(plan: Pick<PlanRecord, 'phase' | 'outcome' | 'plan'>): string {
-  if (plan.phase !== 'finished') return { awaiting_approval: 'awaiting approval', executing: 'running', follow_up: 'follow-up', blocked: 'blocked' }[plan.phase];
-  return { completed: 'completed', rejected: 'rejected', stopped: 'stopped', cancelled: 'cancelled', not_ok: plan.plan.status, replaced: 'replaced' }[plan.outcome ?? 'completed'];
+  if (plan.phase !== 'finished')
+    return { awaiting_approval: 'awaiting approval', executing: 'running', follow_up: 'follow-up', blocked: 'blocked' }[plan.phase];
+  return {
+    completed: 'completed',
+    rejected: 'rejected',
+    stopped: 'stopped',
+    cancelled: 'cancelled',
+    not_ok: plan.plan.status,
+    replaced: 'replaced',
+  }[plan.outcome ?? 'completed'];
 }

@@ -8,7 +8,10 @@ const server = new McpServer({ name: 'cli-elicit-test', version: '1.0.0' }, { ca
 
 function register(name: string, requestedSchema: ElicitRequestFormParams['requestedSchema']): void {
   server.registerTool(name, { description: `Elicits ${Object.keys(requestedSchema.properties).join(', ')}` }, async (extra) => {
-    const result = await server.server.elicitInput({ mode: 'form', message: `Settings for ${name}?`, requestedSchema }, { relatedRequestId: extra.requestId });
+    const result = await server.server.elicitInput(
+      { mode: 'form', message: `Settings for ${name}?`, requestedSchema },
+      { relatedRequestId: extra.requestId },
+    );
     return { content: [{ type: 'text', text: `action: ${result.action}\ncontent: ${JSON.stringify(result.content ?? null)}` }] };
   });
 }

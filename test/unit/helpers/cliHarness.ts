@@ -28,7 +28,13 @@ export function bundles(): Promise<Bundles> {
   built ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plangate-cli-test-'));
     const common: esbuild.BuildOptions = {
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error', mainFields: ['module', 'main'], absWorkingDir: REPO_ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'error',
+      mainFields: ['module', 'main'],
+      absWorkingDir: REPO_ROOT,
     };
     const out = { dir, cli: join(dir, 'cli.js'), fixture: join(dir, 'fixture.js'), elicitServer: join(dir, 'elicit.js') };
     await Promise.all([
@@ -88,7 +94,14 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.once('close', (c, s) => done([c, s])));
   clearTimeout(timer);
   const stdoutBytes = Buffer.concat(out);
-  return { code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes, ms: Date.now() - started };
+  return {
+    code,
+    signal,
+    stdout: stdoutBytes.toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+    stdoutBytes,
+    ms: Date.now() - started,
+  };
 }
 
 /** Whether util-linux `script` is available to give the CLI a real pseudo-terminal. */
@@ -104,7 +117,11 @@ export async function runCliInPty(args: string[], input: string, timeoutMs = 30_
   const { cli } = await bundles();
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.PLANGATE_ASSUME_TTY;
-  const child = spawn('script', ['-qec', quoteCommandLine([process.execPath, cli, ...args]), '/dev/null'], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', quoteCommandLine([process.execPath, cli, ...args]), '/dev/null'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -134,7 +151,9 @@ export async function fixtureServer(ws: { root: string; callLogFile: string }, e
 /** The fixture served over streamable HTTP on 127.0.0.1 (a free port); `close()` ends it. */
 export async function httpFixture(ws: { root: string; callLogFile: string }): Promise<{ url: string; close(): Promise<void> }> {
   const { fixture } = await bundles();
-  const child = spawn(process.execPath, [fixture, '--http', '--port', '0', '--root', ws.root, '--call-log', ws.callLogFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixture, '--http', '--port', '0', '--root', ws.root, '--call-log', ws.callLogFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   let stdout = '';
   let stderr = '';
@@ -176,6 +195,8 @@ export function report<T = Record<string, unknown>>(result: CliResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch (err) {
-    throw new Error(`stdout is not one JSON document (${err instanceof Error ? err.message : String(err)}):\n${result.stdout.slice(0, 2000)}\nstderr:\n${result.stderr.slice(0, 2000)}`);
+    throw new Error(
+      `stdout is not one JSON document (${err instanceof Error ? err.message : String(err)}):\n${result.stdout.slice(0, 2000)}\nstderr:\n${result.stderr.slice(0, 2000)}`,
+    );
   }
 }

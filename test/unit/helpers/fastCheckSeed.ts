@@ -8,5 +8,6 @@ const FIXED_SEED = 20261130;
 const wanted = process.env.PLANGATE_FUZZ_SEED;
 const seed = wanted === 'random' ? (Math.random() * 2 ** 31) | 0 : wanted ? Number(wanted) : FIXED_SEED;
 if (!Number.isInteger(seed)) throw new Error(`PLANGATE_FUZZ_SEED must be an integer or "random", not '${wanted}'`);
-if (wanted) process.stderr.write(`fast-check seed ${seed} for ${process.argv[1]?.split(/[\\/]/).pop()} (replay with PLANGATE_FUZZ_SEED=${seed})\n`);
+if (wanted)
+  process.stderr.write(`fast-check seed ${seed} for ${process.argv[1]?.split(/[\\/]/).pop()} (replay with PLANGATE_FUZZ_SEED=${seed})\n`);
 fc.configureGlobal({ seed });

@@ -84,9 +84,7 @@ function tail(text: string, lines = 20): string {
  * Starts the fixture over stdio and connects an SDK Client to it. Rejects (with the server's stderr tail in the
  * message) when the server fails to start.
  */
-export async function startFixtureStdio(
-  opts: FixtureStartOptions & { capabilities?: ClientCapabilities } = {},
-): Promise<StdioFixture> {
+export async function startFixtureStdio(opts: FixtureStartOptions & { capabilities?: ClientCapabilities } = {}): Promise<StdioFixture> {
   const { tmp, root, callLogFile } = makeDirs(opts);
   const cmd = fixtureCommand(['--root', root, '--call-log', callLogFile, ...(opts.args ?? [])]);
   const transport = new StdioClientTransport({ ...cmd, cwd: root, stderr: 'pipe', env: opts.env ?? {} });
@@ -137,7 +135,10 @@ export async function startFixtureHttp(
 
   const url = await new Promise<string>((ready, fail) => {
     // Generous: starting through tsx on a busy 2-core machine has taken over 15 s.
-    const timer = setTimeout(() => fail(new Error(`fixture over HTTP did not print "listening" within 45 s\nstderr:\n${tail(stderr)}`)), 45_000);
+    const timer = setTimeout(
+      () => fail(new Error(`fixture over HTTP did not print "listening" within 45 s\nstderr:\n${tail(stderr)}`)),
+      45_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       const m = /listening (http:\/\/\S+)/.exec(stdout);

@@ -62,7 +62,9 @@ export class ClientInvoker implements ToolInvoker {
 }
 
 /** Connects each server in memory (in the order given, which is the catalog's configuration order). */
-export async function connectInMemory(servers: { name: string; server: McpServer | Server }[]): Promise<{ invoker: ClientInvoker; close(): Promise<void> }> {
+export async function connectInMemory(
+  servers: { name: string; server: McpServer | Server }[],
+): Promise<{ invoker: ClientInvoker; close(): Promise<void> }> {
   const connected: { name: string; client: Client; server: McpServer | Server }[] = [];
   for (const { name, server } of servers) {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -24,9 +24,20 @@ async function main(): Promise<void> {
   const result = await invoker.callTool('fixture', planTool, {});
   const classified = classifyResult(result);
   if (classified.kind !== 'plan') throw new Error(`${planTool} did not return a plan`);
-  workflow.dispatch({ type: 'planReceived', at: Date.now(), planId: 'crash-plan', origin: { server: 'fixture', tool: planTool, args: {}, entrance: 'cli' }, plan: classified.plan });
+  workflow.dispatch({
+    type: 'planReceived',
+    at: Date.now(),
+    planId: 'crash-plan',
+    origin: { server: 'fixture', tool: planTool, args: {}, entrance: 'cli' },
+    plan: classified.plan,
+  });
   await resolvePlan(workflow, invoker, 'crash-plan', { allowCrossServer: true });
-  workflow.dispatch({ type: 'approved', at: Date.now(), planId: 'crash-plan', approvalHash: approvalHash(getPlan(workflow.state, 'crash-plan')!) });
+  workflow.dispatch({
+    type: 'approved',
+    at: Date.now(),
+    planId: 'crash-plan',
+    approvalHash: approvalHash(getPlan(workflow.state, 'crash-plan')!),
+  });
   await runPlan(workflow, 'crash-plan', {
     invoker,
     classify: (r) => classifyResult(r),

@@ -37,5 +37,10 @@ export function waitForState(conn: ServerConnection, state: ServerState, timeout
 /** Whether a process id is still alive. */
 export function alive(pid: number | undefined): boolean {
   if (!pid) return false;
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -7,15 +7,26 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@model
 
 const tools: Tool[] = [
   {
-    name: 'weather', description: 'Declares temperature: number, answers a string.', inputSchema: { type: 'object' },
-    outputSchema: { type: 'object', properties: { temperature: { type: 'number' } }, required: ['temperature'], additionalProperties: false },
+    name: 'weather',
+    description: 'Declares temperature: number, answers a string.',
+    inputSchema: { type: 'object' },
+    outputSchema: {
+      type: 'object',
+      properties: { temperature: { type: 'number' } },
+      required: ['temperature'],
+      additionalProperties: false,
+    },
   },
   {
-    name: 'no_structured', description: 'Declares an outputSchema, returns only text.', inputSchema: { type: 'object' },
+    name: 'no_structured',
+    description: 'Declares an outputSchema, returns only text.',
+    inputSchema: { type: 'object' },
     outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
   },
   {
-    name: 'bad_schema', description: 'An outputSchema that does not compile.', inputSchema: { type: 'object' },
+    name: 'bad_schema',
+    description: 'An outputSchema that does not compile.',
+    inputSchema: { type: 'object' },
     outputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } } } as unknown as Tool['outputSchema'],
   },
   { name: 'page2_tool', description: 'Only on the second page of tools/list.', inputSchema: { type: 'object' } },
