@@ -218,6 +218,27 @@ test('a step marked Skip before approval is never called; the others run in orde
   );
 });
 
+test("an argument edit that breaks the tool's input schema is refused, naming the field; nothing is saved or sent", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_scaffold');
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
+  const step = plan.locator('li.step[data-step="2"]');
+  await step.locator('details.args > summary').click();
+  await step.getByRole('button', { name: 'Edit arguments of step 2' }).click();
+  await step.getByRole('textbox', { name: 'Arguments of step 2 as JSON' }).fill('{"screen": 42, "name": "Widget"}');
+  await step.getByRole('button', { name: 'Save arguments' }).click();
+  const error = step.locator('[role=alert]').filter({ hasText: /\S/ });
+  await error.first().waitFor({ timeout: 10_000 });
+  assert.match(await error.first().innerText(), /\bscreen\b/, 'the message names the field at fault');
+  await vs.screenshot('edit-refused');
+  assert.equal(await step.locator('.flag.edited').count(), 0, 'the refused edit was not saved');
+  await plan.getByRole('button', { name: 'Reject' }).click();
+  await vs.waitForStatus('Plangate: idle');
+  assert.deepEqual(toolsAfter(since), ['plan_scaffold'], 'nothing was sent');
+});
+
 test('ask_user and confirm steps are answered in the panel: the answers are recorded, never sent; Stop at a confirm runs nothing more', async () => {
   await waitForServerRunning(vs);
   const run = async (atConfirm) => {

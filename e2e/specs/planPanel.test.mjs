@@ -411,6 +411,15 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   await plan.getByRole('button', { name: 'Approve and run' }).click();
   await plan.getByRole('button', { name: 'No', exact: true }).click({ timeout: 20_000 });
   await plan.locator('p.outcome', { hasText: 'Completed: 2 of 2 steps ran' }).waitFor();
+  // The completed state shows what the plan changed: files it created under the screen's folder, none undeclared.
+  const changed = plan.getByRole('list', { name: 'Changed files' });
+  await changed.waitFor({ timeout: 20_000 });
+  const changedRows = (await changed.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  assert.ok(changedRows.length > 0 && changedRows.every((r) => /^src\/modules\/audit\/\S+ created\b/.test(r)), JSON.stringify(changedRows));
+  assert.ok(
+    changedRows.every((r) => !r.includes('undeclared write')),
+    JSON.stringify(changedRows),
+  );
 
   // Only these stay in the panel's switcher (earlier tests' finished plans are closed).
   /** @type {[string, RegExp][]} */
