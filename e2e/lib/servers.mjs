@@ -72,7 +72,13 @@ export async function expandRow(vs, label) {
   const row = treeRow(vs, label);
   await row.waitFor({ state: 'visible', timeout: 15_000 });
   if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
-  await vs.page.waitForFunction((el) => el.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 10_000 });
+  // Through the locator, not an element handle: the tree re-renders its rows when a server's tools change, and a
+  // handle to the replaced row would never say expanded (seen once, right after the servers started).
+  const deadline = Date.now() + 10_000;
+  while ((await row.getAttribute('aria-expanded').catch(() => null)) !== 'true') {
+    if (Date.now() > deadline) throw new Error(`the Servers view's row "${label}" did not expand within 10 s`);
+    await sleep(100);
+  }
 }
 
 /**

@@ -103,6 +103,18 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
     );
   });
 
+  test("a tool that two servers offer: the second server's row says which server it is shadowed by", { timeout: 60_000 }, async () => {
+    await vs.openView('Servers');
+    await collapseAll(vs);
+    await expandRow(vs, 'beta');
+    await treeRow(vs, 'plan_scaffold').waitFor({ state: 'visible', timeout: 10_000 });
+    const rows = await visibleRows(vs);
+    const at = rows.findIndex((r) => r.startsWith('beta — '));
+    assert.match(rows[at + 1] ?? '', /^plan_scaffold — read-only · shadowed by alpha$/, `rows: ${JSON.stringify(rows)}`);
+    await vs.screenshot('shadowed-by');
+    await collapseAll(vs);
+  });
+
   test(
     'a server whose command fails shows the error with its stderr tail in the row, and all of it in the hover',
     { timeout: 60_000 },
