@@ -3,7 +3,7 @@
 # packages the extension, then runs e2e/specs/*.test.mjs with Node 24's test runner. FILTER arguments keep only
 # spec files whose name contains one of them. Artefacts (screenshots, code-server.log, extension host logs,
 # browser console, the test output) go to .e2e/runs/<timestamp>/; their path is printed when something fails.
-# Environment: E2E_TIMEOUT (seconds for the specs, default 900), E2E_CONCURRENCY (spec files at once, default 2),
+# Environment: E2E_TIMEOUT (seconds for the specs, default 900), E2E_TEST_NAME_PATTERN (run only tests whose name matches), E2E_CONCURRENCY (spec files at once, default 2),
 # E2E_KEEP_RUNS (run folders kept, default 20), E2E_SKIP_BUILD=1 (reuse dist/ and plangate.vsix as they are).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -42,7 +42,9 @@ ls -1dt "$E2E_HOME"/runs/*/ 2>/dev/null | tail -n +$(( ${E2E_KEEP_RUNS:-20} + 1 
 
 echo "[e2e] ready after $(( $(date +%s) - t_all ))s; running ${#specs[@]} spec file(s), artefacts in $E2E_RUN_DIR"
 set +e
-timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" --test --test-reporter=spec \
+name_filter=()
+[ -n "${E2E_TEST_NAME_PATTERN:-}" ] && name_filter=(--test-name-pattern="$E2E_TEST_NAME_PATTERN")
+timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" --test --test-reporter=spec "${name_filter[@]}" \
   --test-concurrency="${E2E_CONCURRENCY:-2}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
 rc=${PIPESTATUS[0]}
 set -e
