@@ -287,6 +287,19 @@ export class CollectEngine extends DisposableBase {
     }
     const serverName = record.origin.server;
     let failure: string | undefined;
+    /** Records a failed submit (the ledger keeps what was tried and why it failed) and keeps its message for the form. */
+    const fail = (message: string): void => {
+      failure = message;
+      this.dispatch({
+        type: 'formSubmitted',
+        at: this.clock.now(),
+        submissionId: id,
+        ok: false,
+        tool: call.tool,
+        args: call.args,
+        error: message,
+      });
+    };
     const error = await this.run(id, 'submit', async () => {
       let result: ToolResult;
       try {
@@ -301,32 +314,12 @@ export class CollectEngine extends DisposableBase {
           { timeoutMs: this.options.timeoutMs() },
         );
       } catch (err) {
-        failure = `${call.tool} on "${serverName}" failed: ${messageOf(err)}. The record may or may not have been written: check before you submit again.`;
-        this.dispatch({
-          type: 'formSubmitted',
-          at: this.clock.now(),
-          submissionId: id,
-          ok: false,
-          tool: call.tool,
-          args: call.args,
-          error: failure,
-        });
-        return;
+        return fail(
+          `${call.tool} on "${serverName}" failed: ${messageOf(err)}. The record may or may not have been written: check before you submit again.`,
+        );
       }
       const outcome = describeSubmitResult(result);
-      if (!outcome.ok) {
-        failure = `${call.tool} on "${serverName}" refused it: ${outcome.text}`;
-        this.dispatch({
-          type: 'formSubmitted',
-          at: this.clock.now(),
-          submissionId: id,
-          ok: false,
-          tool: call.tool,
-          args: call.args,
-          error: failure,
-        });
-        return;
-      }
+      if (!outcome.ok) return fail(`${call.tool} on "${serverName}" refused it: ${outcome.text}`);
       this.dispatch({
         type: 'formSubmitted',
         at: this.clock.now(),
