@@ -85,3 +85,28 @@ export function callLogBeside(name) {
     },
   };
 }
+
+/**
+ * Writes workspace settings (merged into `<workspaceDir>/.vscode/settings.json`), waits for VS Code to read them,
+ * runs `fn`, then puts the file back as it was (and waits again). Returns what `fn` returns.
+ * @template T
+ * @param {string} workspaceDir
+ * @param {Record<string, unknown>} settings
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function withWorkspaceSettings(workspaceDir, settings, fn) {
+  const file = path.join(workspaceDir, '.vscode', 'settings.json');
+  const saved = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), ...settings }, null, 2));
+  const settle = () => new Promise((r) => setTimeout(r, 1500)); // VS Code reads the changed settings file
+  try {
+    await settle();
+    return await fn();
+  } finally {
+    if (saved === undefined) fs.rmSync(file);
+    else fs.writeFileSync(file, saved);
+    await settle();
+  }
+}

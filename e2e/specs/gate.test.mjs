@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { callToolFromPalette } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { callTool, panel, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const log = callLogBeside('fixture-calls.jsonl');
@@ -140,12 +140,7 @@ test("dry-run previews: sent to the step's server with the flag and labelled so;
     ],
   );
 
-  const settingsFile = path.join(vs.workspaceDir, '.vscode', 'settings.json');
-  const saved = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : undefined;
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'plangate.previewWithDryRun': false }, null, 2));
-  try {
-    await new Promise((r) => setTimeout(r, 1500)); // VS Code reads the changed settings file
+  await withSettings({ 'plangate.previewWithDryRun': false }, async () => {
     const off = await preview();
     assert.match(off.text, /Not previewed: dry-run previews are off \(setting plangate\.previewWithDryRun\)/);
     assert.deepEqual(
@@ -153,10 +148,7 @@ test("dry-run previews: sent to the step's server with the flag and labelled so;
       ['plan_edit_dry_run'],
       'no dry run was sent',
     );
-  } finally {
-    if (saved === undefined) fs.rmSync(settingsFile);
-    else fs.writeFileSync(settingsFile, saved);
-  }
+  });
   assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'notes.txt'), 'utf8'), 'hello world\n', 'nothing was written');
 });
 
@@ -482,21 +474,8 @@ test('a URL-mode elicitation asks in a dialog before anything opens: Decline ans
   assert.equal((await ask('Open', 'action: accept')).text, 'action: accept');
 });
 
-/** Writes workspace settings (merged into what is there), runs `fn`, then puts the file back as it was. */
-async function withSettings(settings, fn) {
-  const file = path.join(vs.workspaceDir, '.vscode', 'settings.json');
-  const saved = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), ...settings }, null, 2));
-  try {
-    await sleep(1500); // VS Code reads the changed settings file
-    return await fn();
-  } finally {
-    if (saved === undefined) fs.rmSync(file);
-    else fs.writeFileSync(file, saved);
-    await sleep(1000);
-  }
-}
+/** Workspace settings for the length of `fn` (see withWorkspaceSettings). */
+const withSettings = (settings, fn) => withWorkspaceSettings(vs.workspaceDir, settings, fn);
 
 test('plangate.stepTimeoutSeconds: a step that runs past it fails with a timeout and blocks the plan', async () => {
   await waitForServerRunning(vs);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer } from '../lib/workspace.mjs';
+import { fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 
 const SERVER_FILESYSTEM = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 // CRLF and a byte-order mark: a revert that rewrote text instead of restoring bytes would lose them.
@@ -141,12 +141,7 @@ test('predicted diffs before approval, actual changes with the undeclared write 
 });
 
 test('plangate.allowCrossServerSteps off: the cross-server plan does not run, and its steps say why', async () => {
-  const settingsFile = path.join(vs.workspaceDir, '.vscode', 'settings.json');
-  const saved = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : undefined;
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'plangate.allowCrossServerSteps': false }, null, 2));
-  try {
-    await new Promise((r) => setTimeout(r, 1500)); // VS Code reads the changed settings file
+  await withWorkspaceSettings(vs.workspaceDir, { 'plangate.allowCrossServerSteps': false }, async () => {
     const root = fs.realpathSync(vs.workspaceDir);
     const before = fs.readFileSync(path.join(root, 'notes.md'));
     await callTool('plan_cross_server');
@@ -167,8 +162,5 @@ test('plangate.allowCrossServerSteps off: the cross-server plan does not run, an
     await plan.getByRole('button', { name: 'Stop', exact: true }).click();
     assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'nothing was written');
     assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
-  } finally {
-    if (saved === undefined) fs.rmSync(settingsFile);
-    else fs.writeFileSync(settingsFile, saved);
-  }
+  });
 });
