@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DisposableBase, Emitter } from '../core/lifecycle';
+import { DisposableBase, Emitter, throttled } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
 import { planRowView } from '../core/planRow';
 import { Commands } from './constants';
@@ -12,7 +12,8 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
 
   constructor(private readonly workflow: Workflow) {
     super();
-    this._register(workflow.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    // Each refresh sends every row to the window again: at most four a second, however fast a run goes.
+    this._register(this._register(throttled(workflow.onDidChange, 250))(() => this._onDidChangeTreeData.fire(undefined)));
   }
 
   getChildren(element?: string): string[] {

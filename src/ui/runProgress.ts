@@ -1,4 +1,4 @@
-import { DisposableBase } from '../core/lifecycle';
+import { DisposableBase, throttled } from '../core/lifecycle';
 import type { Gate } from '../core/gate';
 import { delayedProgress } from './delayedProgress';
 
@@ -12,7 +12,8 @@ export class RunProgress extends DisposableBase {
 
   constructor(private readonly gate: Gate) {
     super();
-    this._register(gate.workflow.onDidChange(() => this.update()));
+    // A notification's text need not follow every step of a fast run: at most five updates a second.
+    this._register(this._register(throttled(gate.workflow.onDidChange, 200))(() => this.update()));
   }
 
   private update(): void {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DisposableBase } from '../core/lifecycle';
+import { DisposableBase, throttled } from '../core/lifecycle';
 import { describeStatus } from '../core/present';
 import type { Workflow } from '../core/ledger';
 import { Commands } from './constants';
@@ -13,13 +13,20 @@ export class WorkflowStatusBar extends DisposableBase {
     this.item = this._register(vscode.window.createStatusBarItem('plangate.status', vscode.StatusBarAlignment.Left, 90));
     this.item.name = 'Plangate';
     this.item.command = Commands.showPanel;
-    this._register(workflow.onDidChange(() => this.update()));
+    // A long run changes the workflow thousands of times; the status bar is redrawn at most ten times a second.
+    this._register(this._register(throttled(workflow.onDidChange, 100))(() => this.update()));
     this.update();
     this.item.show();
   }
 
+  private shown = '';
+
   private update(): void {
     const status = describeStatus(this.workflow.state);
+    // Every property set is a message to the window: set them only when what they say changed.
+    const key = JSON.stringify(status);
+    if (key === this.shown) return;
+    this.shown = key;
     this.item.text = `${status.icon} Plangate: ${status.text}`;
     this.item.tooltip = status.tooltip;
     this.item.accessibilityInformation = { label: `Plangate: ${status.text}`, role: 'button' };
