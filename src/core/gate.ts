@@ -156,6 +156,11 @@ export class Gate extends DisposableBase {
    * Finds (again) where each step of a plan awaiting approval runs: server and tool definition, shown in the panel and
    * covered by the approval. Called when a plan arrives and whenever the servers or their tools change.
    */
+  /** Settles when the resolution of plan `planId` going on now is done; undefined when none is going on. */
+  resolution(planId: string): Promise<unknown> | undefined {
+    return this.resolving.get(planId);
+  }
+
   resolve(planId: string): Promise<unknown> {
     const previous = this.resolving.get(planId) ?? Promise.resolve();
     const next = previous

@@ -76,6 +76,13 @@ const PERSIST_KEY = 'plangate.panel.openPlans';
 const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
 /** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
 const MAX_WAIT_MS = 250;
+/**
+ * The least time between two updates: a fast run changes a step every few milliseconds, and each post crosses to the
+ * window and back; ten a second keep "step k of n" well within a second of the run and leave the window idle between.
+ */
+const MIN_INTERVAL_MS = 100;
+/** How long a plan that just arrived may wait for its resolution before the panel shows it anyway. */
+const RESOLUTION_WAIT_MS = 300;
 
 /**
  * The plan panel: one editor webview showing plans, results and Call Tool forms, one at a time with a
@@ -151,12 +158,23 @@ export class PlanPanel extends DisposableBase {
   /** Shows a plan (its top-level plan when nested). Reveals the panel without taking focus unless asked. */
   showPlan(planId: string, options: { focus?: boolean } = {}): void {
     const top = rootPlanId(this.sources.gate.workflow.state, planId);
+    this.resolveTouched(top);
+    // A plan that just arrived is being resolved (which server runs each step): shown a moment later with its
+    // servers, it is rendered once, not once without them and again with them — a second full render for a long plan.
+    const resolution = this.sources.gate.resolution(top);
+    if (resolution && !this.items.some((i) => i.id === `plan:${top}`)) {
+      void Promise.race([resolution, new Promise((r) => setTimeout(r, RESOLUTION_WAIT_MS))]).then(() => this.showTop(top, options));
+      return;
+    }
+    this.showTop(top, options);
+  }
+
+  private showTop(top: string, options: { focus?: boolean }): void {
     const id = `plan:${top}`;
     if (!this.items.some((i) => i.id === id)) this.items.push({ kind: 'plan', id, planId: top });
     this.selectedId = id;
     this.trim();
     this.persist();
-    this.resolveTouched(top);
     this.open(options.focus ?? false);
   }
 
@@ -345,7 +363,8 @@ export class PlanPanel extends DisposableBase {
 
   private post(): void {
     if (!this.panel || !this.ready || !this.dirty || this.waitTimer) return;
-    const wait = this.seq > this.acked ? MAX_WAIT_MS - (Date.now() - this.postedAt) : 0;
+    const since = Date.now() - this.postedAt;
+    const wait = this.seq > this.acked ? MAX_WAIT_MS - since : this.sent ? MIN_INTERVAL_MS - since : 0;
     if (wait > 0) {
       this.waitTimer = setTimeout(() => {
         this.waitTimer = undefined;
