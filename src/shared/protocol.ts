@@ -109,8 +109,6 @@ export interface StepView {
   edited: boolean;
   /** The user asked to skip it before approval. */
   skipRequested: boolean;
-  /** Before approval: the step can be marked Skip, and its arguments edited. */
-  editable: boolean;
   progress?: { progress: number; total?: number; message?: string };
   error?: string;
   /** The result's text, when the step is ok. */
@@ -195,6 +193,11 @@ export interface PlanHeadView {
   actions: PlanActionsView;
   /** History or restored: nothing to decide, export only. */
   readOnly: boolean;
+  /**
+   * Before approval: its steps can be marked Skip and their arguments edited. A plan-wide flag, not one per step, so
+   * approving a 1,000-step plan changes its head, not 1,000 step views.
+   */
+  editable: boolean;
   correlationId?: string;
   stepCount: number;
 }

@@ -71,9 +71,24 @@ export function renderPlan(item: PlanItemView): HTMLElement {
  */
 export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps: ReadonlySet<string>): boolean {
   if (!current || current.item.rootId !== item.rootId) return false;
+  const before = current.item;
   current.item = item;
   const r = current;
-  for (const key of steps) {
+  let stepKeys = steps;
+  // Approved (or otherwise no longer editable): the rows lose their Skip buttons and edit controls in place — a
+  // 1,000-step plan is not rendered again for that. A row with an argument editor open is rendered again whole.
+  for (const planId of heads) {
+    if (!before.plans[planId]?.editable || item.plans[planId]?.editable !== false) continue;
+    const section = r.stepSections.get(planId);
+    if (!section) continue;
+    for (const el of Array.from(section.querySelectorAll<HTMLElement>('.pre-approval, details.args textarea'))) {
+      const row = el.closest<HTMLElement>('li.step');
+      if (!row || row.closest('article') !== r.articles.get(planId)) continue; // a nested plan's own controls
+      if (el instanceof HTMLTextAreaElement) stepKeys = new Set([...stepKeys, stepKey(planId, Number(row.dataset.step) - 1)]);
+      else el.remove();
+    }
+  }
+  for (const key of stepKeys) {
     const [planId, index] = key.split('\u0000') as [string, string];
     const row = r.rows.get(key);
     const step = item.plans[planId]?.steps[Number(index)];
@@ -99,64 +114,61 @@ export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps
 }
 
 /**
- * Builds a plan's head again around its steps section, which stays where it is: the article and its step rows are
- * not touched, so a head that changes at every step of a long run ("Running step k of n") costs no relayout of the
- * rows beyond what moved.
+ * Builds a plan's head again around its steps section, which stays where it is, and puts in only the head's parts
+ * that differ from what is on screen: while a long plan runs only the action bar's "Running step k of n" changes, so
+ * only that is replaced — no relayout of the other parts or of the 1,000 rows below, and the focus, the typed text
+ * and the scroll stay where the user left them. Parts are compared as DOM (tag, attributes, text); what a button's
+ * handler depends on is in its attributes (e.g. the approval it sends).
  */
 function replaceHead(article: HTMLElement, steps: HTMLElement, plan: PlanView): void {
   const marker = h('span', null);
-  const fresh = renderPlanBody(plan, marker);
+  const fresh = Array.from(renderPlanBody(plan, marker).children) as HTMLElement[];
   current?.articles.set(plan.id, article);
   current?.stepSections.set(plan.id, steps);
-  const active = document.activeElement as HTMLElement | null;
-  const focusable = () =>
-    Array.from(article.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]')).filter(
-      (el) => !steps.contains(el),
-    );
-  const inHead = !!active && active !== document.body && article.contains(active) && !steps.contains(active);
-  const id = inHead ? active.id : '';
-  const index = inHead ? focusable().indexOf(active) : -1;
-  const selection =
-    inHead && (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement)
-      ? [active.selectionStart, active.selectionEnd]
-      : undefined;
-  for (const child of Array.from(article.children)) if (child !== steps) child.remove();
-  let before = true;
-  for (const child of Array.from(fresh.children)) {
-    if (child === marker) {
-      before = false;
-      continue;
-    }
-    if (before) article.insertBefore(child, steps);
-    else article.append(child);
+  const old = Array.from(article.children) as HTMLElement[];
+  const at = old.indexOf(steps);
+  const cut = fresh.indexOf(marker);
+  morphChildren(article, old.slice(0, at), fresh.slice(0, cut), steps);
+  morphChildren(article, old.slice(at + 1), fresh.slice(cut + 1), null);
+}
+
+/** Makes `old` (children of `parent`, before `anchor`) look like `fresh`, replacing only the children that differ. */
+function morphChildren(parent: HTMLElement, old: HTMLElement[], fresh: HTMLElement[], anchor: HTMLElement | null): void {
+  if (old.length === fresh.length) {
+    old.forEach((o, i) => {
+      if (!o.isEqualNode(fresh[i]!)) replaceKeepingFocus(o, fresh[i]!);
+    });
+    return;
   }
-  if (!inHead) return;
-  const el = (id && document.getElementById(id)) || (index >= 0 ? focusable()[index] : undefined);
-  if (!el) return;
-  el.focus({ preventScroll: true });
-  if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
-    try {
-      el.setSelectionRange(selection[0], selection[1]);
-    } catch {
-      /* not a text input */
-    }
-  }
+  // A part came or went (a warning, the changes section): put the new parts in, keeping the focus where it can be.
+  swapKeepingFocus(old, fresh, () => {
+    for (const f of fresh) parent.insertBefore(f, anchor);
+    for (const o of old) o.remove();
+  });
 }
 
 /** Replaces `old` with `fresh`, keeping the focus (and the text selection) inside it where the user had it. */
 function replaceKeepingFocus(old: HTMLElement, fresh: HTMLElement): void {
+  swapKeepingFocus([old], [fresh], () => old.replaceWith(fresh));
+}
+
+/**
+ * Runs `swap`, which puts `fresh` where `old` was; if the focus was inside `old`, it goes to the same control in
+ * `fresh` (by id, else by position among the focusable controls), with its text selection.
+ */
+function swapKeepingFocus(old: HTMLElement[], fresh: HTMLElement[], swap: () => void): void {
   const active = document.activeElement as HTMLElement | null;
-  if (!active || active === document.body || !old.contains(active)) {
-    old.replaceWith(fresh);
+  if (!active || active === document.body || !old.some((o) => o.contains(active))) {
+    swap();
     return;
   }
-  const focusable = (el: HTMLElement) =>
-    Array.from(el.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'));
+  const focusable = (els: HTMLElement[]) =>
+    els.flatMap((el) => [...(el.matches(FOCUSABLE) ? [el] : []), ...Array.from(el.querySelectorAll<HTMLElement>(FOCUSABLE))]);
   const id = active.id;
   const index = focusable(old).indexOf(active);
   const selection =
     active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
-  old.replaceWith(fresh);
+  swap();
   const el = (id && document.getElementById(id)) || (index >= 0 ? focusable(fresh)[index] : undefined);
   if (!el) return;
   el.focus({ preventScroll: true });
@@ -168,6 +180,8 @@ function replaceKeepingFocus(old: HTMLElement, fresh: HTMLElement): void {
     }
   }
 }
+
+const FOCUSABLE = 'button, input, select, textarea, summary, [tabindex]';
 
 /** A plan's article; `steps`: the steps section already on screen, kept as it is (a head-only re-render). */
 function renderPlanBody(plan: PlanView, steps?: HTMLElement): HTMLElement {
@@ -642,9 +656,9 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
         ? h('span', { class: 'flag step-unresolved', title: visible(step.unresolved) }, icon('error'), ' no server offers it')
         : null,
       step.edited ? h('span', { class: 'flag edited' }, icon('edit'), ' edited') : null,
-      step.skipRequested && step.editable ? h('span', { class: 'flag' }, 'will be skipped') : null,
+      step.skipRequested && plan.editable ? h('span', { class: 'flag pre-approval' }, 'will be skipped') : null,
       h('span', { class: 'step-state-text' }, step.stateText),
-      step.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
+      plan.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
     ),
   );
   if (step.progress) {
@@ -661,7 +675,7 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
 
-  li.append(renderArgs(plan.id, step));
+  li.append(renderArgs(plan, step));
   if (step.prompt) li.append(renderPrompt(step.prompt));
   const child = step.childPlanId && current?.item.plans[step.childPlanId];
   if (child) li.append(renderPlanBody(child));
@@ -706,7 +720,7 @@ function skipButton(planId: string, step: StepView): HTMLElement {
   const err = errorSlot(`skip-error-${planId}-${step.index}`);
   return h(
     'span',
-    { class: 'skip' },
+    { class: 'skip pre-approval' },
     h(
       'button',
       {
@@ -739,8 +753,14 @@ function renderSummary(summary: string): HTMLElement {
   );
 }
 
-function renderArgs(planId: string, step: StepView): HTMLElement {
-  const editable = step.editable;
+/** The head of plan `plan.id` as last received: a row's handlers outlive the head they were built with. */
+function headNow(plan: PlanHeadView): PlanHeadView {
+  return current?.item.plans[plan.id] ?? plan;
+}
+
+function renderArgs(plan: PlanHeadView, step: StepView): HTMLElement {
+  const planId = plan.id;
+  const editable = plan.editable;
   const key = `args:${planId}:${step.index}`;
   const draftKey = `edit:${planId}:${step.index}`;
   const editing = editable && ui.drafts[draftKey] !== undefined;
@@ -752,7 +772,7 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
       if (!closed.open) return;
       ui.open[key] = true;
       saveUi();
-      const full = renderArgs(planId, step);
+      const full = renderArgs(headNow(plan), step);
       closed.replaceWith(full);
       full.querySelector('summary')?.focus();
     });
@@ -807,7 +827,7 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
             onclick: () => {
               delete ui.drafts[draftKey];
               saveUi();
-              details.replaceWith(renderArgs(planId, step));
+              details.replaceWith(renderArgs(headNow(plan), step));
             },
           },
           'Discard edit',
@@ -842,7 +862,7 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
       details.append(
         h(
           'div',
-          { class: 'buttons small' },
+          { class: 'buttons small pre-approval' },
           h(
             'button',
             {
@@ -852,7 +872,7 @@ function renderArgs(planId: string, step: StepView): HTMLElement {
                 ui.drafts[draftKey] = editableJson(step.args);
                 ui.open[key] = true;
                 saveUi();
-                details.replaceWith(renderArgs(planId, step));
+                details.replaceWith(renderArgs(headNow(plan), step));
                 document.getElementById(`edit-${planId}-${step.index}`)?.focus();
               },
             },
@@ -970,6 +990,7 @@ function renderActions(plan: PlanHeadView): HTMLElement {
           {
             class: 'primary',
             id: `approve-${planId}`,
+            data: { approval: actions.shownHash ?? '' },
             // Until each step's server is known the approval could not cover it: the button waits for the resolution.
             disabled: actions.resolving,
             title: actions.resolving ? 'Finding which server runs each step…' : 'Run exactly these steps, on the servers shown',

@@ -41,13 +41,10 @@ describe('plan view models', () => {
     assert.equal(plan.phaseLabel, 'Awaiting approval');
     assert.equal(plan.serverStatusLabel, 'server said: ok');
     assert.deepEqual(plan.actions, { kind: 'approve', resolving: true, shownHash: approvalHash(getPlan(s, 'p')!) });
+    assert.equal(plan.editable, true, 'before approval its steps can be skipped and edited');
     assert.deepEqual(
-      plan.steps.map((x) => [x.stateText, x.editable]),
-      [
-        ['pending', true],
-        ['pending', true],
-        ['pending', true],
-      ],
+      plan.steps.map((x) => x.stateText),
+      ['pending', 'pending', 'pending'],
     );
     s = resolved(s, 'p');
     plan = presenter.present(s, 'p')!.plans.p!;
@@ -90,12 +87,13 @@ describe('plan view models', () => {
     let plan = presenter.present(s, 'p')!.plans.p!;
     assert.equal(plan.phaseLabel, 'Running');
     assert.deepEqual(plan.actions, { kind: 'running', progress: 'Running step 2 of 3' });
+    assert.equal(plan.editable, false);
     assert.deepEqual(
-      plan.steps.map((x) => [x.state, x.stateText, x.editable]),
+      plan.steps.map((x) => [x.state, x.stateText]),
       [
-        ['ok', 'ok', false],
-        ['running', 'running', false],
-        ['pending', 'pending', false],
+        ['ok', 'ok'],
+        ['running', 'running'],
+        ['pending', 'pending'],
       ],
     );
     assert.equal(plan.steps[0]!.summary, 'done');
@@ -103,6 +101,20 @@ describe('plan view models', () => {
     plan = presenter.present(s, 'p')!.plans.p!;
     assert.equal(plan.phaseLabel, 'Completed');
     assert.deepEqual(plan.actions, { kind: 'finished', outcome: 'Completed: 3 of 3 steps ran.', exportable: true });
+  });
+
+  it('approving a long plan changes its head, not its step views', () => {
+    const s = resolved(receive(EMPTY_WORKFLOW, 'p', actions(1000)), 'p');
+    const presenter = new PlanPresenter();
+    const before = presenter.present(s, 'p')!.plans.p!;
+    const after = presenter.present(approve(s, 'p'), 'p')!.plans.p!;
+    assert.equal(before.editable, true);
+    assert.equal(after.editable, false);
+    assert.equal(
+      after.steps.filter((step, i) => step !== before.steps[i]).length,
+      0,
+      'every step view is the one built before the approval',
+    );
   });
 
   it('reuse the views of steps that did not change, so a run rebuilds one step per event', () => {

@@ -46,7 +46,6 @@ export interface PlanItemExtras {
 /** What the presenter built for a plan last time, to rebuild only what changed. */
 interface PlanCache {
   record: PlanRecord;
-  editable: boolean;
   hintsVersion: number;
   withHints: boolean;
   steps: StepView[];
@@ -103,7 +102,7 @@ export class PlanPresenter {
     const queue = [root];
     for (let record = queue.shift(); record; record = queue.shift()) {
       if (Object.hasOwn(plans, record.id)) continue;
-      const c = this.steps(record, readOnly, prompts.get(record.id), extras.annotations !== undefined, hintOf);
+      const c = this.steps(record, prompts.get(record.id), extras.annotations !== undefined, hintOf);
       const head = planHead(state, record, {
         ...extras,
         readOnly,
@@ -129,21 +128,14 @@ export class PlanPresenter {
   /** The plan's step views: those of the last build where the step's record and what the view reads beside it are the same. */
   private steps(
     record: PlanRecord,
-    readOnly: boolean,
     prompts: Map<number, PendingPrompt> | undefined,
     withHints: boolean,
     hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
   ): PlanCache {
-    const editable = record.phase === 'awaiting_approval' && !readOnly;
     const promptKeys = new Map<number, string>();
     for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
     const old = this.cache.get(record.id);
-    const whole =
-      !old ||
-      old.editable !== editable ||
-      old.hintsVersion !== this.hintsVersion ||
-      old.withHints !== withHints ||
-      old.steps.length !== record.steps.length;
+    const whole = !old || old.hintsVersion !== this.hintsVersion || old.withHints !== withHints || old.steps.length !== record.steps.length;
     if (!whole && old.record === record && sameMap(old.prompts, promptKeys)) return old;
     const changed = new Set<number>();
     if (!whole) {
@@ -158,7 +150,7 @@ export class PlanPresenter {
     let childrenChanged = whole;
     if (whole) {
       hints = record.steps.map((s) => hintOf(record, s));
-      steps = record.steps.map((s, i) => stepView(s, hints[i], editable, prompts?.get(s.index)));
+      steps = record.steps.map((s, i) => stepView(s, hints[i], prompts?.get(s.index)));
     } else {
       steps = changed.size ? old.steps.slice() : old.steps;
       hints = old.hints;
@@ -170,7 +162,7 @@ export class PlanPresenter {
           hints[i] = hint;
           hintsChanged = true;
         }
-        steps[i] = stepView(step, hint, editable, prompts?.get(i));
+        steps[i] = stepView(step, hint, prompts?.get(i));
         if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
       }
     }
@@ -183,7 +175,6 @@ export class PlanPresenter {
         : { text: old.hintSummary, destructive: old.destructive };
     const entry: PlanCache = {
       record,
-      editable,
       hintsVersion: this.hintsVersion,
       withHints,
       steps,
@@ -209,7 +200,7 @@ function sameMap(a: Map<number, string>, b: Map<number, string>): boolean {
 }
 
 /** One step's view model. */
-export function stepView(step: StepRecord, hint: StepHint | undefined, editable: boolean, prompt?: PendingPrompt): StepView {
+export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: PendingPrompt): StepView {
   const label = typeof step.call.label === 'string' && step.call.label ? step.call.label : '';
   const view: StepView = {
     index: step.index,
@@ -223,7 +214,6 @@ export function stepView(step: StepRecord, hint: StepHint | undefined, editable:
     asksUser: step.call.tool === 'ask_user',
     edited: step.edited,
     skipRequested: step.skipRequested,
-    editable,
     args: step.call.args,
   };
   if (step.server !== undefined) view.server = step.server;
@@ -272,6 +262,7 @@ export function planHead(
     warnings: (plan.warnings ?? []).map(issue),
     actions: actionsOf(record, readOnly, options.shownHash),
     readOnly,
+    editable: awaiting && !readOnly,
     stepCount: record.steps.length,
   };
   if (record.outcome) head.outcome = record.outcome;
