@@ -127,7 +127,11 @@ port=$(e2e_free_port "${PORT:-8080}")
 url="http://127.0.0.1:$port/?folder=$WS"
 log=$DEMO_HOME/logs/code-server.log
 : > "$log"
-setsid "$CODE_SERVER" --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
+# The smoke check skips VS Code's login-shell environment probe (VSCODE_CLI=1), which on a CI machine only waits out
+# its 10-second timeout; a user's demo keeps it, as their VS Code would.
+smoke_env=()
+[ "$smoke" = 1 ] && smoke_env=(VSCODE_CLI=1)
+env "${smoke_env[@]}" setsid "$CODE_SERVER" --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
   --disable-workspace-trust --user-data-dir "$PROFILE/user-data" --extensions-dir "$PROFILE/extensions" "$WS" >> "$log" 2>&1 &
 cs_pid=$!
 stop() {

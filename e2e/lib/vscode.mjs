@@ -283,7 +283,10 @@ export class VSCodeSession {
       ];
       fs.appendFileSync(this.logFile, `\n# ${new Date().toISOString()} code-server ${args.join(' ')}\n`);
       const { pid, exited } = spawnGroup(CODE_SERVER, args, {
-        env: this.env,
+        // VSCODE_CLI=1: VS Code skips asking a login shell for its environment before it starts the extension host —
+        // here that probe always ran into its 10-second timeout, at every start of every session. The extension's
+        // own PATH lookup (src/mcp/shellPath.ts) is not affected.
+        env: { ...this.env, VSCODE_CLI: '1' },
         cwd: this.workspaceDir,
         logFile: this.logFile,
         marker: this.userDataDir,
