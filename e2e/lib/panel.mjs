@@ -57,16 +57,17 @@ async function paletteWith(vs, text) {
 /**
  * @param {import('./vscode.mjs').VSCodeSession} vs
  * @param {string} tool
- * @param {{ fill?: (form: import('playwright-core').FrameLocator) => Promise<unknown> }} [options]
+ * @param {{ fill?: (form: import('playwright-core').FrameLocator) => Promise<unknown>, nth?: number }} [options]
+ *   `nth`: which of the servers offering `tool` (0: the first in configuration order, as the pick lists them)
  */
-export async function callTool(vs, tool, { fill } = {}) {
+export async function callTool(vs, tool, { fill, nth = 0 } = {}) {
   const page = vs.page;
   const input = page.locator('.quick-input-widget .quick-input-box input');
   const title = page.locator('.quick-input-widget .quick-input-title');
   const toolRow = page
     .locator('.quick-input-list .monaco-list-row')
     .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }) })
-    .first();
+    .nth(nth);
   let lastErr;
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {

@@ -2,7 +2,8 @@
 // answer with a form schema; Plangate renders it natively in the panel, stages it (collect_form_data, then
 // get_form_data), shows the staged entry, and submits create_model / update_model itself. What ran is read from the
 // fixture's call log, what the user sees from the webview DOM, the Staged and Plans views and the status bar.
-// One code-server for the whole file; the tests run in order (the reload test is last).
+// A second fixture server, "direct", has its forms in `submitMode: "direct"` (no staging: Submit asks, then calls
+// create_model). One code-server for the whole file; the tests run in order (the reload test is last).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
@@ -12,16 +13,21 @@ import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mj
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The call log lives beside the workspace, not in it.
 const log = callLogBeside('fixture-calls.jsonl');
+const directLog = callLogBeside('direct-calls.jsonl');
 
 const vs = useVSCode({
   name: 'collect-mode',
   workspace: {
     files: { 'README.md': '# collect mode workspace\n' },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--approval-polls', '2'] }) }),
+    servers: (dir) => ({
+      fixture: fixtureServer(dir, { callLog: log.path(dir), args: ['--approval-polls', '2'] }),
+      direct: fixtureServer(dir, { callLog: directLog.path(dir), args: ['--submit-mode', 'direct'] }),
+    }),
   },
 });
 
 const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const direct = directLog.of(() => vs.workspaceDir);
 
 /** Calls a form tool through "Plangate: Call Tool…" with `args` (objects go into their JSON box); returns the panel. */
 async function openForm(tool, args) {
@@ -289,6 +295,52 @@ test("a server-side validation error keeps the staged form and what was typed, a
   await form.getByRole('button', { name: 'Discard' }).click();
   await form.getByRole('heading', { name: 'Discarded' }).waitFor();
   assert.equal(callsAfter(since).at(-1)[0], 'create_model', 'Discard submits nothing');
+});
+
+test('direct mode: no staging; Submit asks first, Cancel sends nothing, Submit calls create_model once', async () => {
+  await waitForServerRunning(vs, 'direct');
+  const since = direct.lastSeq();
+  const web = await callTool(vs, 'new_model_app', {
+    nth: 1, // the second server offering it: "direct"
+    fill: async (form) => {
+      await form.getByLabel(/^model\b/).fill('Contact');
+      await form.getByLabel(/^mode\b/).fill('form');
+    },
+  });
+  const form = web.locator('main div.collect');
+  await form.getByRole('heading', { name: 'Create Contact' }).waitFor({ timeout: 20_000 });
+  await form.getByText('submits directly').waitFor();
+  assert.equal(await form.getByRole('button', { name: 'Stage for review' }).count(), 0, 'direct mode offers no staging');
+  await form.locator('form.collect-form').getByLabel(/^Name/).fill('Ada Lovelace');
+  await form.getByRole('textbox', { name: /^Email/ }).fill('ada@example.com');
+
+  const dialog = vs.page.locator('.monaco-dialog-box');
+  await form.getByRole('button', { name: 'Submit', exact: true }).click();
+  await dialog.filter({ hasText: 'Submit "Create Contact" to "direct"?' }).waitFor({ timeout: 10_000 });
+  assert.match(await dialog.innerText(), /Plangate calls create_model with \d+ attributes?: .*name.*email/s);
+  await vs.screenshot('direct-confirm');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  assert.deepEqual(
+    direct.callsAfter(since).map(([tool]) => tool),
+    ['new_model_app'],
+    'Cancel sent nothing',
+  );
+  assert.equal(await form.locator('form.collect-form').getByLabel(/^Name/).inputValue(), 'Ada Lovelace', 'the form keeps what was typed');
+
+  await form.getByRole('button', { name: 'Submit', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Submit' }).click();
+  await form.getByRole('heading', { name: 'Submitted' }).waitFor({ timeout: 15_000 });
+  const calls = direct.callsAfter(since);
+  assert.deepEqual(
+    calls.map(([tool]) => tool),
+    ['new_model_app', 'create_model'],
+    'no collect_form_data: nothing was staged',
+  );
+  const attributes = calls[1][1].attributes;
+  assert.equal(attributes.name, 'Ada Lovelace');
+  assert.equal(attributes.email, 'ada@example.com');
+  await vs.screenshot('direct-submitted');
 });
 
 test('one staged entry per model: staging a second one warns and replaces; staged submissions and drafts survive a reload', async () => {
