@@ -11,6 +11,16 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   step "npm ci"
   npm ci --no-audit --no-fund
 fi
+# The end-to-end tools (Chromium, Node 24, code-server with its native modules: about two minutes on a new machine)
+# install in the background while the project is built and unit-tested; the e2e step waits for them.
+setup_pid=
+if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
+  mkdir -p .e2e/logs
+  step "end-to-end tools: setting up in the background (log: .e2e/logs/setup.log)"
+  bash e2e/setup.sh > .e2e/logs/setup.log 2>&1 &
+  setup_pid=$!
+  trap '[ -n "$setup_pid" ] && kill "$setup_pid" 2>/dev/null; true' EXIT
+fi
 step "build";      npm run build
 step "type check"; npm run check
 step "lint";       npm run lint
@@ -18,6 +28,10 @@ step "unit and integration tests"; npm run test:unit
 if [ "${PLANGATE_SKIP_E2E:-}" = 1 ]; then
   step "end-to-end tests skipped (PLANGATE_SKIP_E2E=1)"
 else
+  step "end-to-end tools: waiting for the set-up"
+  if ! wait "$setup_pid"; then setup_pid=; cat .e2e/logs/setup.log; echo "e2e/setup.sh failed (log above)" >&2; exit 1; fi
+  setup_pid=
+  cat .e2e/logs/setup.log
   step "end-to-end tests in a real VS Code"; npm run test:e2e
 fi
 step "all tests passed"
