@@ -48,7 +48,8 @@ const SHOWN_ARIA = new Set(['label', 'description', 'roledescription', 'valuetex
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (attrs) {
-    for (const [key, value] of Object.entries(attrs)) {
+    for (const key in attrs) {
+      const value = attrs[key as keyof Attrs];
       if (value === undefined || value === null || value === false) continue;
       switch (key) {
         case 'class':

@@ -609,14 +609,11 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
     aria: { label: `Step ${step.index + 1}: ${step.label}` },
   });
   current?.rows.set(stepKey(plan.id, step.index), li);
-  // Rows off screen are not laid out or painted (a 1,000-step plan has 1,000 of them); CSSOM, which the CSP allows.
-  li.style.setProperty('content-visibility', 'auto');
-  li.style.setProperty('contain-intrinsic-size', 'auto 40px');
   li.append(
     h(
       'div',
       { class: 'step-head' },
-      h('span', { class: 'step-state', title: step.stateText }, icon(STEP_ICON[step.state])),
+      h('span', { class: `step-state codicon codicon-${STEP_ICON[step.state]}`, title: step.stateText, aria: { hidden: 'true' } }),
       h('span', { class: 'step-num' }, `${step.index + 1}.`),
       h('span', { class: 'step-label' }, visible(step.label)),
       step.hasLabel ? h('code', { class: 'step-tool' }, visible(step.tool)) : null,
@@ -717,24 +714,36 @@ function hintFlag(hint: StepHint | undefined): HTMLElement | null {
 
 /** Per-step Skip before approval: a toggle whose accessible name says which step. */
 function skipButton(planId: string, step: StepView): HTMLElement {
-  const err = errorSlot(`skip-error-${planId}-${step.index}`);
-  return h(
-    'span',
-    { class: 'skip pre-approval' },
-    h(
-      'button',
-      {
-        class: 'secondary small',
-        id: `skip-${planId}-${step.index}`,
-        aria: { pressed: String(step.skipRequested), label: `Skip step ${step.index + 1}` },
-        title: step.skipRequested ? 'This step will be skipped; press to run it after all' : 'Do not run this step',
-        onclick: () => void act(err, { type: 'skip', planId, step: step.index, skip: !step.skipRequested }),
-      },
-      step.skipRequested ? icon('debug-step-over') : null,
-      'Skip',
-    ),
-    err,
+  // One element per row (a long plan has a thousand): the error slot is made only when there is an error to show.
+  const button = h(
+    'button',
+    {
+      class: 'secondary small skip pre-approval',
+      id: `skip-${planId}-${step.index}`,
+      aria: { pressed: String(step.skipRequested), label: `Skip step ${step.index + 1}` },
+      title: step.skipRequested ? 'This step will be skipped; press to run it after all' : 'Do not run this step',
+      onclick: () =>
+        void act(slotAfter(button, `skip-error-${planId}-${step.index}`), {
+          type: 'skip',
+          planId,
+          step: step.index,
+          skip: !step.skipRequested,
+        }),
+    },
+    step.skipRequested ? icon('debug-step-over') : null,
+    'Skip',
   );
+  return button;
+}
+
+/** The error slot right after `anchor`, made (and put there) the first time it is needed. */
+function slotAfter(anchor: HTMLElement, id: string): HTMLElement {
+  const next = anchor.nextElementSibling;
+  if (next instanceof HTMLElement && next.id === id) return next;
+  const slot = errorSlot(id);
+  slot.classList.add('pre-approval');
+  anchor.after(slot);
+  return slot;
 }
 
 /** A step's result: its first meaningful line, the whole (short) summary on demand. */
