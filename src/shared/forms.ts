@@ -134,6 +134,8 @@ export interface CollectFormSchemaView {
   };
   phase: 'open' | 'staged' | 'finished';
   outcome?: 'submitted' | 'discarded' | 'replaced';
+  /** Where it stands, in the panel's words ("Staged for review", "Submitted", …). */
+  stateText: string;
   /** The server answered get_form_data with the staged entry (else the review shows what Plangate staged). */
   entryShown: boolean;
   /** The remote approval of the staged values, when one was requested. */

@@ -19,14 +19,6 @@ interface Control {
   read(): ControlValue;
 }
 
-const STATE_TEXT: Record<string, string> = {
-  open: 'Not staged',
-  staged: 'Staged for review',
-  submitted: 'Submitted',
-  discarded: 'Discarded',
-  replaced: 'Replaced',
-};
-
 const draftKey = (submissionId: string, name: string) => `collect:${submissionId}:${name}`;
 const editKey = (submissionId: string) => `collect-edit:${submissionId}`;
 const domId = (submissionId: string, name: string) => `cf-${submissionId}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -496,7 +488,7 @@ export function renderCollectForm(view: CollectFormView): HTMLElement {
   const form = record.form;
   const finished = record.phase === 'finished';
   if (finished) clearDrafts(record.id);
-  const stateText = finished ? (STATE_TEXT[record.outcome ?? 'submitted'] ?? 'Finished') : STATE_TEXT[record.phase];
+  const stateText = record.stateText;
   const what =
     form.mode === 'update'
       ? ['updates ', visible(form.schema.model), form.recordId !== undefined ? [' ', h('code', null, visible(form.recordId))] : null]

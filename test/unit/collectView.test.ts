@@ -45,6 +45,7 @@ describe('collect form view model', () => {
     const view = setup().view();
     assert.deepEqual(view.initial, { name: 'Grace', vip: false });
     assert.equal(view.record.phase, 'open');
+    assert.equal(view.record.stateText, 'Not staged', 'the state in words comes with the view');
     assert.equal(view.record.entryShown, false);
     assert.deepEqual(view.record.origin, { server: 'demo', tool: 'new_model_app' });
     assert.equal(view.changes, undefined);
@@ -70,6 +71,7 @@ describe('collect form view model', () => {
     );
     const shown = view();
     assert.equal(shown.record.phase, 'staged');
+    assert.equal(shown.record.stateText, 'Staged for review');
     assert.equal(shown.record.entryShown, true);
     assert.deepEqual(shown.initial, { name: 'Ada', vip: true });
     assert.deepEqual(

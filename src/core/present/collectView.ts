@@ -7,6 +7,14 @@ import type { CollectFormView } from '../../shared/protocol';
 import type { SubmissionSnapshot } from '../collect/engine';
 import type { SubmissionRecord } from '../collect/types';
 
+const STATE_TEXT: Record<string, string> = {
+  open: 'Not staged',
+  staged: 'Staged for review',
+  submitted: 'Submitted',
+  discarded: 'Discarded',
+  replaced: 'Replaced',
+};
+
 /** The submission's record as the webview needs it: the form and where it stands, nothing of the ledger's bookkeeping. */
 export function submissionView(record: SubmissionRecord): CollectFormSchemaView {
   const { form } = record;
@@ -23,6 +31,7 @@ export function submissionView(record: SubmissionRecord): CollectFormSchemaView 
     },
     phase: record.phase,
     ...(record.outcome !== undefined ? { outcome: record.outcome } : {}),
+    stateText: record.phase === 'finished' ? (STATE_TEXT[record.outcome ?? 'submitted'] ?? 'Finished') : STATE_TEXT[record.phase],
     entryShown: record.entry !== undefined,
     ...(record.approval
       ? {
