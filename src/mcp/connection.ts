@@ -106,6 +106,17 @@ export interface SignInInteraction {
   open(url: URL, server: string): Promise<void>;
 }
 
+/**
+ * A sign-in failure in words: the step and URL where the authorization server first refused (the SDK may retry and
+ * fail later for a reason that hides it), else where the flow was when it failed.
+ */
+function describeFailure(server: string, provider: PlangateOAuthProvider, err: unknown): string {
+  const refused = provider.refusal;
+  if (refused) return describeSignInFailure(server, refused.step, refused.url, new Error(refused.said));
+  if (err instanceof SignInError) return describeSignInFailure(server, err.step, err.url, err.message);
+  return describeSignInFailure(server, provider.step, provider.stepUrl, err);
+}
+
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
 class StoppedWhileStarting extends Error {}
 
@@ -339,7 +350,13 @@ export class ServerConnection {
         } finally {
           onWait(false);
         }
-        result = await send();
+        result = await send().catch((again: unknown) => {
+          if (!(again instanceof SignInRequiredError)) throw again;
+          throw new CallError(
+            'failed',
+            `Server '${this.name}' still refuses '${name}' after signing in again${again.scope ? ` (it asks for scope: ${again.scope})` : ''}: the account may lack that permission. Nothing ran.`,
+          );
+        });
       }
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
@@ -463,11 +480,12 @@ export class ServerConnection {
           live();
         }
         provider = signIn && this.provider(config, receiver);
-        const authOptions = provider ? { authProvider: provider, fetch: provider.fetch() } : {};
-        const make = (sse: boolean) =>
-          sse
+        const make = (sse: boolean) => {
+          const authOptions = provider ? { authProvider: provider, fetch: provider.fetch() } : {};
+          return sse
             ? new SSEClientTransport(url, { requestInit, ...authOptions })
             : new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
+        };
         try {
           await attach(make(config.type === 'sse'));
         } catch (err) {
@@ -486,6 +504,9 @@ export class ServerConnection {
             await (session.transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
             live();
             await session.client?.close().catch(() => undefined);
+            // The running session signs in again only through signIn() or a refused call, never by itself.
+            receiver.close();
+            provider = this.provider(config, undefined);
             await attach(make(config.type === 'sse'));
           } else {
             if (config.type !== 'http' || !shouldFallBackToSse(err)) throw err;
@@ -505,14 +526,12 @@ export class ServerConnection {
       live();
       if (err instanceof SignInRequiredError) throw err;
       if (config.type !== 'stdio' && (err instanceof SignInError || provider?.authActive)) {
-        const step = err instanceof SignInError ? err.step : provider!.step;
-        const where = err instanceof SignInError ? err.url : provider!.stepUrl;
         const unauthorized = httpStatus(err) === 401;
         throw new Error(
           redact(
             unauthorized
               ? `Server '${this.name}' still answers 401 Unauthorized at ${config.url} after signing in: it does not accept the token it got. Sign in again, or check the server.`
-              : describeSignInFailure(this.name, step, where, err instanceof SignInError ? err.message : err),
+              : describeFailure(this.name, provider!, err),
             [...config.secrets, ...provider!.secrets()],
           ),
         );
@@ -567,15 +586,7 @@ export class ServerConnection {
       }
       this.log('info', `signed in again${scope ? ` with scope ${scope}` : ''}`);
     } catch (err) {
-      const step = err instanceof SignInError ? err.step : provider.step;
-      const where = err instanceof SignInError ? err.url : provider.stepUrl;
-      throw new CallError(
-        'failed',
-        redact(describeSignInFailure(this.name, step, where, err instanceof SignInError ? err.message : err), [
-          ...config.secrets,
-          ...provider.secrets(),
-        ]),
-      );
+      throw new CallError('failed', redact(describeFailure(this.name, provider, err), [...config.secrets, ...provider.secrets()]));
     } finally {
       receiver.close();
     }

@@ -39,6 +39,8 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
   stepUrl?: string;
   /** Whether a sign-in step ran since the MCP server last answered a request: an error now is a sign-in error. */
   authActive = false;
+  /** The first refusal of a registration or token request (or a failing metadata server), as the server put it. */
+  refusal?: { step: SignInStep; url: string; said: string };
   /** The authorization URL the browser was sent to (interactive), once there is one. */
   authorizationUrl?: URL;
   /** The `state` sent with the authorization request; the redirect must carry it back. */
@@ -184,6 +186,9 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
       }
       const res = await base(input, init);
       if (!step && res.ok) this.authActive = false;
+      if (step && !this.refusal && (step === 'discovery' ? res.status >= 500 : res.status >= 400)) {
+        this.refusal = { step, url: url.split('?')[0]!, said: await refusalText(res) };
+      }
       if (!step && res.status === 403) {
         const header = res.headers.get('www-authenticate') ?? '';
         if (/error="?insufficient_scope/.test(header)) this.stepUpScope = /scope="([^"]*)"/.exec(header)?.[1] ?? '';
@@ -215,4 +220,20 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
     const next = change(await readRecord(this.options.store, this.options.key));
     await this.options.store.store(this.options.key, JSON.stringify(next));
   }
+}
+
+/** What an authorization server said when it refused: `error: error_description`, or the status and some of the body. */
+async function refusalText(res: Response): Promise<string> {
+  const body = await res
+    .clone()
+    .text()
+    .catch(() => '');
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; error_description?: unknown };
+    if (typeof parsed.error === 'string')
+      return `${parsed.error}${typeof parsed.error_description === 'string' && parsed.error_description ? `: ${parsed.error_description}` : ''}`;
+  } catch {
+    /* not JSON */
+  }
+  return `HTTP ${res.status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`;
 }
