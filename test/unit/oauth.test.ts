@@ -223,7 +223,10 @@ describe('sign-in variants against a fixture authorization server', () => {
     const b = browser();
     const { conn } = connect(f.url, { interaction: b });
     await conn.signIn();
-    await assert.rejects(conn.callTool('write_thing', {}), /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/);
+    await assert.rejects(
+      conn.callTool('write_thing', {}),
+      /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/,
+    );
     assert.equal(b.opened.length, 2, 'one sign-in for the step-up, then no more');
     assert.deepEqual(f.seen.calls, []);
     assert.equal(conn.state, 'running');

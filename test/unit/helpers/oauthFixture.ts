@@ -201,7 +201,10 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
       if (options.fail === 'token') return json(res, 400, { error: 'invalid_client', error_description: 'client authentication failed' });
       const client = clients.get(clientId);
       if (!client || client.method !== method || (client.secret !== undefined && client.secret !== secret))
-        return json(res, 401, { error: 'invalid_client', error_description: `expected ${client?.method ?? 'a known client'}, got ${method}` });
+        return json(res, 401, {
+          error: 'invalid_client',
+          error_description: `expected ${client?.method ?? 'a known client'}, got ${method}`,
+        });
       if (grant === 'authorization_code') {
         const entry = codes.get(form.get('code') ?? '');
         codes.delete(form.get('code') ?? '');
@@ -214,7 +217,8 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
       }
       if (grant === 'refresh_token') {
         const entry = refreshTokens.get(form.get('refresh_token') ?? '');
-        if (!entry || entry.clientId !== client.id) return json(res, 400, { error: 'invalid_grant', error_description: 'unknown refresh token' });
+        if (!entry || entry.clientId !== client.id)
+          return json(res, 400, { error: 'invalid_grant', error_description: 'unknown refresh token' });
         refreshTokens.delete(form.get('refresh_token')!);
         return json(res, 200, issue(client.id, entry.scope));
       }
@@ -223,14 +227,20 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
     if (path === '/mcp') {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const grant = token ? access.get(token) : undefined;
-      if (!grant) return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challengeHeader(token ? 'invalid_token' : undefined) });
+      if (!grant)
+        return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challengeHeader(token ? 'invalid_token' : undefined) });
       if (req.method !== 'POST') return json(res, 405, { error: 'method not allowed' });
       const body: unknown = JSON.parse(await readBody(req));
       const message = body as { method?: string; params?: { name?: string } };
       if (message.method === 'tools/call' && message.params?.name === 'write_thing') {
         const scopes = grant.scope.split(' ');
         if (options.alwaysInsufficient || !scopes.includes('write'))
-          return json(res, 403, { error: 'insufficient_scope' }, { 'www-authenticate': challengeHeader('insufficient_scope', 'read write') });
+          return json(
+            res,
+            403,
+            { error: 'insufficient_scope' },
+            { 'www-authenticate': challengeHeader('insufficient_scope', 'read write') },
+          );
       }
       if (message.method === 'tools/call') seen.calls.push(message.params?.name ?? '');
       const mcp = new McpServer({ name: 'oauth-fixture', version: '1.0.0' });
