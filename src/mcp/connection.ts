@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ToolCallOptions } from '../core/invoker';
 import type { ToolResult } from '../core/toolResult';
-import type { ResolvedServer } from './config';
+import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
 import { augmentedPath } from './shellPath';
 import { describeSignInFailure, SignInError, SignInRequiredError } from './oauth/errors';
@@ -601,7 +601,7 @@ export class ServerConnection {
   }
 
   /** A provider over the server's stored sign-in: interactive with a redirect receiver, else background. */
-  private provider(config: ResolvedServer & { url: string }, receiver: RedirectReceiver | undefined): PlangateOAuthProvider {
+  private provider(config: ResolvedHttpServer, receiver: RedirectReceiver | undefined): PlangateOAuthProvider {
     const oauth = this.options.oauth!;
     const interaction = oauth.interaction;
     return new PlangateOAuthProvider({
@@ -609,7 +609,7 @@ export class ServerConnection {
       key: oauthKey(oauth.scope, config.url),
       serverUrl: config.url,
       clientName: oauth.clientName,
-      preRegistered: oauth.preRegistered?.(this.name),
+      preRegistered: config.oauth ?? oauth.preRegistered?.(this.name),
       interactive:
         receiver && interaction
           ? {

@@ -111,7 +111,9 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
         const info = conn?.serverInfo;
         if (info) tip.appendText(`\n${info.name} ${info.version}`);
         item.tooltip = tip;
-        item.contextValue = `server.${state}`;
+        // `.http`: a server that may sign in (Sign out); the state stays first for the menus' `^server\.<state>` tests.
+        item.contextValue = `server.${state}${conn && conn.config.type !== 'stdio' ? '.http' : ''}`;
+        if (state === 'signInRequired') item.command = { command: 'plangate.signIn', title: 'Sign in', arguments: [node] };
         item.accessibilityInformation = { label: `Server ${node.name}, ${item.description}` };
         return item;
       }

@@ -4,7 +4,7 @@
 // step-up, failing steps). The "browser" fetches the authorization URL and follows its redirects, as a browser would.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ResolvedHttpServer } from '../../src/mcp/config';
+import { parseMcpJson, resolveServer, type ResolvedHttpServer } from '../../src/mcp/config';
 import { ServerConnection, type LogEntry, type OAuthSupport, type SignInInteraction } from '../../src/mcp/connection';
 import { listenForRedirect } from '../../src/mcp/oauth/loopback';
 import { MemoryOAuthStore, oauthKey, readRecord } from '../../src/mcp/oauth/store';
@@ -273,5 +273,54 @@ describe('sign-in variants against a fixture authorization server', () => {
     const all = log.map((e) => e.text).join('\n');
     for (const t of f.issuedTokens()) assert.ok(!all.includes(t), `${t} is in the log`);
     await conn.dispose();
+  });
+});
+
+describe('mcp.json pre-registered client credentials', () => {
+  test('"oauth": {"clientId", "clientSecret": "${input:…}"} resolves the secret from the input, keeps it among the secrets, and the connection uses the client', async () => {
+    const parsed = parseMcpJson(
+      JSON.stringify({
+        inputs: [{ id: 'secret', type: 'promptString', description: 'Client secret', password: true }],
+        servers: {
+          remote: { type: 'http', url: 'http://127.0.0.1:1/mcp', oauth: { clientId: 'plangate-pre', clientSecret: '${input:secret}' } },
+        },
+      }),
+      '.vscode/mcp.json',
+    );
+    assert.deepEqual(parsed.problems, []);
+    const resolved = await resolveServer(parsed.servers[0]!, {
+      env: {},
+      userHome: '/home/u',
+      inputs: parsed.inputs,
+      resolveInput: async () => 'pre-registered-secret-1234',
+    });
+    if (resolved.type === 'stdio') return assert.fail('an http server');
+    assert.deepEqual(resolved.oauth, { clientId: 'plangate-pre', clientSecret: 'pre-registered-secret-1234' });
+    assert.ok(resolved.secrets.includes('pre-registered-secret-1234'));
+
+    const f = await startOAuthFixture({
+      spec: '2025-11-25',
+      dcr: false,
+      authMethods: ['client_secret_post'],
+      preRegistered: { clientId: 'plangate-pre', clientSecret: 'pre-registered-secret-1234', method: 'client_secret_post' },
+    });
+    const conn = new ServerConnection(
+      { ...resolved, url: f.url },
+      { oauth: { store: new MemoryOAuthStore(), scope: 'test', clientName: 'Plangate tests', interaction: browser() } },
+    );
+    await conn.signIn();
+    assert.equal(text(await conn.callTool('read_thing', {})), 'read ok');
+    assert.deepEqual(
+      f.seen.tokens.map((t) => t.method),
+      ['client_secret_post'],
+    );
+    await conn.dispose();
+    await f.close();
+  });
+
+  test('a bad "oauth" entry is a problem naming the field', () => {
+    const parsed = parseMcpJson(JSON.stringify({ servers: { remote: { url: 'http://x/mcp', oauth: { clientSecret: 's' } } } }), 'mcp.json');
+    assert.equal(parsed.servers.length, 0);
+    assert.match(parsed.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), /servers\.remote\.oauth\.clientId/);
   });
 });
