@@ -615,7 +615,10 @@ export class ServerConnection {
           ? {
               redirectUrl: receiver.redirectUrl,
               open: async (url) => {
-                this.log('info', `sign-in: opening the authorization page of ${url.origin}${url.pathname}`);
+                this.log(
+                  'info',
+                  `sign-in: opening the authorization page of ${url.origin}${url.pathname}; the browser comes back to ${url.searchParams.get('redirect_uri')}`,
+                );
                 await interaction.open(url, this.name);
               },
             }

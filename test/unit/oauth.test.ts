@@ -89,20 +89,23 @@ describe("sign-in against the SDK's example server and its demo authorization se
 
   test('the redirect listener refuses a response whose state is not the one sent, and keeps waiting for the real one', async () => {
     const b = browser();
+    let forged: Promise<{ status: number; text: string }> | undefined;
     const sneaky: SignInInteraction = {
       listen: b.listen,
       async open(url) {
+        // Another page sends the browser to the redirect URI first, with a code and a state of its own.
         const redirect = new URL(url.searchParams.get('redirect_uri')!);
         redirect.searchParams.set('code', 'forged');
         redirect.searchParams.set('state', 'not-the-state');
-        const refused = await fetch(redirect);
-        assert.equal(refused.status, 400);
-        assert.match(await refused.text(), /state does not match/);
+        forged = fetch(redirect).then(async (r) => ({ status: r.status, text: await r.text() }));
         await b.open(url, 'remote');
       },
     };
     const { conn } = connect(server.url, { interaction: sneaky });
     await conn.signIn();
+    const refused = await forged!;
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /state does not match/);
     assert.equal(conn.state, 'running');
     assert.equal(text(await conn.callTool('greet', { name: 'x' })), 'Hello, x!');
     await conn.dispose();

@@ -2,7 +2,7 @@
  * The redirect URI of a sign-in: a one-shot HTTP listener on the loopback interface (RFC 8252 §7.3). The browser comes
  * back to it with `code` and `state`; a redirect whose state is not the one sent is refused and the wait goes on.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Where the browser comes back to, and the wait for it. */
@@ -38,16 +38,17 @@ const PAGE = (title: string, text: string) =>
 export async function listenForRedirect(options: { preferredPort?: number } = {}): Promise<RedirectReceiver> {
   type Waiter = { state: string; resolve(code: string): void; reject(err: Error): void };
   let waiter: Waiter | undefined;
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const state = url.searchParams.get('state');
-    const send = (status: number, title: string, text: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(PAGE(title, text));
-    };
-    if (!url.pathname.endsWith('/callback')) return send(404, 'Not found', 'This is Plangate’s sign-in listener.');
-    if (!waiter || state !== waiter.state) {
+  // A browser may come back before anyone waits (an authorization server that approves at once): its request is held
+  // open until `code()` says which state to expect, then answered.
+  const early: { url: URL; res: ServerResponse }[] = [];
+  const send = (res: ServerResponse, status: number, title: string, text: string) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(PAGE(title, text));
+  };
+  const answer = (url: URL, res: ServerResponse) => {
+    if (!waiter || url.searchParams.get('state') !== waiter.state) {
       return send(
+        res,
         400,
         'Sign-in refused',
         'This sign-in response does not belong to the sign-in Plangate started (its state does not match). Nothing was done.',
@@ -58,15 +59,21 @@ export async function listenForRedirect(options: { preferredPort?: number } = {}
     const w = waiter;
     waiter = undefined;
     if (error) {
-      send(400, 'Sign-in failed', `The authorization server answered "${escapeHtml(error)}". You can close this tab.`);
+      send(res, 400, 'Sign-in failed', `The authorization server answered "${escapeHtml(error)}". You can close this tab.`);
       w.reject(new AuthorizationRedirectError(error, url.searchParams.get('error_description') ?? undefined));
     } else if (!code) {
-      send(400, 'Sign-in failed', 'The response carries no authorization code. You can close this tab.');
+      send(res, 400, 'Sign-in failed', 'The response carries no authorization code. You can close this tab.');
       w.reject(new Error('the redirect carried no authorization code'));
     } else {
-      send(200, 'Signed in', 'Plangate is signed in. You can close this tab and return to your editor.');
+      send(res, 200, 'Signed in', 'Plangate is signed in. You can close this tab and return to your editor.');
       w.resolve(code);
     }
+  };
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (!url.pathname.endsWith('/callback')) return send(res, 404, 'Not found', 'This is Plangate’s sign-in listener.');
+    if (!waiter && early.length < 8) early.push({ url, res });
+    else answer(url, res);
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -115,9 +122,11 @@ export async function listenForRedirect(options: { preferredPort?: number } = {}
             reject(e);
           },
         };
+        for (const held of early.splice(0)) answer(held.url, held.res);
       });
     },
     close() {
+      for (const held of early.splice(0)) send(held.res, 400, 'Sign-in over', 'Plangate no longer waits for this sign-in.');
       server.close();
       server.closeAllConnections?.();
     },

@@ -84,7 +84,10 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
       const uris = 'redirect_uris' in client ? (client.redirect_uris as string[] | undefined) : undefined;
       if (uris && !uris.includes(this.redirectUrl)) return undefined;
     }
-    if (!client && !this.options.interactive) throw new SignInRequiredError('Sign in to use this server.');
+    if (!client && !this.options.interactive)
+      throw new SignInRequiredError(
+        'Sign in to use this server (it answered 401 Unauthorized). If it takes an API key instead, put it in its "headers".',
+      );
     return client;
   }
 
