@@ -210,7 +210,9 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
     if (url.includes('/.well-known/')) return 'discovery';
     const body = init?.body;
     if (body instanceof URLSearchParams && body.has('grant_type')) return 'token';
-    if ((init?.method ?? 'GET').toUpperCase() === 'POST' && typeof body === 'string') return 'registration';
+    // A registration request carries client metadata; other JSON posts (an SSE server's message endpoint) are MCP.
+    if ((init?.method ?? 'GET').toUpperCase() === 'POST' && typeof body === 'string' && body.includes('"redirect_uris"'))
+      return 'registration';
     return undefined;
   }
 
