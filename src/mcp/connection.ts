@@ -235,13 +235,6 @@ export class ServerConnection {
     this.setStatus('signInRequired', 'Signed out.');
   }
 
-  /** Whether the server has a sign-in stored (tokens from an earlier sign-in). */
-  async isSignedIn(): Promise<boolean> {
-    const oauth = this.options.oauth;
-    if (!oauth || this._config.type === 'stdio') return false;
-    return (await readRecord(oauth.store, oauthKey(oauth.scope, this._config.url))).tokens !== undefined;
-  }
-
   private begin(interactive: boolean): Promise<void> {
     if (this.status.state === 'running') return Promise.resolve();
     if (this.pending) return this.pending;
