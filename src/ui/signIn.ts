@@ -90,8 +90,8 @@ export function registerSignIn(registry: ServerRegistry, log: vscode.LogOutputCh
       const name = serverOf(node);
       const conn = name ? registry.get(name) : undefined;
       if (!conn) return;
-      await conn.signOut();
       notified.add(conn.name); // signed out on purpose: no notification about it
+      await conn.signOut();
       void vscode.window.showInformationMessage(`Plangate: signed out of ${conn.name}; its tokens and client registration are forgotten.`);
     }),
     registry.onDidChange(() => {
