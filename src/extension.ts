@@ -16,6 +16,7 @@ import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
 import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
+import { oauthSupport, registerSignIn } from './ui/signIn';
 import { gateSettings } from './ui/settings';
 import { WorkflowStatusBar } from './ui/statusBar';
 import { registerTestHook } from './ui/testHook';
@@ -32,7 +33,8 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   // The engine: the ledger and its workflow, the servers, the gate with its one door, the checkpoint of touched files.
   const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
   const workflow = ledger.workflow;
-  const servers = (registry = new ServerRegistry({ urlElicitation: true })); // the extension answers URL requests in a dialog
+  // The extension answers URL elicitation in a dialog, and signs in to servers that ask for OAuth.
+  const servers = (registry = new ServerRegistry({ urlElicitation: true, oauth: oauthSupport(context.secrets) }));
   const configs = new ServerConfigs(context.secrets, log);
   const gate = new Gate(workflow, { invoker: servers, settings: gateSettings, newId: randomUUID });
   const files = new PlanFiles(storage, servers, workflow, log, stepTimeoutMs, gate.door);
@@ -81,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   // returns, never synchronously in it.
   subs.push(
     ...registerCommands({ gate, registry: servers, configs, panel, caller, log, extensionUri: context.extensionUri }),
+    ...registerSignIn(servers, log),
     registerAgentEntrance(context, {
       registry: servers,
       gate,

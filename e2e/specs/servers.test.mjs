@@ -3,12 +3,17 @@
 // Plangate: Call Tool… calls a tool and shows its result card, a server that fails to start shows its stderr, editing
 // mcp.json restarts only the server that changed, and the walkthrough adds the demo server. (Restricted Mode: trust.)
 // Which process runs for which server is read from /proc (each server has its own call log path in its command line).
+// A remote server that asks for OAuth (the MCP SDK's own example server with its demo authorization server) is signed
+// in to from its row, through a browser tab, and signed out of.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { ROOT } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer, readJsonLines } from '../lib/workspace.mjs';
+import { fixtureServer, readJsonLines, withWorkspaceSettings } from '../lib/workspace.mjs';
 import {
   callToolFromPalette,
   collapseAll,
@@ -38,6 +43,44 @@ function servers(dir, alphaArgs = []) {
     beta: fixtureServer(dir, { callLog: logOf(dir, 'beta'), args: ['--name', 'beta-fixture'] }),
     broken: fixtureServer(dir, { callLog: logOf(dir, 'broken'), args: ['--fail-start', STDERR] }),
   };
+}
+
+const SDK_OAUTH_EXAMPLE = path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js');
+
+/** A free port on 127.0.0.1 (bound, then closed). */
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
+  await new Promise((done) => server.close(() => done(undefined)));
+  return port;
+}
+
+/**
+ * Starts the SDK's example server `simpleStreamableHttp --oauth` (a peer nobody here wrote): an MCP server that answers
+ * 401 until signed in, and its in-memory authorization server, whose authorize page approves at once and redirects.
+ */
+async function startOAuthExample() {
+  const [mcpPort, authPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [SDK_OAUTH_EXAMPLE, '--oauth'], {
+    env: { ...process.env, MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the SDK example server did not start within 15 s:\n${output}`)), 15_000);
+    const onData = (/** @type {Buffer} */ c) => {
+      output += c.toString();
+      if (/Authorization Server listening/.test(output) && /MCP Streamable HTTP Server listening/.test(output)) {
+        clearTimeout(timer);
+        ready(undefined);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', () => fail(new Error(`the SDK example server exited:\n${output}`)));
+  });
+  return { url: `http://localhost:${mcpPort}/mcp`, close: () => child.kill('SIGKILL') };
 }
 
 /** The text appended to `file` after byte `offset`, once it matches `want` (the log is flushed a little late). */
@@ -314,6 +357,69 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
       await waitForProcesses(marker, (l) => l.length === 1 && l[0] !== started, 'a new beta process after Restart');
       await waitForRow(vs, 'beta', RUNNING, 60_000);
       assert.equal(fixtureProcesses(logOf(vs.workspaceDir, 'alpha')).length, 1, 'alpha kept running throughout');
+    },
+  );
+
+  test(
+    'a server that asks for OAuth: "sign-in required" → Sign in → the browser tab completes the flow → a tool call works → Sign out',
+    { timeout: 120_000 },
+    async () => {
+      const remote = await startOAuthExample();
+      try {
+        await withWorkspaceSettings(vs.workspaceDir, { 'plangate.servers': { remote: { type: 'http', url: remote.url } } }, async () => {
+          await vs.openView('Servers');
+          await collapseAll(vs);
+          assert.equal(await waitForRow(vs, 'remote', /^sign-in required$/), 'sign-in required');
+          await vs.page
+            .locator('.notifications-toasts .notification-toast', { hasText: 'Plangate: remote needs you to sign in.' })
+            .waitFor({ timeout: 15_000 });
+          await vs.screenshot('oauth-sign-in-required');
+
+          // Sign in from the row: VS Code opens the authorization page in a new tab (after its own "open external
+          // website?" question, if it asks); the demo server approves at once and sends the tab back to Plangate.
+          const tab = vs.context.waitForEvent('page', { timeout: 30_000 });
+          await vs.clickViewItemAction('Servers', 'remote', 'Sign in');
+          const openButton = vs.page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Open$/ });
+          const opened = await Promise.race([tab.then(() => 'tab'), openButton.waitFor({ timeout: 30_000 }).then(() => 'dialog')]);
+          if (opened === 'dialog') await openButton.click();
+          const page = await tab;
+          await page.waitForLoadState('domcontentloaded', { timeout: 30_000 });
+          await page
+            .locator('h1', { hasText: 'Signed in' })
+            .waitFor({ timeout: 30_000 })
+            .catch(async (err) => {
+              const body = await page
+                .locator('body')
+                .innerText()
+                .catch(() => '');
+              throw new Error(`the sign-in tab ended at ${page.url()} reading:\n${body.slice(0, 500)}\n${err.message}`);
+            });
+          await page.screenshot({ path: path.join(vs.shotsDir, 'oauth-browser-tab.png') }).catch(() => undefined);
+          await page.close();
+
+          assert.match(await waitForRow(vs, 'remote', RUNNING, 30_000), RUNNING);
+          await vs.screenshot('oauth-signed-in');
+          await callToolFromPalette(vs, 'Greeting Tool'); // the tool's title; its name is greet
+          const form = (await panel(vs)).locator('form.call-form');
+          await form.waitFor({ state: 'visible', timeout: 15_000 });
+          await form.getByRole('textbox', { name: /^name/ }).fill('Ada');
+          await form.getByRole('button', { name: 'Call' }).click();
+          const card = await readResultCard(vs, 'greet');
+          assert.equal(card.badge, 'ok');
+          assert.equal(card.origin, 'remote · greet');
+          assert.deepEqual(card.texts, ['Hello, Ada!']);
+          await waitForToastGone(vs, 'calling greet on remote');
+
+          // Sign out from the row's context menu: the tokens are forgotten and the row asks for a sign-in again.
+          await vs.openView('Servers');
+          await treeRow(vs, 'remote').click({ button: 'right' });
+          await vs.page.locator('.monaco-menu .action-label', { hasText: /^Sign out$/ }).click();
+          assert.equal(await waitForRow(vs, 'remote', /^sign-in required$/), 'sign-in required');
+          await vs.screenshot('oauth-signed-out');
+        });
+      } finally {
+        remote.close();
+      }
     },
   );
 

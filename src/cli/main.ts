@@ -27,6 +27,7 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
+             [--client-id ID [--client-secret S]] [--token-store FILE]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step. Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
@@ -42,6 +43,11 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
                      {"status": "completed"|"failed"|"rejected"|"not_a_plan"|"plan_status"|"missing_tool",
                       "plan_status"?, "steps": [{"index", "tool", "outcome", "error"?, "nested"?}], "follow_up"?}
   --header N=V       send an HTTP header with --url (repeatable), e.g. --header "Authorization=Bearer …"
+  --client-id ID     a server asking for OAuth sign-in: use this pre-registered client instead of registering one
+  --client-secret S  that client's secret (or set PLANGATE_CLIENT_SECRET, which stays out of the process list)
+  --token-store FILE keep the sign-in in FILE (created readable by you only) for later runs; default: this run only
+                     (a sign-in opens the authorization page with $BROWSER or the system browser, and prints its URL;
+                     Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
   --ledger FILE      record the run in a JSONL ledger file (appended)
   --verbose          show the connection's log (server stderr, calls) on stderr
   Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
@@ -141,6 +147,9 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       header: { type: 'string', multiple: true },
       ledger: { type: 'string' },
       verbose: { type: 'boolean' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      'token-store': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -169,6 +178,12 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
   }
   if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
+  for (const flag of ['client-id', 'client-secret', 'token-store'] as const)
+    if (values[flag] !== undefined && values.url === undefined) fail('run', `--${flag} applies only to --url`);
+  const clientSecret = values['client-secret'] ?? process.env.PLANGATE_CLIENT_SECRET;
+  if (values['client-secret'] !== undefined && values['client-id'] === undefined)
+    fail('run', '--client-secret needs --client-id (the client the secret belongs to)');
+  if (values['client-id'] !== undefined && values['client-id'].trim() === '') fail('run', '--client-id is empty');
   if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
   let timeoutMs = 60_000;
   if (values.timeout !== undefined) {
@@ -192,6 +207,9 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     verbose: values.verbose === true,
     interactive: isInteractive(),
     version: VERSION,
+    clientId: values['client-id'],
+    clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
+    tokenStore: values['token-store'],
   };
   return runCommand(options, out());
 }

@@ -22,6 +22,9 @@ import { isSecretKey, type ResolvedServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
 import { openFileLedger } from '../node/fileLedger';
 import { CliRunnerHost } from './cliRunnerHost';
+import { listenForRedirect } from '../mcp/oauth/loopback';
+import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
+import { openInBrowser } from './browser';
 import { ConnectionInvoker } from './connectionInvoker';
 import { elicitHandler } from './elicitHandler';
 import type { Output } from './output';
@@ -54,6 +57,14 @@ export interface RunOptions {
   interactive: boolean;
   /** The CLI's version, sent as clientInfo. */
   version: string;
+  /** `--client-id`: a client registered with the server's authorization server beforehand. */
+  clientId?: string;
+  /** `--client-secret` (or PLANGATE_CLIENT_SECRET): that client's secret. */
+  clientSecret?: string;
+  /** `--token-store FILE`: keep the sign-in there (created 0600) instead of for this run only. */
+  tokenStore?: string;
+  /** How long a sign-in may wait for the browser to come back (default 5 min). */
+  signInWaitMs?: number;
 }
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
@@ -139,6 +150,7 @@ function serverConfig(options: RunOptions): ResolvedServer {
   const secrets = Object.entries(options.headers)
     .filter(([k]) => isSecretKey(k))
     .map(([, v]) => v);
+  if (options.clientSecret) secrets.push(options.clientSecret);
   return { name, source: 'settings-user', type: 'http', url: options.url!, headers: options.headers, secrets };
 }
 
@@ -207,6 +219,19 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
     startTimeoutMs: Math.max(60_000, options.timeoutMs),
     callTimeoutMs: options.timeoutMs,
     pathProvider: async () => process.env.PATH ?? '',
+    oauth: {
+      // Tokens live for this run only, unless the user names a file to keep them in.
+      store: options.tokenStore ? new FileOAuthStore(options.tokenStore) : new MemoryOAuthStore(),
+      scope: 'cli',
+      clientName: 'Plangate CLI',
+      preRegistered: () => (options.clientId ? { clientId: options.clientId, clientSecret: options.clientSecret } : undefined),
+      interaction: {
+        listen: (preferredPort) => listenForRedirect({ preferredPort }),
+        open: (url, server) => openInBrowser(url.href, server, (line) => out.error(line)),
+      },
+      signInOnStart: true,
+      waitMs: options.signInWaitMs,
+    },
   });
   connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));

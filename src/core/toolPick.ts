@@ -6,7 +6,7 @@
 
 export interface PickServer {
   name: string;
-  state: 'stopped' | 'starting' | 'running' | 'error';
+  state: 'stopped' | 'starting' | 'running' | 'error' | 'signInRequired';
   /** Why it is stopped or failed, when known. */
   message?: string;
   tools: readonly { name: string; title?: string; description?: string }[];
@@ -56,6 +56,13 @@ function statusRow(s: PickServer): PickRow {
         server: s.name,
         label: `$(error) ${s.name} is not running`,
         detail: s.message ? `${s.message.split('\n')[0]} — see Plangate: Show Log` : 'See Plangate: Show Log.',
+      };
+    case 'signInRequired':
+      return {
+        kind: 'status',
+        server: s.name,
+        label: `$(account) ${s.name} needs you to sign in`,
+        detail: 'Sign in from the Servers view; its tools appear here once it runs.',
       };
     case 'stopped':
       return {

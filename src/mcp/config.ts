@@ -36,6 +36,14 @@ export interface HttpServerConfig extends ServerConfigBase {
   type: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
+  /** A client registered with the server's authorization server beforehand (the secret usually `${input:…}`). */
+  oauth?: OAuthClientConfig;
+}
+
+/** mcp.json `oauth`: pre-registered client credentials for a server that asks for an OAuth sign-in. */
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret?: string;
 }
 
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
@@ -85,6 +93,8 @@ export interface ResolvedHttpServer {
   url: string;
   headers: Record<string, string>;
   secrets: string[];
+  /** Pre-registered OAuth client credentials, variables substituted. */
+  oauth?: OAuthClientConfig;
 }
 
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
@@ -137,6 +147,7 @@ export const serverEntrySchema = z.looseObject({
   cwd: z.string().min(1).optional(),
   url: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  oauth: z.looseObject({ clientId: z.string().min(1), clientSecret: z.string().optional() }).optional(),
 });
 
 const inputSchema = z.discriminatedUnion(
@@ -245,7 +256,7 @@ function configStrings(config: ServerConfig): string[] {
         config.envFile ?? '',
         config.cwd ?? '',
       ]
-    : [config.url, ...Object.values(config.headers)];
+    : [config.url, ...Object.values(config.headers), config.oauth?.clientId ?? '', config.oauth?.clientSecret ?? ''];
 }
 
 function isInside(folder: string, p: string): boolean {
@@ -429,7 +440,10 @@ function parseServerEntry(
     return { server };
   }
   if (e.url === undefined) return fail('url', `an "${type}" server needs "url"`);
-  return { server: { name, source, file, type, url: e.url, headers: { ...(e.headers ?? {}) } } };
+  const server: HttpServerConfig = { name, source, file, type, url: e.url, headers: { ...(e.headers ?? {}) } };
+  if (e.oauth)
+    server.oauth = { clientId: e.oauth.clientId, ...(e.oauth.clientSecret !== undefined && { clientSecret: e.oauth.clientSecret }) };
+  return { server };
 }
 
 /**
@@ -490,7 +504,14 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     }
     const url = sub(config.url);
     if (!URL.canParse(url)) fail(`"url" is not a valid URL: ${url}`);
-    return { name: config.name, source: config.source, type: config.type, url, headers, secrets: unique(secrets) };
+    const resolved: ResolvedHttpServer = { name: config.name, source: config.source, type: config.type, url, headers, secrets };
+    if (config.oauth) {
+      const clientSecret = config.oauth.clientSecret === undefined ? undefined : sub(config.oauth.clientSecret);
+      if (clientSecret) secrets.push(clientSecret);
+      resolved.oauth = { clientId: sub(config.oauth.clientId), ...(clientSecret !== undefined && { clientSecret }) };
+    }
+    resolved.secrets = unique(secrets);
+    return resolved;
   }
   const env: Record<string, string> = {};
   if (config.envFile !== undefined) {
@@ -583,7 +604,7 @@ export function serverFingerprint(resolved: ResolvedServer): string {
   const parts =
     resolved.type === 'stdio'
       ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null]
-      : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers)];
+      : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers), ...(resolved.oauth ? [resolved.oauth] : [])];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 

@@ -5,20 +5,26 @@
 import { toolDefinitionHash, type ToolDefinitionLike } from '../core/approval';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ToolCallOptions } from '../core/invoker';
 import type { ToolResult } from '../core/toolResult';
-import type { ResolvedServer } from './config';
+import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
 import { augmentedPath } from './shellPath';
+import { describeSignInFailure, SignInError, SignInRequiredError } from './oauth/errors';
+import type { RedirectReceiver } from './oauth/loopback';
+import { PlangateOAuthProvider, type PreRegisteredClient } from './oauth/provider';
+import { oauthKey, readRecord, type OAuthStore } from './oauth/store';
 import {
   CallError,
   closeSession,
   createClient,
   describeStartFailure,
+  httpStatus,
   listAllTools,
   MAX_TIMER_MS,
   rawResultSchema,
@@ -35,7 +41,8 @@ import {
 
 export { CallError, type ElicitAnswer, type ElicitParams, type LogLevel } from './transport';
 export type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-export type ServerState = 'stopped' | 'starting' | 'running' | 'error';
+/** `signInRequired`: an HTTP server that wants an OAuth sign-in nobody has given yet (not an error: Sign in). */
+export type ServerState = 'stopped' | 'starting' | 'running' | 'error' | 'signInRequired';
 export interface ConnectionStatus {
   state: ServerState;
   message?: string;
@@ -69,6 +76,45 @@ export interface ConnectionOptions {
    * the extension asks in a dialog; the CLI declines URL requests, so it does not advertise them.
    */
   urlElicitation?: boolean;
+  /** OAuth sign-in for HTTP and SSE servers (without it, a 401 is an error). */
+  oauth?: OAuthSupport;
+}
+
+/** How connections sign in to servers that ask for OAuth (MCP authorization spec). */
+export interface OAuthSupport {
+  /** Where registrations and tokens are kept. */
+  store: OAuthStore;
+  /** The part of the storage key besides the server URL: the workspace (extension) or the run (CLI). */
+  scope: string;
+  /** The `client_name` registered with authorization servers. */
+  clientName: string;
+  /** Pre-registered clients by server name (mcp.json `oauth`, `--client-id`); others register dynamically. */
+  preRegistered?(server: string): PreRegisteredClient | undefined;
+  /** What signs the user in; without it a server that wants a sign-in stays "sign-in required". */
+  interaction?: SignInInteraction;
+  /** Sign in as part of `start()` when the server asks (the CLI); otherwise `start()` ends in `signInRequired`. */
+  signInOnStart?: boolean;
+  /** How long to wait for the browser to come back (default 5 min). */
+  waitMs?: number;
+}
+
+/** The user's side of a sign-in: a redirect listener and a browser. */
+export interface SignInInteraction {
+  /** Starts listening for the redirect (on `preferredPort`, the one registered before, when it is free). */
+  listen(preferredPort: number | undefined): Promise<RedirectReceiver>;
+  /** Sends the user to the authorization URL (opens the browser, or prints the URL). */
+  open(url: URL, server: string): Promise<void>;
+}
+
+/**
+ * A sign-in failure in words: the step and URL where the authorization server first refused (the SDK may retry and
+ * fail later for a reason that hides it), else where the flow was when it failed.
+ */
+function describeFailure(server: string, provider: PlangateOAuthProvider, err: unknown): string {
+  const refused = provider.refusal;
+  if (refused) return describeSignInFailure(server, refused.step, refused.url, new Error(refused.said));
+  if (err instanceof SignInError) return describeSignInFailure(server, err.step, err.url, err.message);
+  return describeSignInFailure(server, provider.step, provider.stepUrl, err);
 }
 
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
@@ -87,6 +133,8 @@ export class ServerConnection {
   private refreshTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private probing = false;
+  /** Aborts a sign-in that waits for the browser (stop() cancels it). */
+  private signInAbort?: AbortController;
   /** Sessions being closed; stop() waits for them so no child process outlives the connection. */
   private readonly closing = new Set<Promise<void>>();
   private readonly tail = new StderrTail((line) => {
@@ -166,13 +214,36 @@ export class ServerConnection {
 
   /** Starts the server if it is not running; rejects with a message naming the server when it cannot start. */
   start(): Promise<void> {
+    return this.begin(this.options.oauth?.signInOnStart === true);
+  }
+
+  /**
+   * Signs in to the server (opening the browser through the sign-in interaction) and starts it. Resolves once it
+   * runs; rejects with a message naming the failed step and URL. A running server is signed in again.
+   */
+  async signIn(): Promise<void> {
+    if (!this.options.oauth?.interaction) throw new Error(`Server '${this.name}': nothing here can open a browser to sign in.`);
+    if (this.status.state === 'running' || this.status.state === 'starting') await this.stop();
+    return this.begin(true);
+  }
+
+  /** Forgets the server's tokens and client registration, and stops it: it is "sign-in required" until signed in again. */
+  async signOut(): Promise<void> {
+    const oauth = this.options.oauth;
+    await this.stop();
+    if (oauth && this._config.type !== 'stdio') await oauth.store.delete(oauthKey(oauth.scope, this._config.url));
+    this.setStatus('signInRequired', 'Signed out.');
+  }
+
+  private begin(interactive: boolean): Promise<void> {
     if (this.status.state === 'running') return Promise.resolve();
     if (this.pending) return this.pending;
     clearTimeout(this.reconnectTimer);
     this.failures = 0;
-    this.pending = this.connect()
+    this.pending = this.connect(interactive)
       .catch((err: Error) => {
-        if (!(err instanceof StoppedWhileStarting)) this.setStatus('error', err.message);
+        if (err instanceof SignInRequiredError) this.setStatus('signInRequired', err.message);
+        else if (!(err instanceof StoppedWhileStarting)) this.setStatus('error', err.message);
         throw err;
       })
       .finally(() => {
@@ -184,6 +255,7 @@ export class ServerConnection {
   /** Stops the server (no reconnect) and waits for a stdio child to exit. */
   async stop(): Promise<void> {
     this.gen++;
+    this.signInAbort?.abort();
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.refreshTimer);
     clearInterval(this.heartbeatTimer);
@@ -242,8 +314,8 @@ export class ServerConnection {
     };
     this.waitListeners.add(onWait);
     arm();
-    try {
-      const result = (await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
+    const send = async () =>
+      (await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
         signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
         timeout: MAX_TIMER_MS,
         // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
@@ -256,11 +328,40 @@ export class ServerConnection {
           });
         },
       })) as ToolResult;
+    try {
+      let result: ToolResult;
+      try {
+        result = await send();
+      } catch (err) {
+        // The server refused the call for want of a sign-in or of more scope (the HTTP layer refused it: nothing ran).
+        // Sign in once, with the scope it asked for, and send the call once more; a second refusal is final.
+        if (!(err instanceof SignInRequiredError) || !this.options.oauth?.interaction) throw err;
+        this.log('info', `call ${name}: ${err.message}`);
+        onWait(true);
+        try {
+          await this.authorizeAgain(err.scope);
+        } finally {
+          onWait(false);
+        }
+        result = await send().catch((again: unknown) => {
+          if (!(again instanceof SignInRequiredError)) throw again;
+          throw new CallError(
+            'failed',
+            `Server '${this.name}' still refuses '${name}' after signing in again${again.scope ? ` (it asks for scope: ${again.scope})` : ''}: the account may lack that permission. Nothing ran.`,
+          );
+        });
+      }
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
       return result;
     } catch (err) {
-      const e = timedOut && !signal?.aborted ? timeoutError(timeout) : toCallError(err, this.name, timeout, signal);
+      if (err instanceof SignInRequiredError && !this.options.oauth?.interaction) this.setStatus('signInRequired', err.message);
+      const e =
+        timedOut && !signal?.aborted
+          ? timeoutError(timeout)
+          : err instanceof CallError
+            ? err
+            : toCallError(err, this.name, timeout, signal);
       this.log(e.kind === 'cancelled' ? 'info' : 'error', `call ${name}: ${e.message} after ${took()}`);
       throw e;
     } finally {
@@ -293,7 +394,7 @@ export class ServerConnection {
     this.stderrEmitter.dispose();
   }
 
-  private async connect(): Promise<void> {
+  private async connect(interactive = false): Promise<void> {
     const gen = ++this.gen;
     const session: Session = { closed: false };
     const live = () => {
@@ -341,6 +442,8 @@ export class ServerConnection {
     };
     let exitOf: () => TrackedStdioTransport['exit'] = () => undefined;
     let stdoutClosed = () => false;
+    let receiver: RedirectReceiver | undefined;
+    let provider: PlangateOAuthProvider | undefined;
     try {
       if (config.type === 'stdio') {
         const PATH = config.env.PATH ?? (await (this.options.pathProvider ?? augmentedPath)());
@@ -364,24 +467,68 @@ export class ServerConnection {
         this.session = session;
         const url = new URL(config.url);
         const requestInit = { headers: config.headers };
-        try {
-          await attach(
-            config.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }),
-          );
-        } catch (err) {
-          if (config.type !== 'http' || !shouldFallBackToSse(err)) throw err;
+        const signIn = this.oauthFor(config);
+        if (interactive && signIn) {
+          receiver = await signIn.interaction!.listen(await this.registeredPort());
           live();
-          this.log('info', `Streamable HTTP answered ${(err as { code?: number }).code}; trying the legacy SSE transport`);
-          await attach(new SSEClientTransport(url, { requestInit }));
+        }
+        provider = signIn && this.provider(config, receiver);
+        const make = (sse: boolean) => {
+          const authOptions = provider ? { authProvider: provider, fetch: provider.fetch() } : {};
+          return sse
+            ? new SSEClientTransport(url, { requestInit, ...authOptions })
+            : new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
+        };
+        try {
+          await attach(make(config.type === 'sse'));
+        } catch (err) {
+          if (receiver && provider && err instanceof UnauthorizedError && provider.authorizationUrl) {
+            // The browser is on the authorization page: wait (bounded, cancellable) for it to come back with the code.
+            this.setStatus('starting', 'waiting for the sign-in in the browser');
+            this.signInAbort = new AbortController();
+            const code = await receiver
+              .code(provider.expectedState ?? '', this.signInAbort.signal, signIn?.waitMs ?? 300_000)
+              .catch((e: Error) => {
+                live();
+                throw new SignInError('authorization', provider!.stepUrl, e.message);
+              });
+            live();
+            provider.step = 'token';
+            await (session.transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
+            live();
+            await session.client?.close().catch(() => undefined);
+            // The running session signs in again only through signIn() or a refused call, never by itself.
+            receiver.close();
+            provider = this.provider(config, undefined);
+            await attach(make(config.type === 'sse'));
+          } else {
+            if (config.type !== 'http' || !shouldFallBackToSse(err)) throw err;
+            live();
+            this.log('info', `Streamable HTTP answered ${(err as { code?: number }).code}; trying the legacy SSE transport`);
+            await attach(make(true));
+          }
         }
       }
       live();
       this._tools = await listAllTools(session.client!);
       live();
     } catch (err) {
+      receiver?.close();
       if (this.session === session) this.session = undefined;
       this.close(session);
       live();
+      if (err instanceof SignInRequiredError) throw err;
+      if (config.type !== 'stdio' && (err instanceof SignInError || provider?.authActive)) {
+        const unauthorized = httpStatus(err) === 401;
+        throw new Error(
+          redact(
+            unauthorized
+              ? `Server '${this.name}' still answers 401 Unauthorized at ${config.url} after signing in: it does not accept the token it got. Sign in again, or check the server.`
+              : describeFailure(this.name, provider!, err),
+            [...config.secrets, ...provider!.secrets()],
+          ),
+        );
+      }
       const message = describeStartFailure(err, {
         server: this.name,
         url: config.type === 'stdio' ? undefined : config.url,
@@ -392,6 +539,7 @@ export class ServerConnection {
       });
       throw new Error(redact(message, config.secrets));
     }
+    receiver?.close();
     session.client!.onclose = () =>
       this.onUnexpectedClose(
         gen,
@@ -403,6 +551,82 @@ export class ServerConnection {
     this.setStatus('running', info ? `${info.name} ${info.version}` : undefined);
     this.toolsEmitter.fire(this._tools);
     if (config.type !== 'stdio') this.startHeartbeat(gen, session);
+  }
+
+  /**
+   * Signs in again while the server runs (its token expired beyond refresh, or a call needs `scope`): the SDK's
+   * `auth()` with a provider that may not refresh, so it authorizes with the new scope in the browser.
+   */
+  private async authorizeAgain(scope: string | undefined): Promise<void> {
+    const oauth = this.options.oauth!;
+    const config = this._config;
+    if (config.type === 'stdio') return;
+    const receiver = await oauth.interaction!.listen(await this.registeredPort());
+    const provider = this.provider(config, receiver);
+    provider.requireAuthorization();
+    const fetchFn = provider.fetch();
+    this.signInAbort = new AbortController();
+    try {
+      const result = await auth(provider, { serverUrl: config.url, scope, fetchFn });
+      if (result === 'REDIRECT') {
+        const code = await receiver
+          .code(provider.expectedState ?? '', this.signInAbort.signal, oauth.waitMs ?? 300_000)
+          .catch((e: Error) => {
+            throw new SignInError('authorization', provider.stepUrl, e.message);
+          });
+        provider.step = 'token';
+        await auth(provider, { serverUrl: config.url, scope, fetchFn, authorizationCode: code });
+      }
+      this.log('info', `signed in again${scope ? ` with scope ${scope}` : ''}`);
+    } catch (err) {
+      throw new CallError('failed', redact(describeFailure(this.name, provider, err), [...config.secrets, ...provider.secrets()]));
+    } finally {
+      receiver.close();
+    }
+  }
+
+  /** The sign-in support for an HTTP server, unless none is configured or its headers carry their own Authorization. */
+  private oauthFor(config: ResolvedServer): OAuthSupport | undefined {
+    const oauth = this.options.oauth;
+    if (!oauth || config.type === 'stdio') return undefined;
+    if (Object.keys(config.headers).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    return oauth;
+  }
+
+  /** A provider over the server's stored sign-in: interactive with a redirect receiver, else background. */
+  private provider(config: ResolvedHttpServer, receiver: RedirectReceiver | undefined): PlangateOAuthProvider {
+    const oauth = this.options.oauth!;
+    const interaction = oauth.interaction;
+    return new PlangateOAuthProvider({
+      store: oauth.store,
+      key: oauthKey(oauth.scope, config.url),
+      serverUrl: config.url,
+      clientName: oauth.clientName,
+      preRegistered: config.oauth ?? oauth.preRegistered?.(this.name),
+      interactive:
+        receiver && interaction
+          ? {
+              redirectUrl: receiver.redirectUrl,
+              open: async (url) => {
+                this.log(
+                  'info',
+                  `sign-in: opening the authorization page of ${url.origin}${url.pathname}; the browser comes back to ${url.searchParams.get('redirect_uri')}`,
+                );
+                await interaction.open(url, this.name);
+              },
+            }
+          : undefined,
+    });
+  }
+
+  /** The loopback port of the redirect URI registered last time (registering again is needed when it moves). */
+  private async registeredPort(): Promise<number | undefined> {
+    const oauth = this.options.oauth;
+    if (!oauth || this._config.type === 'stdio') return undefined;
+    const client = (await readRecord(oauth.store, oauthKey(oauth.scope, this._config.url))).client;
+    const uri = client && 'redirect_uris' in client ? (client.redirect_uris as string[] | undefined)?.[0] : undefined;
+    const port = uri && URL.canParse(uri) ? Number(new URL(uri).port) : NaN;
+    return Number.isInteger(port) && port > 0 ? port : undefined;
   }
 
   /**
@@ -500,7 +724,8 @@ export class ServerConnection {
     this.reconnectTimer = setTimeout(() => {
       this.pending = this.connect()
         .catch((err: Error) => {
-          if (this.status.state === 'starting' && !this.session) this.scheduleReconnect(err.message);
+          if (err instanceof SignInRequiredError) this.setStatus('signInRequired', err.message);
+          else if (this.status.state === 'starting' && !this.session) this.scheduleReconnect(err.message);
         })
         .finally(() => {
           this.pending = undefined;

@@ -12,6 +12,8 @@ export const Commands = {
   exportPlan: 'plangate.exportPlan',
   openMcpJson: 'plangate.openMcpJson',
   addDemoServer: 'plangate.addDemoServer',
+  signIn: 'plangate.signIn',
+  signOut: 'plangate.signOut',
   // Staged view rows (inline buttons and the rows under each submission); hidden from the palette.
   openSubmission: 'plangate.openSubmission',
   submitSubmission: 'plangate.submitSubmission',

@@ -18,6 +18,7 @@ const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('testing.iconPassed')),
   stopped: new vscode.ThemeIcon('vm-outline'),
   error: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')),
+  signInRequired: new vscode.ThemeIcon('account', new vscode.ThemeColor('problemsWarningIcon.foreground')),
 };
 
 /**
@@ -100,7 +101,9 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
             ? `running · ${count} tool${count === 1 ? '' : 's'}`
             : state === 'error'
               ? `error: ${shortError(node.name, conn?.message)}`
-              : state;
+              : state === 'signInRequired'
+                ? 'sign-in required'
+                : state;
         item.iconPath = STATE_ICON[state];
         const tip = new vscode.MarkdownString(undefined, false);
         tip.appendText(`${node.name} — ${state}\n`);
@@ -108,7 +111,9 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
         const info = conn?.serverInfo;
         if (info) tip.appendText(`\n${info.name} ${info.version}`);
         item.tooltip = tip;
-        item.contextValue = `server.${state}`;
+        // `.http`: a server that may sign in (Sign out); the state stays first for the menus' `^server\.<state>` tests.
+        item.contextValue = `server.${state}${conn && conn.config.type !== 'stdio' ? '.http' : ''}`;
+        if (state === 'signInRequired') item.command = { command: 'plangate.signIn', title: 'Sign in', arguments: [node] };
         item.accessibilityInformation = { label: `Server ${node.name}, ${item.description}` };
         return item;
       }

@@ -1,0 +1,155 @@
+// `plangate run --url` signing in: the real CLI bundle against the SDK's example server (and the fixture
+// authorization server for a pre-registered client), with $BROWSER set to a small script that fetches the URL it is
+// given and follows the redirects, as a browser would.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundles, removeBundles, runCli } from './helpers/cliHarness';
+import { REPO_ROOT } from './helpers/fixture';
+import { startOAuthFixture, type OAuthFixture } from './helpers/oauthFixture';
+import { startSdkOAuthExample, type SdkOAuthExample } from './helpers/sdkOAuthExample';
+
+const FETCH_BROWSER = join(REPO_ROOT, 'test', 'unit', 'helpers', 'fetchBrowser.mjs');
+const browserEnv = (log: string) => ({ BROWSER: `"${process.execPath}" "${FETCH_BROWSER}"`, FETCH_BROWSER_LOG: log });
+const visits = (log: string) => {
+  try {
+    return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+};
+
+/** Starts the CLI and resolves once its stderr matches `ready`; the caller then acts and awaits `done`. */
+async function startCli(args: string[], env: Record<string, string>, ready: RegExp) {
+  const { cli } = await bundles();
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  void done.then(() => clearTimeout(killer));
+  const matched = await new Promise<RegExpExecArray>((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = ready.exec(stderr);
+      if (m) resolve(m);
+    });
+    void done.then(() => reject(new Error(`the CLI ended before printing ${ready}:\n${stderr}`)));
+  });
+  return { child, matched, done };
+}
+
+describe('plangate run --url signs in', () => {
+  let server: SdkOAuthExample;
+  let fixture: OAuthFixture;
+  const dir = mkdtempSync(join(tmpdir(), 'plangate-oauth-cli-'));
+  before(async () => {
+    [server, fixture] = await Promise.all([
+      startSdkOAuthExample(),
+      startOAuthFixture({
+        spec: '2025-11-25',
+        dcr: false,
+        authMethods: ['client_secret_basic'],
+        preRegistered: { clientId: 'cli-client', clientSecret: 'cli-secret-5678', method: 'client_secret_basic' },
+      }),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([server.close(), fixture.close(), removeBundles()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('opens the authorization page with $BROWSER, waits for the redirect, calls the tool; a --token-store file (0600) spares the next run the browser', async () => {
+    const log = join(dir, 'visits.jsonl');
+    const store = join(dir, 'tokens.json');
+    const args = ['run', '--url', server.url, '--tool', 'greet', '--args', '{"name":"Ada"}', '--token-store', store, '--verbose'];
+    const first = await runCli(args, { env: browserEnv(log) });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /Hello, Ada!/);
+    assert.match(first.stderr, /signing in to '[^']+' in your browser/);
+    assert.equal(visits(log), 1);
+    assert.equal(statSync(store).mode & 0o777, 0o600);
+    const stored = readFileSync(store, 'utf8');
+    const token = /access_token\\":\\"([^\\]+)/.exec(stored)?.[1];
+    assert.ok(token, 'the store holds the token');
+    assert.ok(!first.stderr.includes(token), 'the token is not in the verbose log');
+
+    const second = await runCli(args, { env: browserEnv(log) });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(visits(log), 1, 'no second visit to the authorization page');
+  });
+
+  test('without --token-store the sign-in lasts for the run only', async () => {
+    const log = join(dir, 'visits-run-only.jsonl');
+    const args = ['run', '--url', server.url, '--tool', 'greet', '--args', '{"name":"Bo"}'];
+    for (let i = 0; i < 2; i++) assert.equal((await runCli(args, { env: browserEnv(log) })).code, 0);
+    assert.equal(visits(log), 2);
+  });
+
+  test('prints the URL when no browser can be opened, and continues once someone visits it', async () => {
+    const { matched, done } = await startCli(
+      ['run', '--url', server.url, '--tool', 'greet', '--args', '{"name":"Cy"}'],
+      { BROWSER: 'no-such-browser-command-xyz', DISPLAY: '', WAYLAND_DISPLAY: '' },
+      /no browser could be opened.*\n\s+(http\S+)/,
+    );
+    await fetch(matched[1]!, { redirect: 'follow' }).then((r) => r.text());
+    const r = await done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Hello, Cy!/);
+  });
+
+  test('Ctrl-C while waiting for the browser gives up (exit 2, nothing ran)', async () => {
+    const { child, done } = await startCli(
+      ['run', '--url', server.url, '--tool', 'greet', '--args', '{"name":"Di"}'],
+      { BROWSER: 'true' },
+      /visit:\n\s+http/,
+    );
+    child.kill('SIGINT');
+    const r = await done;
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /cancelled while connecting; nothing ran/);
+  });
+
+  test('--client-id and --client-secret sign in with a pre-registered client (client_secret_basic); the secret stays out of the output', async () => {
+    const log = join(dir, 'visits-pre.jsonl');
+    const r = await runCli(
+      ['run', '--url', fixture.url, '--tool', 'read_thing', '--client-id', 'cli-client', '--client-secret', 'cli-secret-5678', '--verbose'],
+      { env: browserEnv(log) },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /read ok/);
+    assert.equal(fixture.seen.registrations, 0);
+    assert.deepEqual(
+      fixture.seen.tokens.map((t) => t.method),
+      ['client_secret_basic'],
+    );
+    assert.ok(!r.stderr.includes('cli-secret-5678'));
+  });
+
+  test('a wrong client secret fails at the token step, naming the token endpoint', async () => {
+    const r = await runCli(
+      ['run', '--url', fixture.url, '--tool', 'read_thing', '--client-id', 'cli-client', '--client-secret', 'wrong-secret-0000'],
+      {
+        env: browserEnv(join(dir, 'visits-wrong.jsonl')),
+      },
+    );
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /sign-in failed at the token step \(http:\/\/127\.0\.0\.1:\d+\/as\/token\): invalid_client/);
+    assert.ok(!r.stderr.includes('wrong-secret-0000'));
+  });
+
+  test('usage: --client-secret needs --client-id; the sign-in flags need --url', async () => {
+    const a = await runCli(['run', '--url', server.url, '--tool', 'greet', '--client-secret', 's']);
+    assert.equal(a.code, 2);
+    assert.match(a.stderr, /--client-secret needs --client-id/);
+    const b = await runCli(['run', '--server', 'node x.js', '--tool', 'greet', '--token-store', 'f']);
+    assert.equal(b.code, 2);
+    assert.match(b.stderr, /--token-store applies only to --url/);
+  });
+});
