@@ -27,8 +27,13 @@ if [ "${E2E_SKIP_BUILD:-}" != 1 ]; then
   e2e_step_done "$(du -h plangate.vsix | cut -f1) plangate.vsix"
 fi
 
+# Longest first: two spec files run at a time, and a long one started last would leave the other lane idle at the end.
+longest_first=(gate planPanel collectMode longPlan servers touchedFiles inputs trust inHost)
+ordered=()
+for name in "${longest_first[@]}"; do [ -f "$E2E_DIR/specs/$name.test.mjs" ] && ordered+=("$E2E_DIR/specs/$name.test.mjs"); done
+for f in "$E2E_DIR"/specs/*.test.mjs; do [[ " ${ordered[*]} " == *" $f "* ]] || ordered+=("$f"); done
 specs=()
-for f in "$E2E_DIR"/specs/*.test.mjs; do
+for f in "${ordered[@]}"; do
   if [ $# -eq 0 ]; then specs+=("$f"); else for want in "$@"; do [[ $(basename "$f") == *"$want"* ]] && { specs+=("$f"); break; }; done; fi
 done
 ((${#specs[@]})) || { echo "[e2e] no spec file in e2e/specs matches: $*" >&2; exit 1; }
