@@ -177,7 +177,7 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     const { conn } = open(
       t,
       { name: 'frozen', source: 'mcp.json', type: 'http', url: http.url, headers: {}, secrets: [] },
-      { ...FAST, startTimeoutMs: 500, reconnect: { baseDelayMs: 50, maxAttempts: 1 }, heartbeat: { everyMs: 200, timeoutMs: 300 } },
+      { ...FAST, startTimeoutMs: 3000, reconnect: { baseDelayMs: 50, maxAttempts: 1 }, heartbeat: { everyMs: 200, timeoutMs: 300 } },
     );
     await conn.start();
     const states: string[] = [];
