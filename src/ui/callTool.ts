@@ -10,6 +10,7 @@ import type { PlanPanel } from './planPanel';
 import { followUpYes } from './followUp';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
+import type { AppHost } from './appHost';
 import { describeCollectError } from '../core/submissions';
 import { toolPickPlaceholder, toolPickRows, type PickServer } from '../core/toolPick';
 
@@ -31,6 +32,8 @@ export class ToolCaller {
     private readonly log: vscode.LogOutputChannel,
     /** Opens collect-mode forms (results of new_model_app / edit_model_app). */
     private readonly collect: Pick<CollectForms, 'open'>,
+    /** Server apps: a plain result of a tool with a `ui://` page shows that page (appHost.ts). */
+    private readonly apps?: Pick<AppHost, 'pageFor' | 'show'>,
   ) {}
 
   /** The user answered Yes to a plan's follow-up question (see followUp.ts). */
@@ -239,8 +242,11 @@ export class ToolCaller {
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
         return;
-      default:
-        this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
+      default: {
+        const page = this.apps?.pageFor(server, tool);
+        if (page) void this.apps!.show({ server, tool, args, result, durationMs }, page, { focus });
+        else this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
+      }
     }
   }
 }

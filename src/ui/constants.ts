@@ -37,4 +37,5 @@ export const Settings = {
   ledgerMaxSizeMB: 'ledger.maxSizeMB',
   ledgerMaxAgeDays: 'ledger.maxAgeDays',
   gatedServersEnabled: 'gatedServers.enabled',
+  preferServerApps: 'preferServerApps',
 } as const;

@@ -11,6 +11,7 @@ import { renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
+import { onAppMessage, relayFromApp, syncApps } from './apps/appFrames';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -147,6 +148,7 @@ function render(): void {
     else if (old) old.remove();
     else if (nav) root.prepend(nav);
   }
+  syncApps(state.selected);
   document.body.dataset.ready = 'true';
 }
 
@@ -161,6 +163,8 @@ function scheduleRender(changes: PanelChanges): void {
 onRerender(() => scheduleRender({ ...noChanges(), selected: true }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  // A server app's frame posts here too: relayed to the extension, never taken for the extension's own messages.
+  if (relayFromApp(event)) return;
   const message = event.data;
   switch (message.type) {
     case 'state':
@@ -186,6 +190,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     }
     case 'reply':
       onReply(message);
+      break;
+    case 'appMount':
+    case 'appPost':
+    case 'appUnmount':
+      onAppMessage(message);
       break;
     default:
       assertNever(message, 'message');
