@@ -66,7 +66,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     timeoutMs: stepTimeoutMs,
     memento: context.workspaceState,
   });
-  const apps = new AppHost({ servers, door: gate.door, panel, confirm: modalAppCallConfirmer, log });
+  const apps = new AppHost({ servers, door: gate.door, panel, confirm: modalAppCallConfirmer, collect, log });
   context.subscriptions.push(apps);
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });

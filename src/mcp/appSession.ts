@@ -20,6 +20,11 @@ export interface AppSessionHooks {
   post(message: JSONRPCMessage): void;
   /** The tools the app's server lists now. */
   tools(): readonly AppToolLike[];
+  /**
+   * A call the host handles itself instead of asking and sending it (a form app's `collect_form_data` in collect
+   * mode becomes a staged submission); undefined: ask and send as usual.
+   */
+  stage?(tool: string, args: Record<string, unknown>): Promise<ToolResult> | undefined;
   /** Asks the user about a call the app wants to make; only `true` sends it. */
   confirm(tool: string, args: Record<string, unknown>): Promise<boolean>;
   /** Sends an allowed call (through the door, entrance `app`). */
@@ -165,6 +170,8 @@ export class AppSession {
       this.hooks.log('warn', `${from}: refused: ${checked.error}`);
       throw new McpError(-32000, checked.error);
     }
+    const staged = this.hooks.stage?.(checked.tool, checked.args);
+    if (staged) return (await staged) as CallToolResult;
     if (!(await this.hooks.confirm(checked.tool, checked.args))) {
       this.hooks.log('info', `${from}: the user declined its call of '${checked.tool}'; nothing was sent`);
       throw new McpError(-32000, `The user declined the call of '${checked.tool}'.`);

@@ -45,6 +45,8 @@ export interface AppHostDeps {
     showResult(view: ResultView, options?: { focus?: boolean }): void;
   };
   confirm: AppCallConfirmer;
+  /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
+  collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
   log: vscode.LogOutputChannel;
 }
 
@@ -57,6 +59,8 @@ interface LiveApp {
   result: ToolResult;
   read: unknown;
   listMeta?: unknown;
+  /** The collect-mode submission a form app fills (its `collect_form_data` stages it). */
+  submissionId?: string;
   /** The session of the current mount; made when the frame reports its theme (before the app can speak). */
   session?: AppSession;
 }
@@ -73,14 +77,15 @@ export class AppHost implements PanelApps {
 
   constructor(private readonly deps: AppHostDeps) {}
 
-  /** Whether the user wants server apps shown (setting `plangate.preferServerApps`). */
-  static enabled(): boolean {
-    return vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.preferServerApps, true);
-  }
-
-  /** The `ui://` page of `tool` on `server` when apps are on and the tool carries one. */
-  pageFor(server: string, tool: string): string | undefined {
-    if (!AppHost.enabled()) return undefined;
+  /**
+   * The `ui://` page of `tool` on `server`, when the tool carries one and the user wants it shown: server apps are on
+   * (`plangate.serverApps.enabled`) and, for a result Plangate can show as a native form (`form`), the user prefers
+   * the server's app (`plangate.preferServerApps`).
+   */
+  pageFor(server: string, tool: string, options: { form?: boolean } = {}): string | undefined {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    if (!config.get<boolean>(Settings.serverAppsEnabled, true)) return undefined;
+    if (options.form && !config.get<boolean>(Settings.preferServerApps, false)) return undefined;
     return appResourceUri(this.deps.servers.get(server)?.tools.find((t) => t.name === tool));
   }
 
@@ -88,12 +93,24 @@ export class AppHost implements PanelApps {
    * Shows `view` (a plain result of a tool with a page) with its app; when the page cannot be shown, the plain result
    * card with a note saying why.
    */
-  async show(view: ResultView & { result: ToolResult }, uri: string, options: { focus?: boolean } = {}): Promise<void> {
+  async show(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: {
+      focus?: boolean;
+      /** The collect-mode submission this form app fills: its `collect_form_data` stages it for review. */
+      submissionId?: string;
+      /** What to show instead when the page cannot be shown (the native form); default: the plain result card. */
+      fallback?: (note: string) => void;
+    } = {},
+  ): Promise<void> {
     const conn = this.deps.servers.get(view.server);
     const tool = conn?.tools.find((t) => t.name === view.tool);
     const why = (message: string) => {
+      const note = `The server’s app (${uri}) is not shown: ${message}.`;
       this.deps.log.warn(`app ${uri} of server '${view.server}' not shown: ${message}`);
-      this.deps.panel.showResult({ ...view, appNote: `The server’s app (${uri}) is not shown: ${message}.` }, options);
+      if (options.fallback) options.fallback(note);
+      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus });
     };
     if (!conn || !tool) return why('the server is no longer running');
     let read: { read: unknown; listMeta?: unknown };
@@ -106,9 +123,10 @@ export class AppHost implements PanelApps {
     if (isAppRefusal(page)) return why(page.message);
     const appId = `app-${++this.seq}-${Math.random().toString(36).slice(2, 8)}`;
     const app: LiveApp = { appId, server: view.server, tool, uri, args: view.args, result: view.result, ...read };
+    if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
-    this.deps.panel.showResult({ ...view, app: { appId, uri } }, options);
+    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus });
     this.mount(app);
   }
 
@@ -163,6 +181,13 @@ export class AppHost implements PanelApps {
     });
   }
 
+  private async stageFromApp(app: LiveApp, args: Record<string, unknown>): Promise<ToolResult> {
+    const fields = args.fields;
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return stagedResult('the app sent no fields');
+    this.deps.log.info(`app ${app.uri} of server '${app.server}' collected its form: staging submission ${app.submissionId}`);
+    return stagedResult(await this.deps.collect!.stageFromApp(app.submissionId!, fields as Record<string, unknown>));
+  }
+
   private startSession(app: LiveApp, theme: Partial<McpUiHostContext>): AppSession {
     const { log, door, confirm, servers, panel } = this.deps;
     return new AppSession(
@@ -186,6 +211,12 @@ export class AppHost implements PanelApps {
       {
         post: (message) => void panel.postApp({ type: 'appPost', appId: app.appId, message }),
         tools: () => servers.get(app.server)?.tools ?? [],
+        // A form app's Done in collect mode: the submission is staged for review through the collect engine (which
+        // sends collect_form_data and get_form_data through the door), and nothing is created until Submit.
+        stage:
+          app.submissionId && this.deps.collect
+            ? (tool, args) => (tool === 'collect_form_data' ? this.stageFromApp(app, args) : undefined)
+            : undefined,
         confirm: (tool, args) => confirm.confirmAppCall(app.server, tool, args, { uri: app.uri }),
         call: (tool, args) =>
           door.call({
@@ -220,6 +251,13 @@ export class AppHost implements PanelApps {
       },
     );
   }
+}
+
+/** Wraps the collect engine's answer to a form app's `collect_form_data` as the tool result the app expects. */
+function stagedResult(error: string | undefined): ToolResult {
+  return error
+    ? { content: [{ type: 'text', text: `Not staged: ${error}` }], isError: true }
+    : { content: [{ type: 'text', text: JSON.stringify({ ok: true, message: 'Staged for review in Plangate (the Staged view).' }) }] };
 }
 
 /** Style variables from the webview: known shapes only, plain values (no `;`, braces or `url(`), clipped. */

@@ -31,7 +31,7 @@ export class ToolCaller {
     private readonly memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
     /** Opens collect-mode forms (results of new_model_app / edit_model_app). */
-    private readonly collect: Pick<CollectForms, 'open'>,
+    private readonly collect: Pick<CollectForms, 'open' | 'receive' | 'show'>,
     /** Server apps: a plain result of a tool with a `ui://` page shows that page (appHost.ts). */
     private readonly apps?: Pick<AppHost, 'pageFor' | 'show'>,
   ) {}
@@ -227,7 +227,22 @@ export class ToolCaller {
         return;
       case 'collect_form':
         if (received.classification.kind === 'collect_form') {
-          this.collect.open({ server, tool, args, entrance: 'manual' }, received.classification.form, { focus });
+          const origin = { server, tool, args, entrance: 'manual' as const };
+          const page = this.apps?.pageFor(server, tool, { form: true });
+          if (page && result) {
+            // The server's form app instead of the native form; the submission is the same, and so are Staged and Submit.
+            const id = this.collect.receive(origin, received.classification.form);
+            void this.apps!.show({ server, tool, args, result, durationMs }, page, {
+              focus,
+              submissionId: id,
+              fallback: (note) => {
+                this.collect.show(id, focus);
+                void vscode.window.showInformationMessage(`Plangate: ${note} The native form is shown instead.`);
+              },
+            });
+            return;
+          }
+          this.collect.open(origin, received.classification.form, { focus });
           return;
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });

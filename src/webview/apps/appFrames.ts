@@ -14,7 +14,15 @@ import { post } from '../messaging';
 interface Frame {
   iframe: HTMLIFrameElement;
   appId: string;
+  html: string;
+  /** The next `load` is the page we set (not a navigation of the app's own). */
+  expectingLoad: boolean;
+  /** How often the app navigated its frame away and was put back. */
+  restarts: number;
 }
+
+/** How often an app that navigates its frame away is put back before its frame is removed. */
+const MAX_RESTARTS = 3;
 
 const frames = new Map<string, Frame>();
 /** The tallest an app's frame grows, and its height before the app says its size. */
@@ -64,7 +72,24 @@ function mount(appId: string, html: string, title: string): void {
   iframe.setAttribute('title', title);
   iframe.style.height = `${START_HEIGHT}px`;
   iframe.hidden = true;
-  frames.set(appId, { iframe, appId });
+  const frame: Frame = { iframe, appId, html, expectingLoad: true, restarts: 0 };
+  frames.set(appId, frame);
+  // An app may navigate its own frame (the sandbox forbids the panel, popups and the top window, not itself): the
+  // page it went to is not the app, so the app's page is put back (it starts afresh and the host sends it its
+  // input and result again); one that keeps leaving loses its frame.
+  iframe.addEventListener('load', () => {
+    if (frame.expectingLoad) {
+      frame.expectingLoad = false;
+      return;
+    }
+    if (frames.get(appId) !== frame) return;
+    if (++frame.restarts > MAX_RESTARTS) {
+      unmount(appId);
+      return;
+    }
+    frame.expectingLoad = true;
+    iframe.srcdoc = frame.html;
+  });
   // The theme first, so the extension has it before the app's ui/initialize arrives.
   sendTheme(appId);
   iframe.srcdoc = html;
