@@ -7,11 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { callToolFromPalette } from '../lib/servers.mjs';
+import { ROOT } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { callTool, panel, setTheme, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const log = callLogBeside('fixture-calls.jsonl');
+const BASIC_APP_SERVER = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
 
 const vs = useVSCode({
   name: 'gate',
@@ -24,7 +26,11 @@ const vs = useVSCode({
       'src/modules/audit/gen/out.ts': 'export {};\n',
       'src/modules/audit/screen.snap': 'snapshot\n',
     },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir) }) }),
+    servers: (dir) => ({
+      fixture: fixtureServer(dir, { callLog: log.path(dir) }),
+      // A real MCP App server published by the protocol's maintainers (the ext-apps "basic" example), over stdio.
+      'basic-app': { type: 'stdio', command: 'node', args: [BASIC_APP_SERVER, '--stdio'] },
+    }),
   },
 });
 
@@ -624,6 +630,10 @@ test('an app cannot call a model-only tool, reach the network or the webview, or
   assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no dialog: refused before asking');
   await appSays(app, 'Fetch', /^network blocked$/);
   await appSays(app, 'Reach the webview', /^webview not reached$/);
+  // A frame the app makes inside its own posts a fake empty panel to the panel's document: ignored.
+  await appSays(app, 'Spoof the panel', /^spoof sent$/);
+  await sleep(1000);
+  assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/, 'the panel still shows its own state');
 
   // Navigating its own frame away only restarts the app (its page is put back, with its input and result again).
   await app.getByRole('button', { name: 'Navigate', exact: true }).click();
@@ -661,4 +671,29 @@ test('an app page of the wrong type or over the size cap: the plain result with 
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && (await frames.count()) >= before) await sleep(150);
   assert.equal(await frames.count(), before - 1, 'the closed result took its app frame with it');
+});
+
+test("a real MCP App server's page (the ext-apps basic example) renders; its button's tool call asks first, then goes through", async () => {
+  await waitForServerRunning(vs, 'basic-app');
+  await callToolFromPalette(vs, 'get-time'); // no arguments: called at once
+  const web = await panel(vs);
+  await web.locator('main .result .app-caption', { hasText: 'ui://get-time/mcp-app.html' }).waitFor({ timeout: 20_000 });
+  const app = appFrame(web);
+  const time = app.locator('#server-time');
+  const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
+  const deadline = Date.now() + 20_000;
+  let first = '';
+  while (Date.now() < deadline && !iso.test(first)) first = (await time.innerText({ timeout: 2000 }).catch(() => '')).trim();
+  assert.match(first, iso, 'the app shows the time from its tool result');
+  await vs.screenshot('basic-app');
+  await sleep(1100); // the next time differs by at least a second
+  await app.getByRole('button', { name: 'Get Server Time' }).click();
+  const dialog = appDialog("The app of server 'basic-app' wants to call its tool 'get-time'.");
+  await dialog.waitFor({ timeout: 15_000 });
+  await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+  let second = first;
+  const until = Date.now() + 15_000;
+  while (Date.now() < until && second === first) second = (await time.innerText({ timeout: 2000 }).catch(() => first)).trim();
+  assert.notEqual(second, first, 'the allowed call went through and its result reached the app');
+  assert.match(second, iso);
 });

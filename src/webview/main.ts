@@ -165,6 +165,9 @@ onRerender(() => scheduleRender({ ...noChanges(), selected: true }));
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   // A server app's frame posts here too: relayed to the extension, never taken for the extension's own messages.
   if (relayFromApp(event)) return;
+  // Only VS Code's host frame speaks for the extension, and it posts with this document's own origin; anything else
+  // (a frame a server app made inside its own, which is opaque: origin "null") is not the extension's.
+  if (event.origin !== window.origin) return;
   const message = event.data;
   switch (message.type) {
     case 'state':

@@ -40,10 +40,16 @@ function box(): HTMLElement {
   return container;
 }
 
-/** The app whose frame sent `event`, if any (messages from app frames are never the extension's). */
+/**
+ * The app whose frame sent `event`, if any: its own frame, or a frame it made inside it (its window's parents lead to
+ * the app's frame). Messages from app frames are never the extension's.
+ */
 export function appOf(event: MessageEvent): string | undefined {
-  if (!event.source) return undefined;
-  for (const f of frames.values()) if (f.iframe.contentWindow === event.source) return f.appId;
+  let source = event.source as Window | null;
+  for (let depth = 0; source && source !== window && depth < 20; depth++) {
+    for (const f of frames.values()) if (f.iframe.contentWindow === source) return f.appId;
+    source = source.parent === source ? null : source.parent;
+  }
   return undefined;
 }
 
