@@ -675,7 +675,7 @@ test('an app page of the wrong type or over the size cap: the plain result with 
 
 test("a real MCP App server's page (the ext-apps basic example) renders; its button's tool call asks first, then goes through", async () => {
   await waitForServerRunning(vs, 'basic-app');
-  await callToolFromPalette(vs, 'get-time'); // no arguments: called at once
+  await callToolFromPalette(vs, 'Get Time'); // its title; no arguments: called at once
   const web = await panel(vs);
   await web.locator('main .result .app-caption', { hasText: 'ui://get-time/mcp-app.html' }).waitFor({ timeout: 20_000 });
   const app = appFrame(web);

@@ -82,7 +82,7 @@ export function renderResult(view: ResultView): HTMLElement {
           icon('window'),
           ' The server’s app ',
           h('code', null, visible(view.app.uri)),
-          ' shows this result below. Every tool call it makes asks you first.',
+          ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
         )
       : null,
     view.appNote ? h('p', { class: 'app-note', role: 'note' }, icon('info'), ' ', visible(view.appNote)) : null,
