@@ -127,7 +127,8 @@ export function relayFromApp(event: MessageEvent): boolean {
   const appId = appOf(event);
   if (appId === undefined) return false;
   const data: unknown = event.data;
-  if (isSizeChange(data)) {
+  // A frame measured while hidden (its item not shown yet) reports no height: that says nothing about its size.
+  if (isSizeChange(data) && data.params.height > 0) {
     const h = Math.min(MAX_HEIGHT, Math.max(40, Math.ceil(data.params.height)));
     frames.get(appId)!.iframe.style.height = `${h}px`;
   }
