@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
-import { callLogBeside, fixtureServer } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -172,6 +172,50 @@ test('create: every field type rendered from the schema, checked before staging,
   assert.match(history.description, /^fixture · Contact · submitted · /);
   assert.match(await vs.statusBarText(), /^Plangate: idle$/, 'the workflow status item keeps its own words');
   await vs.screenshot('contact-submitted');
+});
+
+test("with plangate.preferServerApps the server's form app replaces the native form: its Done stages the submission, Submit sends once", async () => {
+  await waitForServerRunning(vs);
+  await withWorkspaceSettings(vs.workspaceDir, { 'plangate.preferServerApps': true }, async () => {
+    const since = lastSeq();
+    const web = await callTool(vs, 'new_model_app', {
+      fill: async (form) => {
+        await form.getByLabel(/^model\b/).fill('Contact');
+        await form.getByLabel(/^mode\b/).fill('form');
+        await form.getByLabel(/^prefill\b/).fill('');
+      },
+    });
+    const app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+    await app.locator('#status', { hasText: 'ready: collect' }).waitFor({ timeout: 20_000 });
+    assert.equal(await web.locator('main div.collect').count(), 0, 'no native form beside the app');
+    await app.getByLabel('Name', { exact: true }).fill('Alan Turing');
+    await app.getByLabel('Email', { exact: true }).fill('alan@example.com');
+    await vs.screenshot('form-app-filled');
+    await app.getByRole('button', { name: 'Done', exact: true }).click();
+    await app.locator('#status', { hasText: /^collected: .*Staged for review in Plangate/ }).waitFor({ timeout: 15_000 });
+    const calls = callsAfter(since);
+    assert.deepEqual(
+      calls.map(([tool]) => tool),
+      ['new_model_app', 'collect_form_data', 'get_form_data'],
+      'staged through the collect engine; nothing created yet',
+    );
+    assert.equal(/** @type {any} */ (calls[1][1]).fields.name, 'Alan Turing');
+
+    await vs.openView('Staged');
+    const staged = await until(async () => (await vs.viewItems('Staged')).find((i) => i.label === 'Create Contact'), 'the Staged view row');
+    assert.match(staged.description, /^fixture · Contact · staged/);
+    await vs.screenshot('form-app-staged');
+    await vs.clickViewItemAction('Staged', 'Create Contact', 'Submit');
+    const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'Submit "Create Contact" to "fixture"?' });
+    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.getByRole('button', { name: 'Submit', exact: true }).click();
+    await until(async () => callsAfter(since).length === 4, 'the submit call', 15_000);
+    const submitted = callsAfter(since).slice(3);
+    assert.equal(submitted.length, 1, 'Submit sends once');
+    assert.equal(submitted[0][0], 'create_model');
+    assert.equal(/** @type {any} */ (submitted[0][1]).attributes.name, 'Alan Turing');
+    await until(async () => !(await vs.viewItems('Staged')).some((i) => i.label === 'Create Contact'), 'the Staged view to empty');
+  });
 });
 
 test('create with prefill: hidden values are shown and merged into create_model; remote approval gates Submit', async () => {

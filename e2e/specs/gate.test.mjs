@@ -7,11 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { callToolFromPalette } from '../lib/servers.mjs';
+import { ROOT } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
-import { callTool, panel, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
+import { callTool, panel, setTheme, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const log = callLogBeside('fixture-calls.jsonl');
+const BASIC_APP_SERVER = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
 
 const vs = useVSCode({
   name: 'gate',
@@ -24,7 +26,11 @@ const vs = useVSCode({
       'src/modules/audit/gen/out.ts': 'export {};\n',
       'src/modules/audit/screen.snap': 'snapshot\n',
     },
-    servers: (dir) => ({ fixture: fixtureServer(dir, { callLog: log.path(dir) }) }),
+    servers: (dir) => ({
+      fixture: fixtureServer(dir, { callLog: log.path(dir) }),
+      // A real MCP App server published by the protocol's maintainers (the ext-apps "basic" example), over stdio.
+      'basic-app': { type: 'stdio', command: 'node', args: [BASIC_APP_SERVER, '--stdio'] },
+    }),
   },
 });
 
@@ -557,4 +563,137 @@ test('a window reload in the middle of a step comes back blocked on that step, i
   assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang'], 'nothing ran again after the reload');
   await plan.getByRole('button', { name: 'Stop', exact: true }).click();
   await vs.waitForStatus('Plangate: idle', 20_000);
+});
+
+// Server apps (MCP Apps): the fixture's app page (fixture/appTools.ts) in the panel, reached through the webview's
+// frames. Every status the app shows is an <output id>; what reached the server is read from the call log.
+const appFrame = (web) => web.frameLocator('#apps iframe.app-frame:not([hidden])');
+const appDialog = (text) => vs.page.locator('.monaco-dialog-box').filter({ hasText: text });
+
+/** Clicks `button` in the app and waits until its status reads `want` (a RegExp). */
+async function appSays(app, button, want, timeout = 20_000) {
+  if (button) await app.getByRole('button', { name: button, exact: true }).click();
+  const status = app.locator('#status');
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline && !want.test(text)) {
+    text = await status.innerText({ timeout: 2000 }).catch(() => '');
+    if (!want.test(text)) await sleep(150);
+  }
+  assert.match(text, want);
+  return text;
+}
+
+test("a server's app renders from a Call Tool result; its call asks first: Cancel sends nothing, Allow sends it once", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Ada') });
+  await web.locator('main .result .app-caption').waitFor({ timeout: 20_000 });
+  assert.match(await web.locator('main .result .app-caption').innerText(), /ui:\/\/fixture\/panel-app/);
+  const app = appFrame(web);
+  await app.locator('#result', { hasText: 'App panel for Ada' }).waitFor({ timeout: 20_000 });
+  assert.equal(await app.locator('#input').innerText(), '{"label":"Ada"}');
+  assert.equal(await app.locator('#theme').innerText(), 'dark');
+  await vs.screenshot('app-dark');
+
+  // The theme follows VS Code's, told to the running app.
+  await setTheme(vs, 'light', web);
+  await app.locator('#theme', { hasText: 'light' }).waitFor({ timeout: 15_000 });
+  await vs.screenshot('app-light');
+  await setTheme(vs, 'dark', web);
+
+  await app.getByRole('button', { name: 'Call app_echo', exact: true }).click();
+  const dialog = appDialog("The app of server 'fixture' wants to call its tool 'app_echo'.");
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(await dialog.innerText(), /"text": "from the app"/, 'the dialog shows the arguments');
+  await vs.screenshot('app-call-asks');
+  await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await appSays(app, null, /app_echo refused: .*The user declined the call of 'app_echo'/);
+  assert.deepEqual(toolsAfter(since), ['app_panel'], 'nothing was sent when the user said no');
+
+  await app.getByRole('button', { name: 'Call app_echo', exact: true }).click();
+  await dialog.waitFor({ timeout: 15_000 });
+  await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+  await appSays(app, null, /^app_echo: echo: from the app$/);
+  assert.deepEqual(await toolsOnceThere(since, 2), ['app_panel', 'app_echo']);
+  assert.deepEqual(callsAfter(since)[1], ['app_echo', { text: 'from the app' }]);
+});
+
+test('an app cannot call a model-only tool, reach the network or the webview, or navigate; a link asks first', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Bo') });
+  const app = appFrame(web);
+  await app.locator('#result', { hasText: 'App panel for Bo' }).waitFor({ timeout: 20_000 });
+
+  await appSays(app, 'Call a model-only tool', /app_panel refused: .*not meant for apps/);
+  assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no dialog: refused before asking');
+  await appSays(app, 'Fetch', /^network blocked$/);
+  await appSays(app, 'Reach the webview', /^webview not reached$/);
+  // A frame the app makes inside its own posts a fake empty panel to the panel's document: ignored.
+  await appSays(app, 'Spoof the panel', /^spoof sent$/);
+  await sleep(1000);
+  assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/, 'the panel still shows its own state');
+
+  // Navigating its own frame away only restarts the app (its page is put back, with its input and result again).
+  await app.getByRole('button', { name: 'Navigate', exact: true }).click();
+  await app.locator('#status', { hasText: /^ready$/ }).waitFor({ timeout: 15_000 });
+  await app.locator('#result', { hasText: 'App panel for Bo' }).waitFor({ timeout: 15_000 });
+  assert.equal(await app.locator('h2').innerText(), 'Fixture app');
+  assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/);
+
+  await app.getByRole('button', { name: 'Open link', exact: true }).click();
+  const dialog = appDialog("The app of server 'fixture' wants to open a link.");
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(await dialog.innerText(), /https:\/\/example\.com\/from-app/);
+  await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await appSays(app, null, /^link not opened$/);
+  assert.deepEqual(toolsAfter(since), ['app_panel'], 'the app sent nothing to the server');
+});
+
+test('an app page of the wrong type or over the size cap: the plain result with a note; closing an app removes its frame', async () => {
+  await waitForServerRunning(vs);
+  await callToolFromPalette(vs, 'app_bad_mime'); // no arguments: called at once, no form
+  let web = await panel(vs);
+  const note = web.locator('main .result .app-note');
+  await note.waitFor({ timeout: 20_000 });
+  assert.match(await note.innerText(), /is not shown: its type is "text\/html", not "text\/html;profile=mcp-app"/);
+  assert.match(await web.locator('main .result pre.text-block').first().innerText(), /A result whose app is not shown/);
+  await vs.screenshot('app-fallback-note');
+  await callToolFromPalette(vs, 'app_too_big');
+  await web.locator('main .result .app-note', { hasText: 'larger than' }).waitFor({ timeout: 30_000 });
+
+  web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Cy') });
+  await appFrame(web).locator('#result', { hasText: 'App panel for Cy' }).waitFor({ timeout: 20_000 });
+  const frames = web.locator('#apps iframe.app-frame');
+  const before = await frames.count();
+  await web.getByRole('button', { name: 'Close app_panel result' }).first().click();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && (await frames.count()) >= before) await sleep(150);
+  assert.equal(await frames.count(), before - 1, 'the closed result took its app frame with it');
+});
+
+test("a real MCP App server's page (the ext-apps basic example) renders; its button's tool call asks first, then goes through", async () => {
+  await waitForServerRunning(vs, 'basic-app');
+  await callToolFromPalette(vs, 'Get Time'); // its title; no arguments: called at once
+  const web = await panel(vs);
+  await web.locator('main .result .app-caption', { hasText: 'ui://get-time/mcp-app.html' }).waitFor({ timeout: 20_000 });
+  const app = appFrame(web);
+  const time = app.locator('#server-time');
+  const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
+  const deadline = Date.now() + 20_000;
+  let first = '';
+  while (Date.now() < deadline && !iso.test(first)) first = (await time.innerText({ timeout: 2000 }).catch(() => '')).trim();
+  assert.match(first, iso, 'the app shows the time from its tool result');
+  await vs.screenshot('basic-app');
+  await sleep(1100); // the next time differs by at least a second
+  await app.getByRole('button', { name: 'Get Server Time' }).click();
+  const dialog = appDialog("The app of server 'basic-app' wants to call its tool 'get-time'.");
+  await dialog.waitFor({ timeout: 15_000 });
+  await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+  let second = first;
+  const until = Date.now() + 15_000;
+  while (Date.now() < until && second === first) second = (await time.innerText({ timeout: 2000 }).catch(() => first)).trim();
+  assert.notEqual(second, first, 'the allowed call went through and its result reached the app');
+  assert.match(second, iso);
 });

@@ -7,6 +7,7 @@
  *
  * No node built-ins, no vscode: the servers are seen through {@link AgentServers}, which the registry satisfies.
  */
+import { visibleToModel, type AppToolLike } from './apps/appTool';
 import { agentErrorResult, agentSummaryResult, summarizePlan, withNote, type AgentEnding } from './agentSummary';
 import type { Gate, Received } from './gate';
 import { CancellationTokenSource, type CancellationToken, type Event } from './lifecycle';
@@ -152,7 +153,8 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       await whenStarted(conn, options.startWaitMs ?? 30_000, token);
       if (conn.state !== 'running')
         log('warn', `gated server '${server}' asked for tools while the server is ${conn.state}; it offers none until it runs`);
-      return conn.state === 'running' ? conn.tools : [];
+      // Tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's to call.
+      return conn.state === 'running' ? conn.tools.filter((t) => visibleToModel(t as AppToolLike)) : [];
     },
 
     async callTool(server, tool, args, context) {
@@ -167,6 +169,8 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
           `Plangate's server '${server}' is ${conn.state}${conn.message ? ` (${conn.message})` : ''}. Start it in the Plangate Servers view, then call again.`,
         );
       }
+      if (!visibleToModel(conn.tools.find((t) => (t as AppToolLike).name === tool) as AppToolLike | undefined))
+        return agentErrorResult(`Tool '${tool}' of server '${server}' is for the server's own app only; the agent may not call it.`);
       const started = now();
       const controller = new AbortController();
       const sub = context.token.onCancellationRequested(() => controller.abort('Cancelled by the agent'));

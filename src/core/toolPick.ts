@@ -3,13 +3,14 @@
  * or a line saying why it has none yet (starting, failed, stopped). The pick is rebuilt from this whenever a server
  * changes, so tools fill in as servers finish starting.
  */
+import { visibleToModel } from './apps/appTool';
 
 export interface PickServer {
   name: string;
   state: 'stopped' | 'starting' | 'running' | 'error' | 'signInRequired';
   /** Why it is stopped or failed, when known. */
   message?: string;
-  tools: readonly { name: string; title?: string; description?: string }[];
+  tools: readonly { name: string; title?: string; description?: string; _meta?: unknown }[];
 }
 
 export type PickRow =
@@ -25,7 +26,8 @@ export function toolPickRows(servers: readonly PickServer[]): PickRow[] {
   for (const s of servers) {
     rows.push({ kind: 'separator', label: s.name });
     if (s.state === 'running' && s.tools.length > 0) {
-      for (const t of s.tools) {
+      // A tool meant only for its server's app (MCP Apps visibility ["app"]) is not offered here.
+      for (const t of s.tools.filter((tool) => visibleToModel(tool))) {
         const row: PickRow = { kind: 'tool', server: s.name, tool: t.name, label: t.title || t.name };
         if (t.title) row.description = t.name;
         const first = t.description?.split('\n')[0];

@@ -370,6 +370,28 @@ export class ServerConnection {
     }
   }
 
+  /**
+   * Reads a resource (an MCP App's `ui://` page) and, when the server lists resources, its `resources/list` entry's
+   * `_meta` (where the page's policy may be declared instead). Rejects when the server is not running or refuses.
+   */
+  async readResource(uri: string, options: { timeoutMs?: number } = {}): Promise<{ read: unknown; listMeta?: unknown }> {
+    if (this.pending) await this.pending.catch(() => undefined);
+    const client = this.session?.client;
+    if (this.status.state !== 'running' || !client) throw new CallError('notRunning', `Server '${this.name}' is not running.`);
+    const timeout = options.timeoutMs ?? 30_000;
+    const read = await client.readResource({ uri }, { timeout });
+    let listMeta: unknown;
+    if (client.getServerCapabilities()?.resources) {
+      try {
+        listMeta = (await client.listResources(undefined, { timeout })).resources.find((r) => r.uri === uri)?._meta;
+      } catch {
+        /* the list is only a fallback for the page's own _meta */
+      }
+    }
+    this.log('info', `read ${uri}`);
+    return { read, listMeta };
+  }
+
   /** Counts elicitation requests being answered; calls in flight hear when the server starts or stops waiting. */
   private setAsking(delta: number): void {
     const was = this.asking > 0;

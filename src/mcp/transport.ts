@@ -22,6 +22,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { APPS_CAPABILITY } from '../core/apps/appTool';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 export type ElicitParams = ElicitRequest['params'];
@@ -74,7 +75,8 @@ export interface ClientHooks {
 export function createClient(info: Implementation, hooks: ClientHooks): Client {
   const client = new Client(info, {
     // Declared before the elicitation handler (the SDK insists). Never `roots`: server-filesystem would replace its dirs.
-    capabilities: { elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} } },
+    // `extensions`: Plangate hosts MCP Apps (src/ui/appHost.ts), so servers send their app tools and `ui://` pages.
+    capabilities: { elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} }, extensions: APPS_CAPABILITY },
     jsonSchemaValidator: tolerantValidator(),
   });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {

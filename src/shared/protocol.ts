@@ -225,6 +225,10 @@ export interface ResultView {
   durationMs?: number;
   /** The result looked like a plan but is not a valid one: the problems, by JSON path. */
   problems?: { path: string; message: string }[];
+  /** The server's app shows this result (below the card). */
+  app?: AppSlotView;
+  /** Why the server's app is not shown (its page failed to load, has the wrong type, or is too large). */
+  appNote?: string;
 }
 
 /** The Call Tool form: generated from the tool's input schema. */
@@ -336,7 +340,31 @@ export type ToWebview =
   /** Changes to the state of update `seq - 1`; a webview that holds another `seq` asks for a snapshot (`resync`). */
   | { type: 'patch'; seq: number; patch: PanelPatch }
   /** The answer to an intent that carried an `id`. */
-  | { type: 'reply'; id: number; ok: boolean; error?: string };
+  | { type: 'reply'; id: number; ok: boolean; error?: string }
+  | AppToWebview;
+
+/**
+ * Extension → webview, for server apps (MCP Apps). The webview keeps each app's sandboxed iframe apart from the
+ * rendered items (re-rendering never reloads an app) and only relays JSON-RPC between the iframe and the extension,
+ * where the app's requests are checked (src/ui/appHost.ts).
+ */
+export type AppToWebview =
+  /**
+   * Create app `appId`'s iframe from `html` (already carrying its policy and the panel's app nonce). `title` names the
+   * frame for screen readers. Sent again after the webview reloads (the app starts afresh).
+   */
+  | { type: 'appMount'; appId: string; html: string; title: string }
+  /** A JSON-RPC message from the host to the app, posted into its iframe as is. */
+  | { type: 'appPost'; appId: string; message: unknown }
+  /** Remove app `appId`'s iframe (after its teardown request was answered, or timed out). */
+  | { type: 'appUnmount'; appId: string };
+
+/** Where a result card shows a server's app (`ResultView.app`). */
+export interface AppSlotView {
+  appId: string;
+  /** The `ui://` page shown. */
+  uri: string;
+}
 
 /** Webview → extension. */
 export type FromWebview =
@@ -395,7 +423,14 @@ export type FromWebview =
       controls?: Record<string, ControlValue>;
     }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
-  | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue };
+  | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue }
+  /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */
+  | { type: 'appMessage'; appId: string; message: unknown }
+  /**
+   * App `appId`'s iframe exists: the panel's theme (`light`/`dark`) and the spec's style variables computed from VS Code's
+   * colours and fonts, for the app's host context. Sent again when VS Code's theme changes.
+   */
+  | { type: 'appTheme'; appId: string; theme: 'light' | 'dark'; variables: Record<string, string> };
 
 /** Every intent type, for exhaustiveness checks. */
 export type FromWebviewType = FromWebview['type'];

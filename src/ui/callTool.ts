@@ -10,6 +10,7 @@ import type { PlanPanel } from './planPanel';
 import { followUpYes } from './followUp';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
+import type { AppHost } from './appHost';
 import { describeCollectError } from '../core/submissions';
 import { toolPickPlaceholder, toolPickRows, type PickServer } from '../core/toolPick';
 
@@ -30,7 +31,9 @@ export class ToolCaller {
     private readonly memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
     /** Opens collect-mode forms (results of new_model_app / edit_model_app). */
-    private readonly collect: Pick<CollectForms, 'open'>,
+    private readonly collect: Pick<CollectForms, 'open' | 'receive' | 'show'>,
+    /** Server apps: a plain result of a tool with a `ui://` page shows that page (appHost.ts). */
+    private readonly apps?: Pick<AppHost, 'pageFor' | 'show'>,
   ) {}
 
   /** The user answered Yes to a plan's follow-up question (see followUp.ts). */
@@ -224,7 +227,22 @@ export class ToolCaller {
         return;
       case 'collect_form':
         if (received.classification.kind === 'collect_form') {
-          this.collect.open({ server, tool, args, entrance: 'manual' }, received.classification.form, { focus });
+          const origin = { server, tool, args, entrance: 'manual' as const };
+          const page = this.apps?.pageFor(server, tool, { form: true });
+          if (page && result) {
+            // The server's form app instead of the native form; the submission is the same, and so are Staged and Submit.
+            const id = this.collect.receive(origin, received.classification.form);
+            void this.apps!.show({ server, tool, args, result, durationMs }, page, {
+              focus,
+              submissionId: id,
+              fallback: (note) => {
+                this.collect.show(id, focus);
+                void vscode.window.showInformationMessage(`Plangate: ${note} The native form is shown instead.`);
+              },
+            });
+            return;
+          }
+          this.collect.open(origin, received.classification.form, { focus });
           return;
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
@@ -239,8 +257,11 @@ export class ToolCaller {
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
         return;
-      default:
-        this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
+      default: {
+        const page = this.apps?.pageFor(server, tool);
+        if (page) void this.apps!.show({ server, tool, args, result, durationMs }, page, { focus });
+        else this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
+      }
     }
   }
 }

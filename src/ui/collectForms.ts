@@ -137,6 +137,19 @@ export class CollectForms extends DisposableBase {
     return id;
   }
 
+  /** A form tool answered with a form that the server's app will show: records it without opening the native form. */
+  receive(origin: PlanOrigin, form: CollectFormPayload): string {
+    return this.engine.receive(origin, form);
+  }
+
+  /**
+   * The server's form app collected its fields (its Done): stages the submission for review exactly as the native
+   * form's Stage for review does. Returns the error in words, or undefined.
+   */
+  stageFromApp(id: string, fields: Record<string, unknown>): Promise<string | undefined> {
+    return this.engine.stage(id, fields);
+  }
+
   /** Opens a submission in the panel. */
   show(id: string, focus = true): void {
     if (getSubmission(this.workflow.state.submissions, id)) this.panel.showCollectForm(id, { focus });

@@ -39,4 +39,6 @@ export const Settings = {
   ledgerMaxSizeMB: 'ledger.maxSizeMB',
   ledgerMaxAgeDays: 'ledger.maxAgeDays',
   gatedServersEnabled: 'gatedServers.enabled',
+  serverAppsEnabled: 'serverApps.enabled',
+  preferServerApps: 'preferServerApps',
 } as const;

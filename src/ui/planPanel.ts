@@ -8,6 +8,7 @@ import { planBadge } from '../core/present/planWords';
 import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
 import type {
+  AppToWebview,
   CallFormView,
   ElicitView,
   FromWebview,
@@ -20,7 +21,7 @@ import type {
 import type { ElicitAnswer } from '../mcp/connection';
 import { validateArgs } from '../mcp/validateArgs';
 import { PanelViewType } from './constants';
-import { panelHtml, panelOptions } from './webviewHtml';
+import { newAppNonce, panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
 import type { PlanFiles } from './planFiles';
 import type { CollectFormHost } from './collectForms';
@@ -70,6 +71,18 @@ export interface PanelHandlers {
   /** Collect-mode forms: their views and their buttons (collectForms.ts). */
   collect: CollectFormHost;
   exportPlan(planId: string): Promise<void>;
+  /** Server apps shown in result cards (appHost.ts). */
+  apps?: PanelApps;
+}
+
+/** The panel's side of server apps: what it tells the app host. */
+export interface PanelApps {
+  /** A message from an app's iframe, or the theme of its frame, as the webview relayed it. */
+  fromWebview(message: Extract<FromWebview, { type: 'appMessage' | 'appTheme' }>): void;
+  /** The webview (re)loaded with no app frames: mount the open apps again. */
+  webviewReady(): void;
+  /** The item showing app `appId` closed: tear the app down. */
+  closed(appId: string): void;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
@@ -97,6 +110,8 @@ export class PlanPanel extends DisposableBase {
   private postScheduled = false;
   private readonly touchedViews = new Map<string, TouchedGlobView[]>();
   private readonly presenter = new PlanPresenter();
+  /** The nonce server apps' pages carry in this webview load (webviewHtml.ts). */
+  private _appNonce = newAppNonce();
   /** Updates of this webview load: `seq` of the last one posted, and the state the webview holds after applying it. */
   private seq = 0;
   private sent: PanelState | undefined;
@@ -221,6 +236,18 @@ export class PlanPanel extends DisposableBase {
     }
   }
 
+  /** The nonce app pages must carry to run in the current webview. */
+  get appNonce(): string {
+    return this._appNonce;
+  }
+
+  /** Posts an app message to the webview; false when there is no loaded webview (it mounts the apps when it loads). */
+  postApp(message: AppToWebview): boolean {
+    if (!this.panel || !this.ready) return false;
+    void this.panel.webview.postMessage(message);
+    return true;
+  }
+
   /**
    * Shows a server's elicitation request as a form and resolves with the user's answer. Closing the form or the
    * panel answers `cancel`.
@@ -265,7 +292,8 @@ export class PlanPanel extends DisposableBase {
     this.resetUpdates();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'plangate.svg');
     panel.webview.options = panelOptions(this.extensionUri);
-    panel.webview.html = panelHtml(panel.webview, this.extensionUri);
+    this._appNonce = newAppNonce();
+    panel.webview.html = panelHtml(panel.webview, this.extensionUri, this._appNonce);
     if (restored) this.restoreItems();
     const subs = [
       panel.webview.onDidReceiveMessage((m: FromWebview) => void this.onMessage(m)),
@@ -320,7 +348,10 @@ export class PlanPanel extends DisposableBase {
     const state = this.sources.gate.workflow.state;
     const keep = (list: ItemModel[]) => {
       for (const old of list.slice(0, Math.max(0, list.length - 10)))
-        if (old.id !== this.selectedId) this.items.splice(this.items.indexOf(old), 1);
+        if (old.id !== this.selectedId) {
+          this.items.splice(this.items.indexOf(old), 1);
+          if (old.kind === 'result' && old.view.app) this.handlers?.apps?.closed(old.view.app.appId);
+        }
     };
     keep(this.items.filter((i) => i.kind === 'result'));
     keep(this.items.filter((i) => i.kind === 'plan' && state.plans[i.planId]?.phase === 'finished'));
@@ -483,6 +514,11 @@ export class PlanPanel extends DisposableBase {
       case 'ready':
         this.ready = true;
         this.resetUpdates();
+        this.handlers?.apps?.webviewReady();
+        return;
+      case 'appMessage':
+      case 'appTheme':
+        this.handlers?.apps?.fromWebview(message);
         return;
       case 'applied':
         this.applied(message.seq);
@@ -503,6 +539,7 @@ export class PlanPanel extends DisposableBase {
           this.touchedViews.delete(item.planId);
           this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
         }
+        if (item?.kind === 'result' && item.view.app) this.handlers?.apps?.closed(item.view.app.appId);
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();

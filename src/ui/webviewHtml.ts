@@ -4,16 +4,19 @@ import { randomBytes } from 'node:crypto';
 /**
  * The panel's HTML shell: a strict CSP with a fresh nonce (no unsafe-inline, no unsafe-eval), scripts and
  * styles only from the extension's own dist/ and media/ folders, images only from those or data: URIs.
+ * `appNonce` is a second nonce, for server apps: their sandboxed srcdoc iframes inherit this policy, so their inline
+ * scripts and styles carry it (src/core/apps/appResource.ts). It is not the panel's own script nonce, and the panel
+ * renders all server text as text, so knowing it gives an app nothing in the panel.
  */
-export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, appNonce: string): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
   const csp = [
     "default-src 'none'",
-    `style-src ${webview.cspSource}`,
+    `style-src ${webview.cspSource} 'nonce-${appNonce}'`,
     `font-src ${webview.cspSource}`,
     `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}' 'nonce-${appNonce}'`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-src 'none'",
@@ -43,4 +46,9 @@ export function panelOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptio
     enableFindWidget: true,
     localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
   };
+}
+
+/** A fresh nonce for a panel's server apps (see {@link panelHtml}). */
+export function newAppNonce(): string {
+  return randomBytes(16).toString('base64');
 }

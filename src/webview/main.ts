@@ -11,6 +11,7 @@ import { renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
+import { onAppMessage, relayFromApp, syncApps } from './apps/appFrames';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -147,6 +148,7 @@ function render(): void {
     else if (old) old.remove();
     else if (nav) root.prepend(nav);
   }
+  syncApps(state.selected);
   document.body.dataset.ready = 'true';
 }
 
@@ -161,6 +163,11 @@ function scheduleRender(changes: PanelChanges): void {
 onRerender(() => scheduleRender({ ...noChanges(), selected: true }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  // A server app's frame posts here too: relayed to the extension, never taken for the extension's own messages.
+  if (relayFromApp(event)) return;
+  // Only VS Code's host frame speaks for the extension, and it posts with this document's own origin; anything else
+  // (a frame a server app made inside its own, which is opaque: origin "null") is not the extension's.
+  if (event.origin !== window.origin) return;
   const message = event.data;
   switch (message.type) {
     case 'state':
@@ -186,6 +193,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     }
     case 'reply':
       onReply(message);
+      break;
+    case 'appMount':
+    case 'appPost':
+    case 'appUnmount':
+      onAppMessage(message);
       break;
     default:
       assertNever(message, 'message');

@@ -75,6 +75,17 @@ export function renderResult(view: ResultView): HTMLElement {
       view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null,
     ),
     view.error ? h('p', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(view.error)) : null,
+    view.app
+      ? h(
+          'p',
+          { class: 'app-caption' },
+          icon('window'),
+          ' The server’s app ',
+          h('code', null, visible(view.app.uri)),
+          ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
+        )
+      : null,
+    view.appNote ? h('p', { class: 'app-note', role: 'note' }, icon('info'), ' ', visible(view.appNote)) : null,
     view.problems?.length
       ? h(
           'section',
@@ -91,16 +102,25 @@ export function renderResult(view: ResultView): HTMLElement {
     Object.keys(view.args).length
       ? h('details', { class: 'args' }, h('summary', null, 'Arguments'), h('pre', { class: 'json' }, visible(clip(json(view.args)))))
       : null,
-    result
+    result && view.app
       ? h(
-          'section',
-          { class: 'card', aria: { label: 'Content' } },
-          h('h2', null, 'Content'),
+          'details',
+          { class: 'args' },
+          h('summary', null, 'Content as text'),
           Array.isArray(result.content) && result.content.length
             ? result.content.slice(0, 200).map(renderBlock)
             : h('p', { class: 'muted' }, 'No content.'),
         )
-      : null,
+      : result
+        ? h(
+            'section',
+            { class: 'card', aria: { label: 'Content' } },
+            h('h2', null, 'Content'),
+            Array.isArray(result.content) && result.content.length
+              ? result.content.slice(0, 200).map(renderBlock)
+              : h('p', { class: 'muted' }, 'No content.'),
+          )
+        : null,
     result && result.structuredContent !== undefined
       ? h(
           'section',

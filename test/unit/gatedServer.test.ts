@@ -104,7 +104,14 @@ describe('gated server', { concurrency: 2 }, () => {
   test('tools pass through unchanged (titles, annotations, schemas) and a plain result goes straight back', async (t) => {
     const s = await setup(t);
     const { tools } = await s.agent.listTools();
-    assert.deepEqual(tools, JSON.parse(JSON.stringify(s.reg.get('demo')!.tools)));
+    // Unchanged, except that tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's.
+    const all = JSON.parse(JSON.stringify(s.reg.get('demo')!.tools)) as { name: string; _meta?: { ui?: { visibility?: string[] } } }[];
+    const appOnly = all.filter((x) => x._meta?.ui?.visibility?.includes('model') === false).map((x) => x.name);
+    assert.ok(appOnly.includes('collect_form_data'), `app-only tools: ${appOnly.join(', ')}`);
+    assert.deepEqual(
+      tools,
+      all.filter((x) => !appOnly.includes(x.name)),
+    );
     const scaffold = tools.find((x) => x.name === 'plan_scaffold')!;
     assert.equal(scaffold.annotations?.readOnlyHint, true, "the agent still sees the tool's own annotations");
     assert.ok(s.agent.getServerCapabilities()?.tools?.listChanged, 'the gated server announces tools/list_changed');

@@ -1,0 +1,271 @@
+import * as vscode from 'vscode';
+import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { appResourceUri, type AppToolLike } from '../core/apps/appTool';
+import { checkAppResource, isAppRefusal } from '../core/apps/appResource';
+import type { Door } from '../core/door';
+import type { ToolResult } from '../core/toolResult';
+import { AppSession } from '../mcp/appSession';
+import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
+import type { PanelApps } from './planPanel';
+import { Settings } from './constants';
+
+/**
+ * Asks the user whether a server's app may make a tool call. The policy engine's single-call card will take this
+ * over; until then a modal names the server, the tool and the arguments.
+ */
+export interface AppCallConfirmer {
+  confirmAppCall(server: string, tool: string, args: Record<string, unknown>, app: { uri: string }): Promise<boolean>;
+}
+
+/** A modal warning naming server, tool and arguments; only **Allow** lets the call go. */
+export const modalAppCallConfirmer: AppCallConfirmer = {
+  async confirmAppCall(server, tool, args, app) {
+    let shown = JSON.stringify(args, null, 2) ?? '{}';
+    if (shown.length > 2000) shown = `${shown.slice(0, 2000)}…`;
+    const choice = await vscode.window.showWarningMessage(
+      `The app of server '${server}' wants to call its tool '${tool}'.`,
+      { modal: true, detail: `Arguments:\n${shown}\n\nApp: ${app.uri}\nNothing is sent unless you allow it.` },
+      'Allow',
+    );
+    return choice === 'Allow';
+  },
+};
+
+/** Where the app host reads pages and tools, sends calls, and shows results. */
+export interface AppHostDeps {
+  servers: {
+    get(
+      server: string,
+    ): { tools: readonly AppToolLike[]; readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }> } | undefined;
+  };
+  door: Pick<Door, 'call'>;
+  panel: {
+    readonly appNonce: string;
+    postApp(message: AppToWebview): boolean;
+    showResult(view: ResultView, options?: { focus?: boolean }): void;
+  };
+  confirm: AppCallConfirmer;
+  /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
+  collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
+  log: vscode.LogOutputChannel;
+}
+
+interface LiveApp {
+  appId: string;
+  server: string;
+  tool: AppToolLike;
+  uri: string;
+  args: Record<string, unknown>;
+  result: ToolResult;
+  read: unknown;
+  listMeta?: unknown;
+  /** The collect-mode submission a form app fills (its `collect_form_data` stages it). */
+  submissionId?: string;
+  /** The session of the current mount; made when the frame reports its theme (before the app can speak). */
+  session?: AppSession;
+}
+
+/**
+ * Hosts server apps (MCP Apps) in the plan panel. A plain result of a tool whose definition carries a `ui://` page shows
+ * that page (read from the same server, checked by core/apps/appResource.ts) in a sandboxed iframe below its result
+ * card. Each mount has an {@link AppSession} (src/mcp/appSession.ts) that decides the app's requests; this class gives
+ * it VS Code: the asking, the door (entrance `app`, in the ledger), links, the chat input and the log.
+ */
+export class AppHost implements PanelApps {
+  private readonly apps = new Map<string, LiveApp>();
+  private seq = 0;
+
+  constructor(private readonly deps: AppHostDeps) {}
+
+  /**
+   * The `ui://` page of `tool` on `server`, when the tool carries one and the user wants it shown: server apps are on
+   * (`plangate.serverApps.enabled`) and, for a result Plangate can show as a native form (`form`), the user prefers
+   * the server's app (`plangate.preferServerApps`).
+   */
+  pageFor(server: string, tool: string, options: { form?: boolean } = {}): string | undefined {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    if (!config.get<boolean>(Settings.serverAppsEnabled, true)) return undefined;
+    if (options.form && !config.get<boolean>(Settings.preferServerApps, false)) return undefined;
+    return appResourceUri(this.deps.servers.get(server)?.tools.find((t) => t.name === tool));
+  }
+
+  /**
+   * Shows `view` (a plain result of a tool with a page) with its app; when the page cannot be shown, the plain result
+   * card with a note saying why.
+   */
+  async show(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: {
+      focus?: boolean;
+      /** The collect-mode submission this form app fills: its `collect_form_data` stages it for review. */
+      submissionId?: string;
+      /** What to show instead when the page cannot be shown (the native form); default: the plain result card. */
+      fallback?: (note: string) => void;
+    } = {},
+  ): Promise<void> {
+    const conn = this.deps.servers.get(view.server);
+    const tool = conn?.tools.find((t) => t.name === view.tool);
+    const why = (message: string) => {
+      const note = `The server’s app (${uri}) is not shown: ${message}.`;
+      this.deps.log.warn(`app ${uri} of server '${view.server}' not shown: ${message}`);
+      if (options.fallback) options.fallback(note);
+      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus });
+    };
+    if (!conn || !tool) return why('the server is no longer running');
+    let read: { read: unknown; listMeta?: unknown };
+    try {
+      read = await conn.readResource(uri);
+    } catch (err) {
+      return why(`reading it failed (${err instanceof Error ? err.message : String(err)})`);
+    }
+    const page = checkAppResource(uri, read.read, this.deps.panel.appNonce, { listMeta: read.listMeta });
+    if (isAppRefusal(page)) return why(page.message);
+    const appId = `app-${++this.seq}-${Math.random().toString(36).slice(2, 8)}`;
+    const app: LiveApp = { appId, server: view.server, tool, uri, args: view.args, result: view.result, ...read };
+    if (options.submissionId) app.submissionId = options.submissionId;
+    this.apps.set(appId, app);
+    this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
+    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus });
+    this.mount(app);
+  }
+
+  /** How many apps are open. */
+  get size(): number {
+    return this.apps.size;
+  }
+
+  webviewReady(): void {
+    for (const app of this.apps.values()) this.mount(app);
+  }
+
+  fromWebview(message: Extract<FromWebview, { type: 'appMessage' | 'appTheme' }>): void {
+    const app = this.apps.get(message.appId);
+    if (!app) return;
+    if (message.type === 'appMessage') {
+      app.session?.deliver(message.message);
+      return;
+    }
+    const theme: Partial<McpUiHostContext> = {
+      theme: message.theme === 'light' ? 'light' : 'dark',
+      styles: { variables: sanitizeVariables(message.variables) as NonNullable<McpUiHostContext['styles']>['variables'] },
+    };
+    if (app.session) app.session.updateContext(theme);
+    else app.session = this.startSession(app, theme);
+  }
+
+  async closed(appId: string): Promise<void> {
+    const app = this.apps.get(appId);
+    if (!app) return;
+    this.apps.delete(appId);
+    await app.session?.teardown();
+    this.deps.panel.postApp({ type: 'appUnmount', appId });
+    this.deps.log.info(`app ${app.uri} of server '${app.server}' closed (${appId})`);
+  }
+
+  dispose(): void {
+    for (const appId of [...this.apps.keys()]) void this.closed(appId);
+  }
+
+  /** Sends the page (with the current webview's nonce) to the webview; a new mount starts a new session. */
+  private mount(app: LiveApp): void {
+    void app.session?.close();
+    app.session = undefined;
+    const page = checkAppResource(app.uri, app.read, this.deps.panel.appNonce, { listMeta: app.listMeta });
+    if (isAppRefusal(page)) return;
+    this.deps.panel.postApp({
+      type: 'appMount',
+      appId: app.appId,
+      html: page.html,
+      title: `App of server ${app.server}: ${app.tool.name}`,
+    });
+  }
+
+  private async stageFromApp(app: LiveApp, args: Record<string, unknown>): Promise<ToolResult> {
+    const fields = args.fields;
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return stagedResult('the app sent no fields');
+    this.deps.log.info(`app ${app.uri} of server '${app.server}' collected its form: staging submission ${app.submissionId}`);
+    return stagedResult(await this.deps.collect!.stageFromApp(app.submissionId!, fields as Record<string, unknown>));
+  }
+
+  private startSession(app: LiveApp, theme: Partial<McpUiHostContext>): AppSession {
+    const { log, door, confirm, servers, panel } = this.deps;
+    return new AppSession(
+      {
+        server: app.server,
+        uri: app.uri,
+        tool: app.tool,
+        args: app.args,
+        result: app.result,
+        hostContext: {
+          ...theme,
+          toolInfo: { tool: app.tool as never },
+          displayMode: 'inline',
+          availableDisplayModes: ['inline'],
+          platform: 'desktop',
+          locale: vscode.env.language,
+          timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          containerDimensions: { maxHeight: 4000 },
+        },
+      },
+      {
+        post: (message) => void panel.postApp({ type: 'appPost', appId: app.appId, message }),
+        tools: () => servers.get(app.server)?.tools ?? [],
+        // A form app's Done in collect mode: the submission is staged for review through the collect engine (which
+        // sends collect_form_data and get_form_data through the door), and nothing is created until Submit.
+        stage:
+          app.submissionId && this.deps.collect
+            ? (tool, args) => (tool === 'collect_form_data' ? this.stageFromApp(app, args) : undefined)
+            : undefined,
+        confirm: (tool, args) => confirm.confirmAppCall(app.server, tool, args, { uri: app.uri }),
+        call: (tool, args) =>
+          door.call({
+            server: app.server,
+            tool,
+            args,
+            entrance: 'app',
+            decision: { by: 'user', what: `allowed the call the app ${app.uri} asked for, shown with its server, tool and arguments` },
+          }),
+        openLink: async (url) => {
+          const go = await vscode.window.showWarningMessage(
+            `The app of server '${app.server}' wants to open a link.`,
+            { modal: true, detail: url.toString() },
+            'Open',
+          );
+          if (go !== 'Open') return false;
+          return vscode.env.openExternal(vscode.Uri.parse(url.toString(), true));
+        },
+        putInChat: async (text) => {
+          try {
+            // isPartialQuery: the text waits in the input for the user to send or change; nothing is sent for them.
+            await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: true });
+          } catch {
+            await vscode.env.clipboard.writeText(text);
+            void vscode.window.showInformationMessage(
+              `The app of server '${app.server}' wrote a message for the chat; there is no chat here, so it is on the clipboard.`,
+            );
+          }
+          return true;
+        },
+        log: (level, text) => log[level](text),
+      },
+    );
+  }
+}
+
+/** Wraps the collect engine's answer to a form app's `collect_form_data` as the tool result the app expects. */
+function stagedResult(error: string | undefined): ToolResult {
+  return error
+    ? { content: [{ type: 'text', text: `Not staged: ${error}` }], isError: true }
+    : { content: [{ type: 'text', text: JSON.stringify({ ok: true, message: 'Staged for review in Plangate (the Staged view).' }) }] };
+}
+
+/** Style variables from the webview: known shapes only, plain values (no `;`, braces or `url(`), clipped. */
+function sanitizeVariables(input: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof input !== 'object' || input === null) return out;
+  for (const [k, v] of Object.entries(input)) {
+    if (/^--[a-z0-9-]{1,60}$/.test(k) && typeof v === 'string' && v.length <= 300 && !/[;{}]|url\(/i.test(v)) out[k] = v;
+  }
+  return out;
+}
