@@ -5,7 +5,7 @@
  * the agent's gated calls — goes through {@link Gate.receive}. Pure: no vscode, no I/O of its own.
  */
 import { classifyResult, type Classification } from './classify';
-import { Door } from './door';
+import { Door, type DoorOptions } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
@@ -20,6 +20,8 @@ export interface GateOptions {
   invoker: ToolInvoker;
   /** The one door every call goes through; without it the gate makes one over `invoker` and the workflow. */
   door?: Door;
+  /** The policy for the door the gate makes: the verdict, the tools' definitions it reads, and the single-call card. */
+  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'ask'>;
   /** Read at each run, so setting changes apply to the next run. */
   settings: () => { stepTimeoutMs: number; allowCrossServer: boolean };
   newId: () => string;
@@ -99,6 +101,7 @@ export class Gate extends DisposableBase {
         allowCrossServer: () => options.settings().allowCrossServer,
         newId: options.newId,
         now: this.now,
+        ...options.policy,
       });
   }
 
@@ -227,7 +230,10 @@ export class Gate extends DisposableBase {
 
   editArgs(planId: string, step: number, args: Record<string, unknown>): string | undefined {
     const event = { type: 'argsEdited', at: this.now(), planId, step, args } as const;
-    return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'The arguments can no longer be changed.');
+    if (!this.workflow.dispatch(event)) return this.workflow.canApply(event) ?? 'The arguments can no longer be changed.';
+    // The policy's verdict on a step can depend on its arguments: resolve again, so the step shows the new one.
+    void this.resolve(planId);
+    return undefined;
   }
 
   markSkip(planId: string, step: number, skip: boolean): string | undefined {
