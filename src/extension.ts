@@ -14,6 +14,8 @@ import { elicitationHandler } from './ui/elicitation';
 import { logRegistry, logWorkflow } from './ui/log';
 import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
+import { PolicySource } from './ui/policy';
+import { policyCards } from './ui/policyCards';
 import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
 import { gateSettings } from './ui/settings';
@@ -34,7 +36,19 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const workflow = ledger.workflow;
   const servers = (registry = new ServerRegistry({ urlElicitation: true })); // the extension answers URL requests in a dialog
   const configs = new ServerConfigs(context.secrets, log);
-  const gate = new Gate(workflow, { invoker: servers, settings: gateSettings, newId: randomUUID });
+  // The policy (allow / ask / deny by rule) sits in the door; its single-call card lives in the panel, made below.
+  const policy = new PolicySource(servers, log);
+  const card: { ask?: ReturnType<typeof policyCards> } = {};
+  const gate = new Gate(workflow, {
+    invoker: servers,
+    settings: gateSettings,
+    newId: randomUUID,
+    policy: {
+      policy: (call) => policy.verdict(call),
+      toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
+      ask: (ask) => card.ask?.(ask) ?? Promise.resolve({ answer: 'cancelled' }),
+    },
+  });
   const files = new PlanFiles(storage, servers, workflow, log, stepTimeoutMs, gate.door);
   gate.checkpointWith((plan) => files.beforeRun(plan));
   subs.push(
@@ -49,7 +63,9 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     servers.onLog(logRegistry(log)),
     workflow.onDidChange(logWorkflow(log)),
     servers.onDidChange(() => void gate.refreshResolutions()),
-  ); // a server's tools changed: waiting plans are resolved again
+    policy,
+    policy.onDidChange(() => void gate.refreshResolutions()),
+  ); // a server's tools or the policy changed: waiting plans are resolved (and judged) again
 
   // The panel, and what shows things in it: Call Tool and result cards, collect-mode forms, elicitation.
   const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
@@ -68,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect);
   panel.connect({ calls: caller, collect, exportPlan: (planId) => exportPlan(gate, planId) });
   servers.onElicit = elicitationHandler(panel);
+  card.ask = policyCards(panel, policy, log);
   subs.push(
     panel,
     collect,
@@ -92,7 +109,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   );
   void configs.reload();
 
-  const api: PlangateApi = { workflow, gate, registry: servers, configs, panel, caller };
+  const api: PlangateApi = { workflow, gate, registry: servers, configs, panel, caller, policy };
   const hook = registerTestHook(context, api);
   if (hook) subs.push(hook);
   return api;

@@ -37,4 +37,6 @@ export const Settings = {
   ledgerMaxSizeMB: 'ledger.maxSizeMB',
   ledgerMaxAgeDays: 'ledger.maxAgeDays',
   gatedServersEnabled: 'gatedServers.enabled',
+  policy: 'policy',
+  autoApprovePlans: 'autoApprovePlans',
 } as const;

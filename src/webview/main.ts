@@ -11,6 +11,7 @@ import { renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
+import { renderCallCard } from './callCard';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -38,6 +39,8 @@ function renderItem(item: PanelItem): HTMLElement {
       return renderElicitForm(item.id, item.view);
     case 'collectForm':
       return renderCollectForm(item.view);
+    case 'callCard':
+      return renderCallCard(item.id, item.view);
     default:
       return assertNever(item, 'panel item');
   }
@@ -68,7 +71,9 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
                   ? 'question'
                   : item.kind === 'collectForm'
                     ? 'note'
-                    : 'play',
+                    : item.kind === 'callCard'
+                      ? 'shield'
+                      : 'play',
           ),
           ' ',
           visible(item.title),
