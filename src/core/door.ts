@@ -5,9 +5,9 @@
  * as listed at approval, and the approved arguments), records the call in the ledger before sending it and its outcome
  * after, and refuses what is not covered (recorded too, never sent). Timeout, cancel and progress ride on the
  * {@link ToolCallOptions} it passes through. The policy (core/policy) sits here too: a call it denies is refused with the
- * rule's reason; a call it asks about is sent only once something covers the ask — a plan's approval, the button that
- * showed the call (for Plangate's default and the tool's own declaration), or the user's answer on the single-call
- * card ({@link DoorOptions.ask}). The verdict, its rule and the answer are in the call's ledger record.
+ * rule's reason; a call it asks about is sent only once something covers the ask — a plan's approval, a Submit that
+ * showed the reviewed payload (for Plangate's default and the tool's own declaration), or the user's answer on the
+ * single-call card ({@link DoorOptions.ask}). The verdict, its rule and the answer are in the call's ledger record.
  *
  * Pure: no vscode, no I/O of its own (the ledger's sink does the writing).
  */
@@ -199,7 +199,7 @@ export class Door {
     let refusal = await this.checkWith(call, verdict);
     let policy: CallPolicyRecord | undefined = verdict && policyRecord(verdict);
     if (!refusal && verdict && policy && verdict.decision === 'ask') {
-      const covered = coverOf(call.decision, verdict);
+      const covered = coverOf(call, verdict);
       if (covered) policy.coveredBy = covered;
       else {
         options?.onProgress?.({ progress: 0, message: `Waiting for your decision in the Plangate panel: ${call.tool} on ${call.server}` });
@@ -371,10 +371,13 @@ export async function resolvePlan(
 
 /**
  * What covers an `ask` without the card: a plan's approval covers its steps (and their previews); a button that showed
- * exactly this call covers Plangate's default and the tool's own declaration, not a user's or workspace's ask rule.
+ * exactly this call as a reviewed payload (a collect form's Submit, an ask form's answer) covers Plangate's default and
+ * the tool's own declaration, not a user's or workspace's ask rule. Call Tool's generic form covers nothing: the card
+ * asks, as for the agent's calls.
  */
-function coverOf(decision: CallDecision, verdict: PolicyVerdict): CallPolicyRecord['coveredBy'] {
-  if (decision.by === 'approval' || decision.by === 'preview') return 'plan';
-  if (decision.by === 'user' && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
+function coverOf(call: DoorCall, verdict: PolicyVerdict): CallPolicyRecord['coveredBy'] {
+  const d = call.decision;
+  if (d.by === 'approval' || d.by === 'preview') return 'plan';
+  if (d.by === 'user' && call.entrance !== 'call' && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
   return undefined;
 }

@@ -43,8 +43,15 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
     h(
       'header',
       { class: 'plan-header' },
-      h('h1', null, `${visible(view.caller)} wants to call `, h('code', null, visible(view.tool))),
+      h('h1', null, 'Allow this call?'),
       h('span', { class: 'origin' }, icon('server'), ' ', visible(view.server)),
+    ),
+    h(
+      'p',
+      { class: 'card-who' },
+      `${visible(view.caller)} calls `,
+      h('code', { class: 'card-tool' }, visible(view.tool)),
+      ` on server ${visible(view.server)} `,
       hintFlags(view.hint),
     ),
     h('p', { class: 'card-because notice' }, icon('shield'), ' ', visible(view.because)),

@@ -176,19 +176,25 @@ describe('policy at the door: single calls', () => {
     assert.equal(s.sent()[0]?.policy?.ruleId, 'reads');
   });
 
-  test("Call Tool's button covers the default ask, not a user's ask rule (which opens the card)", async (t) => {
-    const s = await setup(t, [{ id: 'ask-echo', decision: 'ask', reason: 'echo is noisy', tool: 'echo', entrance: ['call'] }]);
-    const button = { by: 'user' as const, what: 'pressed Call' };
-    await s.gate.door.call({ server: 'demo', tool: 'write_file_step', args: WRITE, entrance: 'call', decision: button });
+  test("a collect form's Submit covers the default ask, not a user's ask rule; Call Tool's form covers nothing", async (t) => {
+    const s = await setup(t, [{ id: 'ask-echo', decision: 'ask', reason: 'echo is noisy', tool: 'echo' }]);
+    const button = { by: 'user' as const, what: 'pressed Submit' };
+    await s.gate.door.call({ server: 'demo', tool: 'write_file_step', args: WRITE, entrance: 'collect', decision: button });
     assert.equal(s.asked.length, 0);
     assert.equal(s.sent()[0]?.policy?.coveredBy, 'button');
     s.answerWith(async () => ({ answer: 'deny' }));
     await assert.rejects(
-      s.gate.door.call({ server: 'demo', tool: 'echo', args: { message: 'x' }, entrance: 'call', decision: button }),
+      s.gate.door.call({ server: 'demo', tool: 'echo', args: { message: 'x' }, entrance: 'collect', decision: button }),
       (err: unknown) => err instanceof GateRefusal && err.kind === 'declined',
     );
     assert.equal(s.asked.length, 1);
     assert.equal(s.asked[0]!.verdict.rule.reason, 'echo is noisy');
+    await assert.rejects(
+      s.gate.door.call({ server: 'demo', tool: 'write_file_step', args: WRITE, entrance: 'call', decision: button }),
+      (err: unknown) => err instanceof GateRefusal && err.kind === 'declined',
+    );
+    assert.equal(s.asked.length, 2, "Call Tool's form: the destructive default asks on the card");
+    assert.equal(s.asked[1]!.entrance, 'call');
     assert.deepEqual(s.calls(), ['write_file_step']);
   });
 });

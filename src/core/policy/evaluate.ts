@@ -5,9 +5,9 @@
  * - a tool whose definition declares `_meta.approval: "ask"` is asked unless a rule denies it (an allow rule cannot
  *   lift the tool's own declaration);
  * - with no rule matching, a destructive tool (its annotations say so) is asked; anything else is allowed.
- * What covers an `ask` depends on the entrance, and the door decides it: a plan's approval covers its steps; the Call
- * Tool form's Call covers Plangate's default and the tool's declaration (the user saw exactly this call), not a rule
- * that asks; the agent's and an app's calls open the single-call card;
+ * What covers an `ask` depends on the entrance, and the door decides it: a plan's approval covers its steps; a collect
+ * form's Submit covers Plangate's default and the tool's declaration (the user reviewed exactly this payload), not a
+ * rule that asks; Call Tool's, the agent's and an app's calls open the single-call card.
  * - a workspace rule never loosens what the user's own policy (with Plangate's defaults) decides: where it would, the
  *   user's decision stands and the verdict names the workspace rule (`notHonoured`), so the panel says so.
  * Server data (names, annotations, `_meta`, arguments) is untrusted: it is only ever compared, never executed.
