@@ -18,7 +18,7 @@ import { PolicySource } from './ui/policy';
 import { policyCards } from './ui/policyCards';
 import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
-import { gateSettings } from './ui/settings';
+import { autoApprovePlans, gateSettings } from './ui/settings';
 import { WorkflowStatusBar } from './ui/statusBar';
 import { registerTestHook } from './ui/testHook';
 import { TouchedFiles } from './ui/touchedFiles';
@@ -48,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
       toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
       ask: (ask) => card.ask?.(ask) ?? Promise.resolve({ answer: 'cancelled' }),
     },
+    autoApprovePlans,
   });
   const files = new PlanFiles(storage, servers, workflow, log, stepTimeoutMs, gate.door);
   gate.checkpointWith((plan) => files.beforeRun(plan));

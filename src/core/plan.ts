@@ -198,6 +198,8 @@ export interface PlanRecord {
   approvedAt?: number;
   /** What the user wrote with the approval, if anything. */
   approvalNote?: string;
+  /** Approved without asking (`plangate.autoApprovePlans`): the ids of the user's rules that allowed every step. */
+  approvedByPolicy?: string[];
   rejectReason?: string;
   /** Index of the step the plan is blocked on (failed, unknown, or interrupted). */
   blockedStep?: number;

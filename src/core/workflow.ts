@@ -103,7 +103,8 @@ export type WorkflowEvent =
   | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
   | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
   /** `note`: what the user wrote with the approval (instructions, caveats), for the record and the agent. */
-  | { type: 'approved'; at: number; planId: string; approvalHash: string; note?: string }
+  /** `byPolicy`: nobody pressed Approve; `plangate.autoApprovePlans` let the user's rules (their ids) approve it. */
+  | { type: 'approved'; at: number; planId: string; approvalHash: string; note?: string; byPolicy?: string[] }
   | { type: 'rejected'; at: number; planId: string; reason?: string }
   | { type: 'confirmRequested'; at: number; planId: string; step: number }
   | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
@@ -508,6 +509,7 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
           approvalHash: event.approvalHash,
           approvedAt: at,
           ...(event.note ? { approvalNote: event.note } : {}),
+          ...(Array.isArray(event.byPolicy) ? { approvedByPolicy: event.byPolicy.map(String) } : {}),
           // The same list when nothing is skipped: what was approved is then the very list the hash was taken of.
           steps: plan.steps.some((s) => s.skipRequested)
             ? plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s))

@@ -23,7 +23,7 @@ import type { ToolResult } from '../../src/core/toolResult';
 import type { WorkflowEvent } from '../../src/core/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
-async function setup(t: TestContext, userRules: PolicyRule[] = []) {
+async function setup(t: TestContext, userRules: PolicyRule[] = [], options: { autoApprovePlans?: boolean } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'plangate-policy-'));
   const callLog = join(root, 'calls.jsonl');
   const declares = new McpServer({ name: 'declares', version: '1.0.0' });
@@ -59,6 +59,7 @@ async function setup(t: TestContext, userRules: PolicyRule[] = []) {
         return answer(ask);
       },
     },
+    autoApprovePlans: () => options.autoApprovePlans === true,
   });
   const running = { state: 'running', tools: [], onDidChangeState: new Emitter<{ state: string }>().event };
   const handler = createGateHandler({ registry: { get: () => running }, gate, startWaitMs: 100 });
@@ -78,6 +79,7 @@ async function setup(t: TestContext, userRules: PolicyRule[] = []) {
   return {
     gate,
     workflow,
+    sink,
     asked,
     cts,
     agent,
@@ -255,5 +257,53 @@ describe('policy at the door: plans', () => {
     assert.equal(s.gate.editArgs(planId, 1, { path: '../escape.txt', content: 'x' }), undefined);
     await s.gate.resolve(planId);
     assert.equal(s.workflow.state.plans[planId]!.steps[1]!.policy?.decision, 'deny');
+  });
+});
+
+describe('plangate.autoApprovePlans', () => {
+  const scaffold = (extra: { tool: string; args: Record<string, unknown> }[] = []): OrchestratedPlan => ({
+    kind: 'orchestrated_plan',
+    version: '1',
+    status: 'ok',
+    instruction: 'scaffold',
+    next_actions: [
+      { tool: 'create_screen', args: { screen: 'Audit' } },
+      { tool: 'create_component', args: { screen: 'Audit', name: 'Table' } },
+      ...extra,
+    ],
+  });
+  const receive = (s: Awaited<ReturnType<typeof setup>>, plan: OrchestratedPlan) => {
+    const r = s.gate.receive(
+      { server: 'demo', tool: 'plan_it', args: {}, entrance: 'manual' },
+      { content: [{ type: 'text', text: JSON.stringify(plan) }] },
+    );
+    return (r as { planId: string }).planId;
+  };
+  const creates: PolicyRule = { id: 'creating-is-fine', decision: 'allow', reason: 'generated files only', tool: 'create_*' };
+
+  test("on, and the user's rules allow every step: the plan runs without asking; the ledger says which rules approved it", async (t) => {
+    const s = await setup(t, [creates], { autoApprovePlans: true });
+    const planId = receive(s, scaffold());
+    await s.gate.resolve(planId);
+    await s.gate.whenSettled(planId);
+    assert.deepEqual(s.calls(), ['create_screen', 'create_component']);
+    const approved = s.sink.entries.map((e) => e.event).find((e) => e.type === 'approved');
+    assert.deepEqual(approved && 'byPolicy' in approved ? approved.byPolicy : undefined, ['creating-is-fine']);
+    assert.match(
+      s.workflow.state.plans[planId]!.approvalNote ?? '',
+      /autoApprovePlans is on and your rules allow every step \('creating-is-fine'\)/,
+    );
+  });
+
+  test('a step no user rule allows (here: destructive, asked by default), or the setting off: the plan waits for Approve', async (t) => {
+    const on = await setup(t, [creates], { autoApprovePlans: true });
+    const withWrite = receive(on, scaffold([{ tool: 'write_file_step', args: WRITE }]));
+    await on.gate.resolve(withWrite);
+    assert.equal(on.workflow.state.plans[withWrite]!.phase, 'awaiting_approval');
+    const off = await setup(t, [creates]);
+    const plain = receive(off, scaffold());
+    await off.gate.resolve(plain);
+    assert.equal(off.workflow.state.plans[plain]!.phase, 'awaiting_approval');
+    assert.deepEqual([...on.calls(), ...off.calls()], []);
   });
 });
