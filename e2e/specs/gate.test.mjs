@@ -617,7 +617,8 @@ test('policy: Always allow writes the narrowest rule to the user settings and sh
     assert.match(await always.locator('pre').innerText(), /"tool": "write_file_step"/);
     await card(web).getByRole('button', { name: 'Always allow' }).click();
     await vs.page
-      .locator('.notifications-toasts', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
+      .locator('.notifications-toasts .notification-toast', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
+      .first()
       .waitFor({ timeout: 15_000 });
     await vs.screenshot('policy-always-allowed');
     const settings = JSON.parse(fs.readFileSync(userSettingsFile(), 'utf8'));
@@ -666,12 +667,12 @@ test("policy: a plan step that the workspace policy denies is marked before appr
       await marks.first().innerText(),
       /Cannot run: Denied by the workspace's rule 'no-components': components are made by hand here/,
     );
-    assert.equal(await plan.locator('li.step[data-step="0"] .step-policy').count(), 0, 'the allowed step carries no mark');
+    assert.equal(await plan.locator('li.step[data-step="1"] .step-policy').count(), 0, 'the allowed step carries no mark');
     await vs.screenshot('policy-denied-step');
     await plan.getByRole('button', { name: 'Approve and run' }).click();
     await plan.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 20_000 });
     assert.match(
-      await plan.locator('li.step[data-step="1"] .step-error').innerText(),
+      await plan.locator('li.step[data-step="2"] .step-error').innerText(),
       /Not sent: Policy denies calling 'create_component'.*components are made by hand here \(rule 'no-components'\)/,
     );
     assert.deepEqual(toolsAfter(since), ['plan_scaffold', 'create_screen'], 'the denied step was never sent');
@@ -696,12 +697,15 @@ test('policy: a workspace policy file with a mistake shows it in the Problems pa
     ].join('\n'),
   );
   try {
-    await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'would loosen your own policy' }).first().waitFor({ timeout: 15_000 });
+    await vs.page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'would loosen your own policy' })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await vs.runCommand('View: Toggle Problems').catch(() => vs.runCommand('Problems: Focus on Problems View'));
     const rows = vs.page.locator('.markers-panel .monaco-list-row');
     const typo = rows.filter({ hasText: `Rule 'typo': "decision" must be "allow", "ask" or "deny".` });
     await typo.first().waitFor({ timeout: 15_000 });
-    assert.match(await typo.first().innerText(), /Ln 4, Col 32/);
+    assert.match(await typo.first().innerText(), /Ln 4, Col 33/);
     await rows.filter({ hasText: "Rule 'repo-allows-all' would loosen your own policy" }).first().waitFor({ timeout: 10_000 });
     await vs.screenshot('policy-problems');
   } finally {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CallAsk, CallAskAnswer } from '../core/door';
-import { alwaysRule, callCardView } from '../core/present/callCard';
+import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
 import type { PlanPanel } from './planPanel';
 import type { PolicySource } from './policy';
 
@@ -36,7 +36,7 @@ export function policyCards(
           }
           void vscode.window
             .showInformationMessage(
-              `Plangate: always allowed — rule '${rule.id}' added to your user settings (plangate.policy): tool '${ask.call.tool}' on server '${ask.call.server}', ${ask.entrance} calls only.`,
+              `Plangate: always allowed — rule '${rule.id}' added to your user settings (plangate.policy): tool '${ask.call.tool}' on server '${ask.call.server}', called by ${callerWords(ask).replace(/^The /, 'the ')} only.`,
               'Open Settings',
             )
             .then((choice) =>
