@@ -9,6 +9,7 @@ import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
 import { runCommand, type RunOptions } from './runCommand';
 import { safeText } from './safeText';
+import { policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
 import { splitCommandLine } from './splitCommandLine';
 import { validateCommand } from './validateCommand';
@@ -50,6 +51,16 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
 const USAGE_SERVERS = `plangate servers [--json]
   Lists the servers of ./.vscode/mcp.json (name, type, command line or URL) and its problems (file:line).
   Exit 0: no problems. 1: the file has problems. 2: there is no readable file.`;
+
+const USAGE_POLICY = `plangate policy check [FILE] [--json]
+  Validates a policy file (default ./.vscode/plangate-policy.json): each problem as file:line:column.
+  Exit 0: no errors (warnings are printed). 1: errors. 2: the file cannot be read.
+plangate policy explain --server S --tool T [--args JSON] [--entrance plan|agent|call|app|recovery]
+                        [--annotations JSON] [--meta JSON] [--user FILE] [--file FILE] [--json]
+  Prints the decision for one call (allow, ask or deny), the rule that won and every rule that matched, under
+  ./.vscode/plangate-policy.json (or --file) and your rules (--user: a file holding plangate.policy's value).
+  --annotations and --meta give the tool's definition (its MCP annotations, its _meta) as the server lists it.
+  Default entrance: agent. Exit 0, whatever the decision; 2 on a usage error or an unreadable file.`;
 
 const USAGE = `Plangate — a human approval gate for MCP tool plans (MCPFlow orchestrated_plan), in the terminal.
 
@@ -196,6 +207,63 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
   return runCommand(options, out());
 }
 
+/** A JSON value given on the command line (`--annotations`, `--meta`). */
+function parseJsonOption(command: string, option: string, text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return fail(command, `--${option} is not valid JSON (${safeText(err instanceof Error ? err.message : String(err), { max: 200 })})`);
+  }
+}
+
+async function policyMain(argv: string[], out: () => Output): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parse('policy', {
+    args: rest,
+    strict: true,
+    allowPositionals: sub === 'check',
+    options: {
+      server: { type: 'string' },
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      entrance: { type: 'string' },
+      annotations: { type: 'string' },
+      meta: { type: 'string' },
+      user: { type: 'string' },
+      file: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || sub === '--help' || sub === '-h') {
+    out().info(USAGE_POLICY);
+    return 0;
+  }
+  if (sub === 'check') {
+    if (positionals.length > 1) fail('policy check', `give one FILE, not ${positionals.length}`);
+    return policyCheckCommand({ file: positionals[0] ?? values.file, json: values.json === true }, out());
+  }
+  if (sub === 'explain') {
+    if (!values.server || !values.tool) fail('policy explain', 'give --server S and --tool T: the call to explain');
+    return policyExplainCommand(
+      {
+        server: values.server,
+        tool: values.tool,
+        args: values.args === undefined ? {} : parseToolArgs(values.args),
+        entrance: values.entrance ?? 'agent',
+        annotations: parseJsonOption('policy explain', 'annotations', values.annotations),
+        meta: parseJsonOption('policy explain', 'meta', values.meta),
+        user: values.user,
+        file: values.file,
+        json: values.json === true,
+      },
+      out(),
+    );
+  }
+  return fail('policy', `give a subcommand: check or explain, not "${safeText(sub ?? '', { max: 50 })}"`);
+}
+
 /**
  * Runs the CLI with `argv` (without node and the script); resolves with the exit code. Usage errors are reported here;
  * nothing else throws out of the commands (a bug is caught and reported as exit 2 without a stack trace).
@@ -253,8 +321,10 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
         }
         return await serversCommand({ json: values.json === true }, out());
       }
+      case 'policy':
+        return await policyMain(rest, out);
       default:
-        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run and servers`);
+        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, servers and policy`);
     }
   } catch (err) {
     if (err instanceof UsageError) {
