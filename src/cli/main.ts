@@ -9,7 +9,10 @@ import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
 import { runCommand, type RunOptions } from './runCommand';
 import { safeText } from './safeText';
-import { policyCheckCommand, policyExplainCommand } from './policyCommand';
+import { readFile } from 'node:fs/promises';
+import { parsePolicyText } from '../core/policy/parse';
+import type { PolicyRules } from '../core/policy/rules';
+import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
 import { splitCommandLine } from './splitCommandLine';
 import { validateCommand } from './validateCommand';
@@ -45,6 +48,9 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --header N=V       send an HTTP header with --url (repeatable), e.g. --header "Authorization=Bearer …"
   --ledger FILE      record the run in a JSONL ledger file (appended)
   --verbose          show the connection's log (server stderr, calls) on stderr
+  --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
+                     too when present. A step the policy denies is not sent (the run stops with the rule's reason);
+                     a call it asks about is asked on the terminal (--yes allows it)
   Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
   rejected, its status is not ok, or a tool is missing. 2: usage, connection or server error before any step ran.`;
 
@@ -152,6 +158,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       header: { type: 'string', multiple: true },
       ledger: { type: 'string' },
       verbose: { type: 'boolean' },
+      policy: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -203,8 +210,33 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     verbose: values.verbose === true,
     interactive: isInteractive(),
     version: VERSION,
+    policy: await loadRunPolicy(values.policy),
   };
   return runCommand(options, out());
+}
+
+/** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */
+async function loadRunPolicy(file: string | undefined): Promise<PolicyRules | undefined> {
+  const read = async (path: string, source: 'user' | 'workspace', required: boolean) => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if (!required) return [];
+      return fail('run', `--policy: cannot read ${safeText(path)}: ${safeText((err as NodeJS.ErrnoException).code ?? String(err))}`);
+    }
+    const parsed = parsePolicyText(text, source);
+    const errors = parsed.problems.filter((p) => p.severity === 'error');
+    if (errors.length)
+      fail(
+        'run',
+        `${safeText(path)} has policy errors (${safeText(errors[0]!.message, { max: 300 })}); check it with plangate policy check`,
+      );
+    return parsed.rules;
+  };
+  const user = file === undefined ? [] : await read(file, 'user', true);
+  const workspace = await read(POLICY_FILE, 'workspace', false);
+  return user.length || workspace.length ? { user, workspace } : undefined;
 }
 
 /** A JSON value given on the command line (`--annotations`, `--meta`). */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeBundles, runCli } from './helpers/cliHarness';
+import { fixtureServer, removeBundles, runCli, workspace } from './helpers/cliHarness';
 
 const dir = mkdtempSync(join(tmpdir(), 'plangate-policy-cli-'));
 mkdirSync(join(dir, '.vscode'));
@@ -80,5 +80,34 @@ describe('plangate policy explain', () => {
     const bad = await runCli(['policy', 'explain', '--server', 'fs', '--tool', 'x', '--entrance', 'chat'], { cwd: dir });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--entrance must be one of plan, agent, call, app, recovery/);
+  });
+});
+
+describe('plangate run honours the policy', () => {
+  test("a step the policy denies is named before Proceed, never sent, and the run stops with the rule's reason (exit 1)", async () => {
+    const w = workspace();
+    try {
+      mkdirSync(join(w.dir, '.vscode'));
+      writeFileSync(
+        join(w.dir, '.vscode', 'plangate-policy.json'),
+        JSON.stringify({
+          rules: [{ id: 'no-components', decision: 'deny', reason: 'components are made by hand', tool: 'create_component' }],
+        }),
+      );
+      const server = await fixtureServer(w);
+      const out = await runCli(['run', '--server', server, '--tool', 'plan_scaffold', '--yes'], { cwd: w.dir });
+      assert.equal(out.code, 1, out.stderr);
+      assert.match(out.stderr, /Step 2 cannot run: Denied by the workspace's rule 'no-components': components are made by hand/);
+      assert.match(
+        out.stdout,
+        /Failed at step 2 \(create_component\): Not sent: Policy denies calling 'create_component'.*\(rule 'no-components'\)/,
+      );
+      assert.deepEqual(
+        w.callLog().map((c) => c.tool),
+        ['plan_scaffold', 'create_screen'],
+      );
+    } finally {
+      w.remove();
+    }
   });
 });
