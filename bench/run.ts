@@ -12,6 +12,7 @@ import { engineVsSdk } from './engineVsSdk';
 import { ledgerLoadFigures } from './ledgerLoad';
 import { notMeasured, type Figure } from './figure';
 import { panelUpdateFigures } from './panelUpdates';
+import { policyFigures } from './policyEval';
 import { workspaceFigures } from './workspaceFigures';
 
 const json = process.argv.includes('--json');
@@ -35,6 +36,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['bundle', bundleFigures],
   ['ledger_load', ledgerLoadFigures],
   ['panel_updates', panelUpdateFigures],
+  ['policy', policyFigures],
 ];
 
 async function main(): Promise<number> {

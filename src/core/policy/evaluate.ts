@@ -25,7 +25,7 @@ import {
   type RuleRef,
   type SourcedRule,
 } from './rules';
-import { resolveArgPath } from './workspacePath';
+import { resolveArgPath, type ResolvedArgPath } from './workspacePath';
 
 /** One call as the policy sees it. `annotations` and `meta` are the tool's definition as its server lists it (untrusted). */
 export interface PolicyCall {
@@ -67,8 +67,9 @@ export function toolAsks(meta: unknown): boolean {
 
 /** The policy's verdict on `call` under `rules`. Never throws on hostile input. */
 export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyContext = {}): PolicyVerdict {
-  const user = rules.user.filter((r) => ruleMatches(r, call, context));
-  const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context));
+  const paths = new Map<string, ResolvedArgPath>(); // each argument value is resolved once per call
+  const user = rules.user.filter((r) => ruleMatches(r, call, context, paths));
+  const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
   const mine = decide(user, call);
   const all = decide([...user, ...workspace], call);
   const matched = [...user, ...workspace].map(refOf);
@@ -115,7 +116,12 @@ function decide(matched: readonly SourcedRule[], call: PolicyCall): { decision: 
 }
 
 /** Whether every condition of `rule` holds for `call`. */
-export function ruleMatches(rule: SourcedRule, call: PolicyCall, context: PolicyContext = {}): boolean {
+export function ruleMatches(
+  rule: SourcedRule,
+  call: PolicyCall,
+  context: PolicyContext = {},
+  paths: Map<string, ResolvedArgPath> = new Map(),
+): boolean {
   if (rule.entrance && !rule.entrance.includes(call.entrance)) return false;
   if (rule.server !== undefined && !nameMatches(rule.server, call.server)) return false;
   if (rule.tool !== undefined && !nameMatches(rule.tool, call.tool)) return false;
@@ -132,67 +138,80 @@ export function ruleMatches(rule: SourcedRule, call: PolicyCall, context: Policy
       if (want !== undefined && has[key] !== want) return false;
     }
   }
-  return (rule.args ?? []).every((c) => argMatches(c, call.args, context));
+  return (rule.args ?? []).every((c) => argMatches(c, call.args, context, paths));
 }
 
-const nameMatchers = new Map<string, (name: string) => boolean>();
+/** Compiled globs and expressions, by their text: a policy's rules are compiled once, not at every call. */
+const compiled = new Map<string, (text: string) => boolean>();
 
-/** A server or tool name against a rule's glob (picomatch; `\` escapes a glob character). */
-export function nameMatches(glob: string, name: string): boolean {
-  let m = nameMatchers.get(glob);
+function cachedMatcher(key: string, make: () => (text: string) => boolean): (text: string) => boolean {
+  let m = compiled.get(key);
   if (!m) {
     try {
-      m = picomatch(glob, { dot: true });
+      m = make();
     } catch {
       m = () => false;
     }
-    if (nameMatchers.size > 2000) nameMatchers.clear();
-    nameMatchers.set(glob, m);
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(key, m);
   }
-  return typeof name === 'string' && m(name);
+  return m;
+}
+
+/** A server or tool name against a rule's glob (picomatch; `\` escapes a glob character). */
+export function nameMatches(glob: string, name: string): boolean {
+  return typeof name === 'string' && cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(name);
 }
 
 /** The longest text a `pattern` is tested on (a longer value is cut there): keeps a costly expression bounded. */
 const MAX_PATTERN_INPUT = 10_000;
 
-function argMatches(condition: ArgCondition, args: Record<string, unknown>, context: PolicyContext): boolean {
+function argMatches(
+  condition: ArgCondition,
+  args: Record<string, unknown>,
+  context: PolicyContext,
+  paths: Map<string, ResolvedArgPath>,
+): boolean {
   const values = jsonPathValues(args, condition.path);
   return values.some((value) => {
     if (condition.glob !== undefined || condition.outsideWorkspace !== undefined) {
       if (typeof value !== 'string') return false;
-      const resolved = resolveArgPath(value, context.workspaceRoot);
+      let resolved = paths.get(value);
+      if (!resolved) paths.set(value, (resolved = resolveArgPath(value, context.workspaceRoot)));
       if (condition.outsideWorkspace !== undefined && resolved.outside !== condition.outsideWorkspace) return false;
       if (condition.glob !== undefined && !pathMatches(condition.glob, resolved.outside ? resolved.normalised : resolved.relative))
         return false;
     }
     if (condition.pattern !== undefined) {
       const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-      let re: RegExp;
-      try {
-        re = new RegExp(condition.pattern, 'u');
-      } catch {
-        return false;
-      }
-      if (!re.test(text.slice(0, MAX_PATTERN_INPUT))) return false;
+      const pattern = condition.pattern;
+      const test = cachedMatcher(`r\u0000${pattern}`, () => {
+        const re = new RegExp(pattern, 'u');
+        return (t) => re.test(t);
+      });
+      if (!test(text.slice(0, MAX_PATTERN_INPUT))) return false;
     }
     return true;
   });
 }
 
 function pathMatches(glob: string, path: string): boolean {
-  try {
-    return picomatch.isMatch(path, glob, { dot: true });
-  } catch {
-    return false;
-  }
+  return nameMatches(glob, path);
 }
 
 /**
  * The values at a JSON path in `root`: `$`, `.key`, `['key']`, `[0]`, `[*]` and `.*` (every element or property). A path
  * without the leading `$` reads from the root. Own properties only (`__proto__` is data).
  */
+const parsedPaths = new Map<string, string[] | undefined>();
+
 export function jsonPathValues(root: unknown, path: string): unknown[] {
-  const steps = parseJsonPath(path);
+  let steps = parsedPaths.get(path);
+  if (!parsedPaths.has(path)) {
+    steps = parseJsonPath(path);
+    if (parsedPaths.size > 5000) parsedPaths.clear();
+    parsedPaths.set(path, steps);
+  }
   if (!steps) return [];
   let current: unknown[] = [root];
   for (const step of steps) {
