@@ -15,7 +15,7 @@ import { logRegistry, logWorkflow } from './ui/log';
 import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
 import { PolicySource } from './ui/policy';
-import { policyCards } from './ui/policyCards';
+import { PolicyCards } from './ui/policyCards';
 import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
 import { autoApprovePlans, gateSettings } from './ui/settings';
@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const configs = new ServerConfigs(context.secrets, log);
   // The policy (allow / ask / deny by rule) sits in the door; its single-call card lives in the panel, made below.
   const policy = new PolicySource(servers, log);
-  const card: { ask?: ReturnType<typeof policyCards> } = {};
+  const card: { ask?: PolicyCards['ask'] } = {};
   const gate = new Gate(workflow, {
     invoker: servers,
     settings: gateSettings,
@@ -85,12 +85,14 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect);
   panel.connect({ calls: caller, collect, exportPlan: (planId) => exportPlan(gate, planId) });
   servers.onElicit = elicitationHandler(panel);
-  card.ask = policyCards(panel, policy, log);
+  const cards = new PolicyCards(panel, policy, log);
+  card.ask = cards.ask;
   subs.push(
     panel,
     collect,
     new RunProgress(gate),
-    new WorkflowStatusBar(workflow),
+    cards,
+    new WorkflowStatusBar(workflow, cards),
     ...registerViews(servers, configs, workflow),
     trackApprovals(workflow),
   );

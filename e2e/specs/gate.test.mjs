@@ -588,6 +588,7 @@ test('policy: a destructive tool asks on the card, saying why; Deny sends nothin
     /Asked because: tool 'write_file_step' says it may destroy data \(destructiveHint\), and destructive tools are asked by default/,
   );
   assert.match(await shown.locator('.card-args').innerText(), /"path": "policy-once\.txt"/);
+  await vs.waitForStatus('Plangate: awaiting approval (1)');
   await vs.screenshot('policy-card');
   await shown.getByLabel('Note for the caller').fill('not before the review');
   await shown.getByRole('button', { name: 'Deny' }).click();

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { CallAsk, CallAskAnswer } from '../core/door';
 import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
 import type { PlanPanel } from './planPanel';
@@ -10,13 +11,38 @@ import type { PolicySource } from './policy';
  * when the caller stops waiting. **Always allow** writes the narrowest allow rule to the user's settings first and says
  * so; if the rule cannot be written the card stays, with the error.
  */
-export function policyCards(
-  panel: Pick<PlanPanel, 'showCallCard'>,
-  policy: Pick<PolicySource, 'userRuleIds' | 'addUserRule'>,
-  log: vscode.LogOutputChannel,
-): (ask: CallAsk) => Promise<CallAskAnswer> {
-  return (ask) =>
-    new Promise<CallAskAnswer>((resolve) => {
+export class PolicyCards extends DisposableBase {
+  private readonly _onDidChange = this._register(new Emitter<void>());
+  /** The number of cards waiting changed. */
+  readonly onDidChange = this._onDidChange.event;
+  private waiting = 0;
+
+  constructor(
+    private readonly panel: Pick<PlanPanel, 'showCallCard'>,
+    private readonly policy: Pick<PolicySource, 'userRuleIds' | 'addUserRule'>,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+  }
+
+  /** Cards waiting for the user now (the status bar counts them as awaiting approval). */
+  get pending(): number {
+    return this.waiting;
+  }
+
+  /** The door's `ask`: resolves with the user's answer, or `cancelled` when the caller stops waiting. */
+  readonly ask = (ask: CallAsk): Promise<CallAskAnswer> => {
+    this.waiting++;
+    this._onDidChange.fire();
+    return this.show(ask).finally(() => {
+      this.waiting--;
+      this._onDidChange.fire();
+    });
+  };
+
+  private show(ask: CallAsk): Promise<CallAskAnswer> {
+    const { panel, policy, log } = this;
+    return new Promise<CallAskAnswer>((resolve) => {
       if (ask.signal?.aborted) return resolve({ answer: 'cancelled' });
       ask.signal?.addEventListener('abort', () => resolve({ answer: 'cancelled' }), { once: true });
       const view = callCardView(ask, policy.userRuleIds(), new Date());
@@ -50,4 +76,5 @@ export function policyCards(
         ask.signal,
       );
     });
+  }
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DisposableBase } from '../core/lifecycle';
+import { DisposableBase, type Event } from '../core/lifecycle';
 import { describeStatus } from '../core/present';
 import type { Workflow } from '../core/ledger';
 import { Commands } from './constants';
@@ -8,18 +8,23 @@ import { Commands } from './constants';
 export class WorkflowStatusBar extends DisposableBase {
   private readonly item: vscode.StatusBarItem;
 
-  constructor(private readonly workflow: Workflow) {
+  constructor(
+    private readonly workflow: Workflow,
+    /** Single calls waiting on the policy's card (policyCards.ts): they count as awaiting approval. */
+    private readonly pendingCalls?: { readonly pending: number; readonly onDidChange: Event<void> },
+  ) {
     super();
     this.item = this._register(vscode.window.createStatusBarItem('plangate.status', vscode.StatusBarAlignment.Left, 90));
     this.item.name = 'Plangate';
     this.item.command = Commands.showPanel;
     this._register(workflow.onDidChange(() => this.update()));
+    if (pendingCalls) this._register(pendingCalls.onDidChange(() => this.update()));
     this.update();
     this.item.show();
   }
 
   private update(): void {
-    const status = describeStatus(this.workflow.state);
+    const status = describeStatus(this.workflow.state, this.pendingCalls?.pending ?? 0);
     this.item.text = `${status.icon} Plangate: ${status.text}`;
     this.item.tooltip = status.tooltip;
     this.item.accessibilityInformation = { label: `Plangate: ${status.text}`, role: 'button' };

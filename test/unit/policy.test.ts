@@ -7,6 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canAlwaysAllow, escapeGlob, narrowestRule } from '../../src/core/policy/alwaysAllow';
+import { describeStatus } from '../../src/core/present';
+import { EMPTY_WORKFLOW } from '../../src/core/workflow';
 import { evaluate, jsonPathValues, ruleMatches, type PolicyCall } from '../../src/core/policy/evaluate';
 import { lintPolicy } from '../../src/core/policy/lint';
 import { parsePolicyText, parsePolicyValue } from '../../src/core/policy/parse';
@@ -289,5 +291,15 @@ describe('Always allow', () => {
     assert.equal(canAlwaysAllow(evaluate(rules([]), call({ annotations: { destructiveHint: true } }))), true);
     assert.equal(canAlwaysAllow(evaluate(rules(user(rule('a', 'ask'))), call())), false);
     assert.equal(canAlwaysAllow(evaluate(rules([]), call({ meta: { approval: 'ask' } }))), false);
+  });
+});
+
+describe('the status bar', () => {
+  test('a call waiting on the card counts as awaiting approval', () => {
+    assert.equal(describeStatus(EMPTY_WORKFLOW).text, 'idle');
+    const waiting = describeStatus(EMPTY_WORKFLOW, 1);
+    assert.equal(waiting.text, 'awaiting approval (1)');
+    assert.equal(waiting.state, 'awaiting');
+    assert.match(waiting.tooltip, /1 call waiting for your decision/);
   });
 });
