@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canAlwaysAllow, escapeGlob, narrowestRule } from '../../src/core/policy/alwaysAllow';
 import { describeStatus } from '../../src/core/present';
+import { stepPolicyMark } from '../../src/core/present/callCard';
 import { EMPTY_WORKFLOW } from '../../src/core/workflow';
 import { evaluate, jsonPathValues, ruleMatches, type PolicyCall } from '../../src/core/policy/evaluate';
 import { lintPolicy } from '../../src/core/policy/lint';
@@ -301,5 +302,24 @@ describe('the status bar', () => {
     assert.equal(waiting.text, 'awaiting approval (1)');
     assert.equal(waiting.state, 'awaiting');
     assert.match(waiting.tooltip, /1 call waiting for your decision/);
+  });
+});
+
+describe("a plan step's mark", () => {
+  test("a rule's deny is marked with its reason; Plangate's defaults are not (unless a workspace rule was not honoured)", () => {
+    assert.equal(
+      stepPolicyMark({ decision: 'deny', ruleId: 'no-rm', source: 'user', reason: 'no deletes' })?.text,
+      "Denied by your rule 'no-rm': no deletes",
+    );
+    assert.equal(stepPolicyMark({ decision: 'ask', ruleId: 'plangate:destructive', source: 'default', reason: 'r' }), undefined);
+    assert.equal(stepPolicyMark({ decision: 'allow', ruleId: 'plangate:default', source: 'default', reason: 'r' }), undefined);
+    assert.match(
+      stepPolicyMark({ decision: 'ask', ruleId: 'plangate:destructive', source: 'default', reason: 'r', notHonoured: 'repo' })?.text ?? '',
+      /the workspace's rule 'repo' would allow it; your policy stands/,
+    );
+    assert.match(
+      stepPolicyMark({ decision: 'ask', ruleId: 'tool:approval', source: 'tool', reason: 'r' })?.text ?? '',
+      /^Asked because: r \(the tool's own declaration\)/,
+    );
   });
 });

@@ -54,11 +54,11 @@ export function verdictWords(rule: Pick<RuleRef, 'decision' | 'reason' | 'source
 }
 
 /**
- * A plan step's mark: shown when a rule decided it, or when it is asked or denied (Plangate's plain default allow
- * shows nothing).
+ * A plan step's mark: shown when a rule or the tool's own declaration decided it. Plangate's defaults show nothing on a
+ * step (the approval covers the destructive default's ask, and the step's hint already says "destructive").
  */
 export function stepPolicyMark(record: PolicyRecord | undefined): PolicyMarkView | undefined {
-  if (!record || (record.decision === 'allow' && record.source === 'default')) return undefined;
+  if (!record || (record.source === 'default' && !record.notHonoured)) return undefined;
   const rule = { decision: record.decision, reason: record.reason, source: record.source, id: record.ruleId };
   const loosened = record.notHonoured ? ` · the workspace's rule '${record.notHonoured}' would allow it; your policy stands` : '';
   return { decision: record.decision, ruleId: record.ruleId, text: verdictWords(rule) + loosened };
