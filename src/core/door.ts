@@ -378,6 +378,7 @@ export async function resolvePlan(
 function coverOf(call: DoorCall, verdict: PolicyVerdict): CallPolicyRecord['coveredBy'] {
   const d = call.decision;
   if (d.by === 'approval' || d.by === 'preview') return 'plan';
-  if (d.by === 'user' && call.entrance !== 'call' && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
+  const reviewed = call.entrance === 'collect' || call.entrance === 'replan'; // never an app's or the agent's call
+  if (d.by === 'user' && reviewed && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
   return undefined;
 }

@@ -197,6 +197,11 @@ describe('policy at the door: single calls', () => {
     );
     assert.equal(s.asked.length, 2, "Call Tool's form: the destructive default asks on the card");
     assert.equal(s.asked[1]!.entrance, 'call');
+    await assert.rejects(
+      s.gate.door.call({ server: 'demo', tool: 'write_file_step', args: WRITE, entrance: 'app', decision: button }),
+      (err: unknown) => err instanceof GateRefusal && err.kind === 'declined',
+    );
+    assert.equal(s.asked[2]!.entrance, 'app', "an app's call is asked on the card whatever decision it carries");
     assert.deepEqual(s.calls(), ['write_file_step']);
   });
 });
