@@ -6,7 +6,7 @@ export interface Figure {
   name: string;
   /** The measurement; null when it was not measured (see `note`). */
   value: number | null;
-  /** `x` for ratios, `MB`/`KB` for sizes, `count` for counts. */
+  /** `x` for ratios, `MB`/`KB` for sizes, `count` for counts, `µs` for a time per call. */
   unit: string;
   /** The upper bound the value must not exceed (every target here is "≤"); null when there is none. */
   target: number | null;

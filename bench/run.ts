@@ -13,6 +13,7 @@ import { ledgerLoadFigures } from './ledgerLoad';
 import { notMeasured, type Figure } from './figure';
 import { panelUpdateFigures } from './panelUpdates';
 import { webviewRenderFigures } from './webviewRender';
+import { policyFigures } from './policyEval';
 import { workspaceFigures } from './workspaceFigures';
 
 const json = process.argv.includes('--json');
@@ -37,6 +38,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['ledger_load', ledgerLoadFigures],
   ['panel_updates', panelUpdateFigures],
   ['webview_render', webviewRenderFigures],
+  ['policy', policyFigures],
 ];
 
 async function main(): Promise<number> {

@@ -15,10 +15,12 @@ import { elicitationHandler } from './ui/elicitation';
 import { logRegistry, logWorkflow } from './ui/log';
 import { PlanFiles } from './ui/planFiles';
 import { PlanPanel } from './ui/planPanel';
+import { PolicySource } from './ui/policy';
+import { PolicyCards } from './ui/policyCards';
 import { RunProgress } from './ui/runProgress';
 import { ServerConfigs } from './ui/serverConfigs';
 import { oauthSupport, registerSignIn } from './ui/signIn';
-import { gateSettings } from './ui/settings';
+import { autoApprovePlans, gateSettings } from './ui/settings';
 import { WorkflowStatusBar } from './ui/statusBar';
 import { registerTestHook } from './ui/testHook';
 import { TouchedFiles } from './ui/touchedFiles';
@@ -37,7 +39,20 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   // The extension answers URL elicitation in a dialog, and signs in to servers that ask for OAuth.
   const servers = (registry = new ServerRegistry({ urlElicitation: true, oauth: oauthSupport(context.secrets) }));
   const configs = new ServerConfigs(context.secrets, log);
-  const gate = new Gate(workflow, { invoker: servers, settings: gateSettings, newId: randomUUID });
+  // The policy (allow / ask / deny by rule) sits in the door; its single-call card lives in the panel, made below.
+  const policy = new PolicySource(servers, log);
+  const card: { ask?: PolicyCards['ask'] } = {};
+  const gate = new Gate(workflow, {
+    invoker: servers,
+    settings: gateSettings,
+    newId: randomUUID,
+    policy: {
+      policy: (call) => policy.verdict(call),
+      toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
+      ask: (ask) => card.ask?.(ask) ?? Promise.resolve({ answer: 'cancelled' }),
+    },
+    autoApprovePlans,
+  });
   const files = new PlanFiles(storage, servers, workflow, log, stepTimeoutMs, gate.door);
   gate.checkpointWith((plan) => files.beforeRun(plan));
   subs.push(
@@ -52,7 +67,9 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     servers.onLog(logRegistry(log)),
     workflow.onDidChange(logWorkflow(log)),
     servers.onDidChange(() => void gate.refreshResolutions()),
-  ); // a server's tools changed: waiting plans are resolved again
+    policy,
+    policy.onDidChange(() => void gate.refreshResolutions()),
+  ); // a server's tools or the policy changed: waiting plans are resolved (and judged) again
 
   // The panel, and what shows things in it: Call Tool and result cards, collect-mode forms, elicitation.
   const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
@@ -73,11 +90,14 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
   servers.onElicit = elicitationHandler(panel);
+  const cards = new PolicyCards(panel, policy, log);
+  card.ask = cards.ask;
   subs.push(
     panel,
     collect,
     new RunProgress(gate),
-    new WorkflowStatusBar(workflow),
+    cards,
+    new WorkflowStatusBar(workflow, cards),
     ...registerViews(servers, configs, workflow),
     trackApprovals(workflow),
   );
@@ -98,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   );
   void configs.reload();
 
-  const api: PlangateApi = { workflow, gate, registry: servers, configs, panel, caller };
+  const api: PlangateApi = { workflow, gate, registry: servers, configs, panel, caller, policy };
   const hook = registerTestHook(context, api);
   if (hook) subs.push(hook);
   return api;

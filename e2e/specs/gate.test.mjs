@@ -520,7 +520,7 @@ test('Export as JSON writes the plan with its steps and outcome to the file chos
   }
   assert.match(proposed, /plan-[0-9a-f-]+\.json$/);
   await vs.page.keyboard.press('Enter');
-  await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'plan exported to' }).waitFor({ timeout: 15_000 });
+  await vs.page.locator('.notifications-toasts .notification-toast', { hasText: 'plan exported to' }).first().waitFor({ timeout: 15_000 });
   const file = path.join(vs.workspaceDir, path.basename(proposed));
   const data = JSON.parse(fs.readFileSync(file, 'utf8'));
   fs.rmSync(file);
@@ -696,4 +696,159 @@ test("a real MCP App server's page (the ext-apps basic example) renders; its but
   while (Date.now() < until && second === first) second = (await time.innerText({ timeout: 2000 }).catch(() => first)).trim();
   assert.notEqual(second, first, 'the allowed call went through and its result reached the app');
   assert.match(second, iso);
+});
+
+// Policy (allow / ask / deny by rule). Call Tool is an entrance like the agent's: a destructive tool is asked on the
+// single-call card, which is the same card the agent's and an app's calls get.
+const userSettingsFile = () => path.join(vs.userDataDir, 'User', 'settings.json');
+const policyFile = () => path.join(vs.workspaceDir, '.vscode', 'plangate-policy.json');
+const card = (web) => web.locator('main .call-card');
+
+/** Calls write_file_step from Call Tool with `file` as its path; returns the panel once the card shows. */
+async function cardFor(file) {
+  const web = await callTool(vs, 'write_file_step', {
+    fill: async (form) => {
+      await form.getByLabel(/^path/).fill(file);
+      await form.getByLabel(/^content/).fill('written by the policy test\n');
+    },
+  });
+  await card(web).waitFor({ timeout: 15_000 });
+  return web;
+}
+
+test('policy: a destructive tool asks on the card, saying why; Deny sends nothing and the note reaches the caller; Allow once runs it once', async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  let web = await cardFor('policy-once.txt');
+  const shown = card(web);
+  assert.match(await shown.locator('.card-who').innerText(), /Call Tool calls write_file_step on server fixture/);
+  assert.match(
+    await shown.locator('.card-because').innerText(),
+    /Asked because: tool 'write_file_step' says it may destroy data \(destructiveHint\), and destructive tools are asked by default/,
+  );
+  assert.match(await shown.locator('.card-args').innerText(), /"path": "policy-once\.txt"/);
+  await vs.waitForStatus('Plangate: awaiting approval (1)');
+  await vs.screenshot('policy-card');
+  await shown.getByLabel('Note for the caller').fill('not before the review');
+  await shown.getByRole('button', { name: 'Deny' }).click();
+  await web
+    .locator('main .result')
+    .filter({ hasText: "The user denied the call to 'write_file_step' on server 'fixture': not before the review" })
+    .waitFor({ timeout: 15_000 });
+  await sleep(500);
+  assert.deepEqual(toolsAfter(since), [], 'Deny: nothing reached the server');
+  assert.equal(fs.existsSync(path.join(vs.workspaceDir, 'policy-once.txt')), false);
+
+  web = await cardFor('policy-once.txt');
+  await card(web).getByRole('button', { name: 'Allow once' }).click();
+  await web.locator('main .result').waitFor({ timeout: 15_000 });
+  assert.deepEqual(await toolsOnceThere(since, 1), ['write_file_step']);
+  assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'policy-once.txt'), 'utf8'), 'written by the policy test\n');
+});
+
+test('policy: Always allow writes the narrowest rule to the user settings and shows it; the next call runs without the card', async () => {
+  await waitForServerRunning(vs);
+  const before = fs.readFileSync(userSettingsFile(), 'utf8');
+  const since = lastSeq();
+  try {
+    const web = await cardFor('policy-always.txt');
+    const always = card(web).locator('details.card-always');
+    await always.locator('summary').click();
+    assert.match(await always.locator('pre').innerText(), /"tool": "write_file_step"/);
+    await card(web).getByRole('button', { name: 'Always allow' }).click();
+    await vs.page
+      .locator('.notifications-toasts .notification-toast', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await vs.screenshot('policy-always-allowed');
+    const settings = JSON.parse(fs.readFileSync(userSettingsFile(), 'utf8'));
+    assert.deepEqual(settings['plangate.policy']?.rules, [
+      {
+        id: 'allow-fixture-write-file-step',
+        decision: 'allow',
+        reason: settings['plangate.policy'].rules[0].reason,
+        server: 'fixture',
+        tool: 'write_file_step',
+        entrance: ['call'],
+      },
+    ]);
+    assert.deepEqual(await toolsOnceThere(since, 1), ['write_file_step']);
+
+    const next = await callTool(vs, 'write_file_step', {
+      fill: async (form) => {
+        await form.getByLabel(/^path/).fill('policy-always.txt');
+        await form.getByLabel(/^content/).fill('again\n');
+      },
+    });
+    await next.locator('main .result').waitFor({ timeout: 15_000 });
+    assert.equal(await card(next).count(), 0, 'no card: the rule allowed it');
+    assert.deepEqual(await toolsOnceThere(since, 2), ['write_file_step', 'write_file_step']);
+  } finally {
+    fs.writeFileSync(userSettingsFile(), before);
+  }
+});
+
+test("policy: a plan step that the workspace policy denies is marked before approval and never runs; the plan stops there with the rule's reason", async () => {
+  await waitForServerRunning(vs);
+  fs.writeFileSync(
+    policyFile(),
+    JSON.stringify({
+      rules: [{ id: 'no-components', decision: 'deny', reason: 'components are made by hand here', tool: 'create_component' }],
+    }),
+  );
+  try {
+    await sleep(1500); // the file watcher reads it
+    const since = lastSeq();
+    const web = await callTool(vs, 'plan_scaffold');
+    const plan = planOf(web);
+    const marks = plan.locator('ol.steps > li.step .step-policy.policy-deny');
+    await marks.first().waitFor({ timeout: 15_000 });
+    assert.match(
+      await marks.first().innerText(),
+      /Cannot run: Denied by the workspace's rule 'no-components': components are made by hand here/,
+    );
+    assert.equal(await plan.locator('li.step[data-step="1"] .step-policy').count(), 0, 'the allowed step carries no mark');
+    await vs.screenshot('policy-denied-step');
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    await plan.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 20_000 });
+    assert.match(
+      await plan.locator('li.step[data-step="2"] .step-error').innerText(),
+      /Not sent: Policy denies calling 'create_component'.*components are made by hand here \(rule 'no-components'\)/,
+    );
+    assert.deepEqual(toolsAfter(since), ['plan_scaffold', 'create_screen'], 'the denied step was never sent');
+    await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+    await vs.waitForStatus('Plangate: idle', 20_000);
+  } finally {
+    fs.rmSync(policyFile(), { force: true });
+  }
+});
+
+test('policy: a workspace policy file with a mistake shows it in the Problems panel with its line; a rule that loosens your policy is flagged', async () => {
+  fs.writeFileSync(
+    policyFile(),
+    [
+      '{',
+      '  // a broken rule and a loosening one',
+      '  "rules": [',
+      '    { "id": "typo", "decision": "alow", "reason": "x" },',
+      '    { "id": "repo-allows-all", "decision": "allow", "reason": "the repository says so" }',
+      '  ]',
+      '}',
+    ].join('\n'),
+  );
+  try {
+    await vs.page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'would loosen your own policy' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await vs.runCommand('View: Toggle Problems').catch(() => vs.runCommand('Problems: Focus on Problems View'));
+    const rows = vs.page.locator('.markers-panel .monaco-list-row');
+    const typo = rows.filter({ hasText: `Rule 'typo': "decision" must be "allow", "ask" or "deny".` });
+    await typo.first().waitFor({ timeout: 15_000 });
+    assert.match(await typo.first().innerText(), /Ln 4, Col 33/);
+    await rows.filter({ hasText: "Rule 'repo-allows-all' would loosen your own policy" }).first().waitFor({ timeout: 10_000 });
+    await vs.screenshot('policy-problems');
+  } finally {
+    fs.rmSync(policyFile(), { force: true });
+  }
 });

@@ -9,6 +9,10 @@ import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
 import { runCommand, type RunOptions } from './runCommand';
 import { safeText } from './safeText';
+import { readFile } from 'node:fs/promises';
+import { parsePolicyText } from '../core/policy/parse';
+import type { PolicyRules } from '../core/policy/rules';
+import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
 import { splitCommandLine } from './splitCommandLine';
 import { validateCommand } from './validateCommand';
@@ -50,12 +54,25 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
                      Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
   --ledger FILE      record the run in a JSONL ledger file (appended)
   --verbose          show the connection's log (server stderr, calls) on stderr
+  --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
+                     too when present. A step the policy denies is not sent (the run stops with the rule's reason);
+                     a call it asks about is asked on the terminal (--yes allows it)
   Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
   rejected, its status is not ok, or a tool is missing. 2: usage, connection or server error before any step ran.`;
 
 const USAGE_SERVERS = `plangate servers [--json]
   Lists the servers of ./.vscode/mcp.json (name, type, command line or URL) and its problems (file:line).
   Exit 0: no problems. 1: the file has problems. 2: there is no readable file.`;
+
+const USAGE_POLICY = `plangate policy check [FILE] [--json]
+  Validates a policy file (default ./.vscode/plangate-policy.json): each problem as file:line:column.
+  Exit 0: no errors (warnings are printed). 1: errors. 2: the file cannot be read.
+plangate policy explain --server S --tool T [--args JSON] [--entrance plan|agent|call|app|recovery]
+                        [--annotations JSON] [--meta JSON] [--user FILE] [--file FILE] [--json]
+  Prints the decision for one call (allow, ask or deny), the rule that won and every rule that matched, under
+  ./.vscode/plangate-policy.json (or --file) and your rules (--user: a file holding plangate.policy's value).
+  --annotations and --meta give the tool's definition (its MCP annotations, its _meta) as the server lists it.
+  Default entrance: agent. Exit 0, whatever the decision; 2 on a usage error or an unreadable file.`;
 
 const USAGE = `Plangate — a human approval gate for MCP tool plans (MCPFlow orchestrated_plan), in the terminal.
 
@@ -150,6 +167,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
       'token-store': { type: 'string' },
+      policy: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -210,8 +228,90 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     clientId: values['client-id'],
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
     tokenStore: values['token-store'],
+    policy: await loadRunPolicy(values.policy),
   };
   return runCommand(options, out());
+}
+
+/** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */
+async function loadRunPolicy(file: string | undefined): Promise<PolicyRules | undefined> {
+  const read = async (path: string, source: 'user' | 'workspace', required: boolean) => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if (!required) return [];
+      return fail('run', `--policy: cannot read ${safeText(path)}: ${safeText((err as NodeJS.ErrnoException).code ?? String(err))}`);
+    }
+    const parsed = parsePolicyText(text, source);
+    const errors = parsed.problems.filter((p) => p.severity === 'error');
+    if (errors.length)
+      fail(
+        'run',
+        `${safeText(path)} has policy errors (${safeText(errors[0]!.message, { max: 300 })}); check it with plangate policy check`,
+      );
+    return parsed.rules;
+  };
+  const user = file === undefined ? [] : await read(file, 'user', true);
+  const workspace = await read(POLICY_FILE, 'workspace', false);
+  return user.length || workspace.length ? { user, workspace } : undefined;
+}
+
+/** A JSON value given on the command line (`--annotations`, `--meta`). */
+function parseJsonOption(command: string, option: string, text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return fail(command, `--${option} is not valid JSON (${safeText(err instanceof Error ? err.message : String(err), { max: 200 })})`);
+  }
+}
+
+async function policyMain(argv: string[], out: () => Output): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parse('policy', {
+    args: rest,
+    strict: true,
+    allowPositionals: sub === 'check',
+    options: {
+      server: { type: 'string' },
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      entrance: { type: 'string' },
+      annotations: { type: 'string' },
+      meta: { type: 'string' },
+      user: { type: 'string' },
+      file: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || sub === '--help' || sub === '-h') {
+    out().info(USAGE_POLICY);
+    return 0;
+  }
+  if (sub === 'check') {
+    if (positionals.length > 1) fail('policy check', `give one FILE, not ${positionals.length}`);
+    return policyCheckCommand({ file: positionals[0] ?? values.file, json: values.json === true }, out());
+  }
+  if (sub === 'explain') {
+    if (!values.server || !values.tool) fail('policy explain', 'give --server S and --tool T: the call to explain');
+    return policyExplainCommand(
+      {
+        server: values.server,
+        tool: values.tool,
+        args: values.args === undefined ? {} : parseToolArgs(values.args),
+        entrance: values.entrance ?? 'agent',
+        annotations: parseJsonOption('policy explain', 'annotations', values.annotations),
+        meta: parseJsonOption('policy explain', 'meta', values.meta),
+        user: values.user,
+        file: values.file,
+        json: values.json === true,
+      },
+      out(),
+    );
+  }
+  return fail('policy', `give a subcommand: check or explain, not "${safeText(sub ?? '', { max: 50 })}"`);
 }
 
 /**
@@ -271,8 +371,10 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
         }
         return await serversCommand({ json: values.json === true }, out());
       }
+      case 'policy':
+        return await policyMain(rest, out);
       default:
-        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run and servers`);
+        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, servers and policy`);
     }
   } catch (err) {
     if (err instanceof UsageError) {

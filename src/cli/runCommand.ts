@@ -15,7 +15,10 @@ import { CancellationTokenSource } from '../core/lifecycle';
 import type { OrchestratedPlan } from '../core/plan';
 import { resolveSteps } from '../core/resolve';
 import { runPlan } from '../core/runner';
-import { Door } from '../core/door';
+import { Door, type CallAskAnswer } from '../core/door';
+import { verdictWords, stepPolicyMark } from '../core/present/callCard';
+import { evaluate } from '../core/policy/evaluate';
+import type { PolicyRules } from '../core/policy/rules';
 import { resultText, type ToolResult } from '../core/toolResult';
 import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow';
 import { isSecretKey, type ResolvedServer } from '../mcp/config';
@@ -65,6 +68,8 @@ export interface RunOptions {
   tokenStore?: string;
   /** How long a sign-in may wait for the browser to come back (default 5 min). */
   signInWaitMs?: number;
+  /** The policy the run honours: `--policy FILE` (your rules) and the workspace file in the current folder. */
+  policy?: PolicyRules;
 }
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
@@ -360,7 +365,26 @@ async function run(
   }
   // The one door: the planning call and every step go through it, checked against their decision and on the record.
   const invoker = new ConnectionInvoker(connection);
-  const door = new Door(invoker, workflow, { allowCrossServer: () => false, newId: randomUUID });
+  const policy = options.policy;
+  const door = new Door(invoker, workflow, {
+    allowCrossServer: () => false,
+    newId: randomUUID,
+    ...(policy
+      ? {
+          policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd() }),
+          toolInfo: (_server: string, tool: string) => connection.tools.find((t) => t.name === tool),
+          // A call the policy asks about (not covered by "Proceed?"): asked on the terminal; --yes allows it once.
+          ask: async ({ call, verdict }): Promise<CallAskAnswer> => {
+            out.info(`  ${safeText(verdictWords(verdict.rule), { max: 1000 })}`);
+            if (options.yes) return { answer: 'once' };
+            if (!prompter) return { answer: 'deny', note: 'there is no terminal to ask on; pass --yes to allow it' };
+            return (await prompter.confirm(`Allow '${one(call.tool, 100)}' on '${one(call.server, 100)}'?`))
+              ? { answer: 'once' }
+              : { answer: 'deny' };
+          },
+        }
+      : {}),
+  });
 
   const abort = new AbortController();
   const sub = cancel.token.onCancellationRequested(() => abort.abort('Cancelled by the user'));
@@ -466,6 +490,10 @@ async function run(
 
   // Resolved before the question, so the approval covers each step's server and its tool's definition.
   await door.resolve(planId);
+  for (const st of record().steps) {
+    const mark = stepPolicyMark(st.policy);
+    if (mark?.decision === 'deny') out.error(`  Step ${st.index + 1} cannot run: ${safeText(mark.text, { max: 1000 })}`);
+  }
   if (record().steps.some((st) => st.call.tool !== 'ask_user')) {
     out.info(
       `  Server: every step runs on '${one(server, 100)}', the one connected; the approval covers each step's tool as that server lists it now, and a step whose tool changes before it runs is not sent.`,

@@ -4,16 +4,30 @@
  * door checks that the decision covers exactly this call (for a plan step: the approved server, the tool's definition
  * as listed at approval, and the approved arguments), records the call in the ledger before sending it and its outcome
  * after, and refuses what is not covered (recorded too, never sent). Timeout, cancel and progress ride on the
- * {@link ToolCallOptions} it passes through. A rule engine (policy) can sit in {@link Door.check}.
+ * {@link ToolCallOptions} it passes through. The policy (core/policy) sits here too: a call it denies is refused with the
+ * rule's reason; a call it asks about is sent only once something covers the ask — a plan's approval, a Submit that
+ * showed the reviewed payload (for Plangate's default and the tool's own declaration), or the user's answer on the
+ * single-call card ({@link DoorOptions.ask}). The verdict, its rule and the answer are in the call's ledger record.
  *
  * Pure: no vscode, no I/O of its own (the ledger's sink does the writing).
  */
 import { canonicalJson, sameJson, sha256Hex } from './approval';
 import type { ServerTools, ToolCallOptions, ToolInvoker } from './invoker';
 import type { Workflow } from './ledger';
+import { ASK_USER_TOOL } from './plan';
 import { resolutionChange, resolutionRecords } from './resolve';
 import type { ToolResult } from './toolResult';
-import { getPlan, type CallDecision, type CallEntrance, type CallOutcomeKind, type StepResolutionRecord } from './workflow';
+import type { PolicyCall, PolicyVerdict } from './policy/evaluate';
+import type { PolicyEntrance } from './policy/rules';
+import type { PolicyRecord } from './plan';
+import {
+  getPlan,
+  type CallDecision,
+  type CallEntrance,
+  type CallOutcomeKind,
+  type CallPolicyRecord,
+  type StepResolutionRecord,
+} from './workflow';
 
 /** One call, as its caller asks the door to send it. */
 export interface DoorCall {
@@ -24,8 +38,12 @@ export interface DoorCall {
   decision: CallDecision;
 }
 
-/** Why the door did not send a call. `drift`: the step's server or tool definition changed since its approval. */
-export type RefusalKind = 'drift' | 'not_covered';
+/**
+ * Why the door did not send a call. `drift`: the step's server or tool definition changed since its approval;
+ * `denied`: a policy rule denies it (the message carries the rule's reason); `declined`: the user denied it on the
+ * single-call card (or the caller gave up waiting).
+ */
+export type RefusalKind = 'drift' | 'not_covered' | 'denied' | 'declined';
 
 /** The door refused a call: it was not sent (the ledger has the refusal). */
 export class GateRefusal extends Error {
@@ -37,9 +55,42 @@ export class GateRefusal extends Error {
     readonly resolution?: StepResolutionRecord,
     /** For `drift`: what changed, in words, without the step's number (the panel says which step). */
     readonly change?: string,
+    /** For `denied`: the verdict, with the deciding rule. */
+    readonly verdict?: PolicyVerdict,
   ) {
     super(message);
   }
+}
+
+/** A call the policy asks about, waiting for the user on the single-call card. */
+export interface CallAsk {
+  call: DoorCall;
+  entrance: PolicyEntrance;
+  verdict: PolicyVerdict;
+  /** The tool's annotations as its server lists them (untrusted), for the card's hints. */
+  annotations?: unknown;
+  /** Aborted when the caller gives up (the agent cancelled): the card closes and the call is not sent. */
+  signal?: AbortSignal;
+}
+
+/** The user's answer on the card. `always`: Allow and write the narrowest allow rule (its id in `rule`). */
+export type CallAskAnswer =
+  { answer: 'once' } | { answer: 'always'; rule?: string } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
+
+/** The words a deny reaches its caller with: the rule's reason and id. */
+export function deniedMessage(call: Pick<DoorCall, 'server' | 'tool'>, verdict: PolicyVerdict): string {
+  return `Policy denies calling '${call.tool}' on server '${call.server}': ${verdict.rule.reason} (rule '${verdict.rule.id}').`;
+}
+
+/** The ledger's form of a verdict. */
+export function policyRecord(verdict: PolicyVerdict): PolicyRecord {
+  return {
+    decision: verdict.decision,
+    ruleId: verdict.rule.id,
+    source: verdict.rule.source,
+    reason: verdict.rule.reason,
+    ...(verdict.notHonoured ? { notHonoured: verdict.notHonoured.id } : {}),
+  };
 }
 
 export interface DoorOptions {
@@ -47,6 +98,12 @@ export interface DoorOptions {
   allowCrossServer: () => boolean;
   newId: () => string;
   now?: () => number;
+  /** The policy's verdict on a call (absent: no policy; a call is covered by its decision alone). Read at each call. */
+  policy?: (call: PolicyCall) => PolicyVerdict;
+  /** The tool's definition as its server lists it now (annotations and `_meta`, untrusted), for the policy. */
+  toolInfo?: (server: string, tool: string) => { annotations?: unknown; _meta?: unknown } | undefined;
+  /** Opens the single-call card and resolves with the user's answer. Absent: a call the policy asks about is refused. */
+  ask?: (ask: CallAsk) => Promise<CallAskAnswer>;
   /** Told of every call as it is recorded (the extension's log). */
   onCall?: (call: DoorCall & { callId: string }, outcome?: { kind: CallOutcomeKind; detail?: string; durationMs: number }) => void;
 }
@@ -75,17 +132,54 @@ export class Door {
    * it and the approval covers it. Returns false when the plan is not awaiting approval (nothing to resolve).
    */
   async resolve(planId: string): Promise<boolean> {
-    return resolvePlan(this.workflow, this.invoker, planId, { allowCrossServer: this.options.allowCrossServer(), now: this.now });
+    return resolvePlan(this.workflow, this.invoker, planId, {
+      allowCrossServer: this.options.allowCrossServer(),
+      now: this.now,
+      stepPolicy: this.options.policy ? (server, tool, args, entrance) => this.verdictOf(server, tool, args, entrance) : undefined,
+    });
   }
 
-  /** Why `call` would be refused now (undefined: it is covered). Sends nothing, records nothing. */
+  /** The policy's verdict on a call to `tool` on `server` by `entrance`; undefined without a policy. */
+  verdictOf(server: string, tool: string, args: Record<string, unknown>, entrance: PolicyEntrance): PolicyVerdict | undefined {
+    if (!this.options.policy) return undefined;
+    const info = this.options.toolInfo?.(server, tool);
+    return this.options.policy({ server, tool, args, entrance, annotations: info?.annotations, meta: info?._meta });
+  }
+
+  /** The entrance a call comes by, as policy rules name it. */
+  policyEntrance(call: DoorCall): PolicyEntrance {
+    const d = call.decision;
+    if (d.by === 'approval' || d.by === 'preview')
+      return getPlan(this.workflow.state, d.planId)?.origin.entrance === 'recovery' ? 'recovery' : 'plan';
+    switch (call.entrance) {
+      case 'agent':
+        return 'agent';
+      case 'app':
+        return 'app';
+      case 'step':
+      case 'preview':
+        return 'plan';
+      default:
+        return 'call';
+    }
+  }
+
+  /**
+   * Why `call` would be refused now (undefined: it is covered, or the policy asks and the card is yet to answer).
+   * Sends nothing, records nothing.
+   */
   async check(call: DoorCall): Promise<GateRefusal | undefined> {
+    return this.checkWith(call, this.verdictOf(call.server, call.tool, call.args, this.policyEntrance(call)));
+  }
+
+  private async checkWith(call: DoorCall, verdict: PolicyVerdict | undefined): Promise<GateRefusal | undefined> {
+    if (verdict?.decision === 'deny') return new GateRefusal('denied', deniedMessage(call, verdict), undefined, undefined, verdict);
     const d = call.decision;
     switch (d.by) {
       case 'user':
       case 'agent':
-        // The user saw exactly this call and pressed its button, or VS Code asked under its own rules. The policy
-        // engine is the place to narrow these.
+        // The user saw exactly this call and pressed its button, or the agent called; the policy narrows these (an
+        // ask is answered in call(), on the card).
         return undefined;
       case 'approval':
         return this.checkStep(call, d.planId, d.step, 'approval');
@@ -100,10 +194,44 @@ export class Door {
    * or with the call's own error (timeout, cancel, connection).
    */
   async call(call: DoorCall, options?: ToolCallOptions): Promise<ToolResult> {
-    const refusal = await this.check(call);
+    const entrance = this.policyEntrance(call);
+    const verdict = this.verdictOf(call.server, call.tool, call.args, entrance);
+    let refusal = await this.checkWith(call, verdict);
+    let policy: CallPolicyRecord | undefined = verdict && policyRecord(verdict);
+    if (!refusal && verdict && policy && verdict.decision === 'ask') {
+      const covered = coverOf(call, verdict);
+      if (covered) policy.coveredBy = covered;
+      else {
+        options?.onProgress?.({ progress: 0, message: `Waiting for your decision in the Plangate panel: ${call.tool} on ${call.server}` });
+        const answer = await this.askUser({
+          call,
+          entrance,
+          verdict,
+          annotations: this.options.toolInfo?.(call.server, call.tool)?.annotations,
+          signal: options?.signal,
+        });
+        policy = {
+          ...policy,
+          coveredBy: 'card',
+          answer: answer.answer,
+          ...(answer.answer === 'always' && answer.rule ? { alwaysRule: answer.rule } : {}),
+          ...(answer.answer === 'deny' && answer.note ? { note: answer.note.slice(0, 2000) } : {}),
+        };
+        if (answer.answer === 'deny')
+          refusal = new GateRefusal(
+            'declined',
+            `The user denied the call to '${call.tool}' on server '${call.server}'${answer.note?.trim() ? `: ${answer.note.trim().slice(0, 2000)}` : '.'}`,
+          );
+        else if (answer.answer === 'cancelled')
+          refusal = new GateRefusal(
+            'declined',
+            `The call to '${call.tool}' on server '${call.server}' was cancelled while it waited for a decision.`,
+          );
+      }
+    }
     const callId = this.options.newId();
     const started = this.now();
-    this.record(call, callId);
+    this.record(call, callId, policy);
     if (refusal) {
       this.ended(call, callId, 'refused', started, refusal.message);
       throw refusal;
@@ -158,7 +286,17 @@ export class Door {
     return change ? new GateRefusal('drift', `Step ${index + 1}: ${change}.`, now, change) : undefined;
   }
 
-  private record(call: DoorCall, callId: string): void {
+  /** Asks on the card; without a card, or when the caller already gave up, the answer is `cancelled`. */
+  private async askUser(ask: CallAsk): Promise<CallAskAnswer> {
+    if (!this.options.ask || ask.signal?.aborted) return { answer: 'cancelled' };
+    try {
+      return await this.options.ask(ask);
+    } catch {
+      return { answer: 'cancelled' };
+    }
+  }
+
+  private record(call: DoorCall, callId: string, policy?: CallPolicyRecord): void {
     const d = call.decision;
     const recorded = this.workflow.dispatch({
       type: 'callSent',
@@ -173,6 +311,7 @@ export class Door {
       // they are the approved ones), so the record names them and hashes nothing; every other call (a preview adds
       // its dry-run flag) keeps its own, and their hash.
       ...(d.by === 'approval' ? {} : { args: call.args, argsHash: sha256Hex(canonicalJson(call.args)) }),
+      ...(policy ? { policy } : {}),
     });
     if (!recorded)
       throw new GateRefusal(
@@ -205,20 +344,41 @@ export async function resolvePlan(
   workflow: Workflow,
   invoker: Pick<ToolInvoker, 'catalog'>,
   planId: string,
-  options: { allowCrossServer: boolean; now?: () => number },
+  options: {
+    allowCrossServer: boolean;
+    now?: () => number;
+    /** The policy's verdict on a step where it resolved (marked on the step: a deny shows before approval). */
+    stepPolicy?: (server: string, tool: string, args: Record<string, unknown>, entrance: PolicyEntrance) => PolicyVerdict | undefined;
+  },
 ): Promise<boolean> {
   const catalog = await invoker.catalog();
   const plan = getPlan(workflow.state, planId);
   if (!plan || plan.phase !== 'awaiting_approval') return false;
-  return workflow.dispatch({
-    type: 'resolved',
-    at: (options.now ?? Date.now)(),
-    planId,
-    steps: resolutionRecords(
-      plan.steps.map((s) => s.call),
-      plan.origin.server,
-      catalog,
-      { allowCrossServer: options.allowCrossServer },
-    ),
+  const entrance: PolicyEntrance = plan.origin.entrance === 'recovery' ? 'recovery' : 'plan';
+  const steps = resolutionRecords(
+    plan.steps.map((s) => s.call),
+    plan.origin.server,
+    catalog,
+    { allowCrossServer: options.allowCrossServer },
+  ).map((r, i): StepResolutionRecord => {
+    const step = plan.steps[i];
+    if ('missing' in r || !options.stepPolicy || !step || step.call.tool === ASK_USER_TOOL) return r;
+    const verdict = options.stepPolicy(r.server, step.call.tool, step.call.args, entrance);
+    return verdict ? { ...r, policy: policyRecord(verdict) } : r;
   });
+  return workflow.dispatch({ type: 'resolved', at: (options.now ?? Date.now)(), planId, steps });
+}
+
+/**
+ * What covers an `ask` without the card: a plan's approval covers its steps (and their previews); a button that showed
+ * exactly this call as a reviewed payload (a collect form's Submit, an ask form's answer) covers Plangate's default and
+ * the tool's own declaration, not a user's or workspace's ask rule. Call Tool's generic form covers nothing: the card
+ * asks, as for the agent's calls.
+ */
+function coverOf(call: DoorCall, verdict: PolicyVerdict): CallPolicyRecord['coveredBy'] {
+  const d = call.decision;
+  if (d.by === 'approval' || d.by === 'preview') return 'plan';
+  const reviewed = call.entrance === 'collect' || call.entrance === 'replan'; // never an app's or the agent's call
+  if (d.by === 'user' && reviewed && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
+  return undefined;
 }

@@ -5,7 +5,7 @@
  * the agent's gated calls — goes through {@link Gate.receive}. Pure: no vscode, no I/O of its own.
  */
 import { classifyResult, type Classification } from './classify';
-import { Door } from './door';
+import { Door, type DoorOptions } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
@@ -20,6 +20,10 @@ export interface GateOptions {
   invoker: ToolInvoker;
   /** The one door every call goes through; without it the gate makes one over `invoker` and the workflow. */
   door?: Door;
+  /** The policy for the door the gate makes: the verdict, the tools' definitions it reads, and the single-call card. */
+  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'ask'>;
+  /** Read when a plan arrives: let a plan whose every step the user's own rules allow run without asking (off by default). */
+  autoApprovePlans?: () => boolean;
   /** Read at each run, so setting changes apply to the next run. */
   settings: () => { stepTimeoutMs: number; allowCrossServer: boolean };
   newId: () => string;
@@ -99,6 +103,7 @@ export class Gate extends DisposableBase {
         allowCrossServer: () => options.settings().allowCrossServer,
         newId: options.newId,
         now: this.now,
+        ...options.policy,
       });
   }
 
@@ -132,7 +137,7 @@ export class Gate extends DisposableBase {
           plan: c.plan,
           replacesId: extra.replacesId,
         });
-        if (ok) this.resolve(planId);
+        if (ok) void this.resolve(planId).then(() => this.autoApprove(planId).catch(() => false));
         return ok ? { kind: 'plan', planId } : { kind: 'plain' };
       }
       case 'invalid_plan':
@@ -144,6 +149,22 @@ export class Gate extends DisposableBase {
       default:
         return { kind: 'plain' };
     }
+  }
+
+  /**
+   * `plangate.autoApprovePlans`: approves a plan awaiting approval when the user opted in and the user's own rules allow
+   * every step that goes to a server (a workspace rule, Plangate's default allow, an ask or a deny do not count). The
+   * ledger records the approval with the rules. Returns whether it approved.
+   */
+  private async autoApprove(planId: string): Promise<boolean> {
+    if (!this.options.autoApprovePlans?.()) return false;
+    const plan = getPlan(this.workflow.state, planId);
+    if (!plan || plan.phase !== 'awaiting_approval' || plan.depth !== 0 || plan.resolvedAt === undefined) return false;
+    const steps = plan.steps.filter((s) => s.call.tool !== 'ask_user' && !s.skipRequested);
+    if (steps.length === 0 || !steps.every((s) => s.policy?.decision === 'allow' && s.policy.source === 'user')) return false;
+    const rules = [...new Set(steps.map((s) => s.policy!.ruleId))];
+    const note = `Approved without asking: plangate.autoApprovePlans is on and your rules allow every step (${rules.map((r) => `'${r}'`).join(', ')}).`;
+    return (await this.approve(planId, note, undefined, rules)) === undefined;
   }
 
   /** The server a step runs (or will run) on, for schema lookups: the resolved one, else the issuing server. */
@@ -188,7 +209,7 @@ export class Gate extends DisposableBase {
    * `shownHash`: the approval hash of what the panel displayed; when given and the plan has changed since (a server's
    * tool list changed, say), the approval is refused and the user looks again.
    */
-  async approve(planId: string, note?: string, shownHash?: string): Promise<string | undefined> {
+  async approve(planId: string, note?: string, shownHash?: string, byPolicy?: string[]): Promise<string | undefined> {
     const first = getPlan(this.workflow.state, planId);
     if (first?.phase === 'awaiting_approval' && (first.resolvedAt === undefined || this.resolving.has(planId))) await this.resolve(planId);
     const plan = getPlan(this.workflow.state, planId);
@@ -208,6 +229,7 @@ export class Gate extends DisposableBase {
       planId,
       approvalHash: planApprovalHash(plan),
       ...(text ? { note: text } : {}),
+      ...(byPolicy ? { byPolicy } : {}),
     });
     if (!ok)
       return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
@@ -232,7 +254,10 @@ export class Gate extends DisposableBase {
 
   editArgs(planId: string, step: number, args: Record<string, unknown>): string | undefined {
     const event = { type: 'argsEdited', at: this.now(), planId, step, args } as const;
-    return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'The arguments can no longer be changed.');
+    if (!this.workflow.dispatch(event)) return this.workflow.canApply(event) ?? 'The arguments can no longer be changed.';
+    // The policy's verdict on a step can depend on its arguments: resolve again, so the step shows the new one.
+    void this.resolve(planId);
+    return undefined;
   }
 
   markSkip(planId: string, step: number, skip: boolean): string | undefined {

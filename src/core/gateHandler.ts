@@ -9,6 +9,7 @@
  */
 import { visibleToModel, type AppToolLike } from './apps/appTool';
 import { agentErrorResult, agentSummaryResult, summarizePlan, withNote, type AgentEnding } from './agentSummary';
+import { GateRefusal } from './door';
 import type { Gate, Received } from './gate';
 import { CancellationTokenSource, type CancellationToken, type Event } from './lifecycle';
 import { rootPlanId } from './planView';
@@ -192,6 +193,11 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
         );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        if (err instanceof GateRefusal && (err.kind === 'denied' || err.kind === 'declined')) {
+          // The policy's or the user's no: the agent gets the reason as the tool's error text, and nothing was sent.
+          log('info', `agent call ${server}/${tool} not sent: ${message}`);
+          return agentErrorResult(`Plangate: ${message}`);
+        }
         log('warn', `agent call ${server}/${tool} failed: ${message}`);
         return agentErrorResult(`Plangate: calling '${tool}' on server '${server}' failed: ${message}`);
       } finally {

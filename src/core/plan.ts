@@ -122,6 +122,16 @@ export interface StepProgress {
   message?: string;
 }
 
+/** A policy decision as the ledger keeps it: the decision, the deciding rule's id, source and reason. */
+export interface PolicyRecord {
+  decision: 'allow' | 'ask' | 'deny';
+  ruleId: string;
+  source: 'user' | 'workspace' | 'default' | 'tool';
+  reason: string;
+  /** A workspace rule that would have loosened the user's decision and was not honoured. */
+  notHonoured?: string;
+}
+
 export interface StepRecord {
   /** 0-based position in `next_actions`. */
   index: number;
@@ -145,6 +155,8 @@ export interface StepRecord {
   toolHash?: string;
   /** Why the step's tool resolves on no server (set by resolution; such a plan runs nothing). */
   unresolved?: string;
+  /** What the policy decided for the step at resolution (a deny is marked before approval; the door checks again before it runs). */
+  policy?: PolicyRecord;
   progress?: StepProgress;
   /** A short text of the step's result (first text block, truncated). */
   summary?: string;
@@ -186,6 +198,8 @@ export interface PlanRecord {
   approvedAt?: number;
   /** What the user wrote with the approval, if anything. */
   approvalNote?: string;
+  /** Approved without asking (`plangate.autoApprovePlans`): the ids of the user's rules that allowed every step. */
+  approvedByPolicy?: string[];
   rejectReason?: string;
   /** Index of the step the plan is blocked on (failed, unknown, or interrupted). */
   blockedStep?: number;

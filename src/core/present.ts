@@ -44,7 +44,11 @@ export const STATUS_ICONS: Record<StatusKind, string> = {
  * plans in one state, the most recently received is described. `running k/n`: k is the step now running (1-based),
  * n the plan's steps.
  */
-export function describeStatus(state: WorkflowState): StatusDescription {
+/**
+ * The status bar's words for the workflow. `pendingCalls`: single calls waiting on the policy's card (they count as
+ * awaiting approval, like plans; a run in progress or a blocked plan still comes first).
+ */
+export function describeStatus(state: WorkflowState, pendingCalls = 0): StatusDescription {
   const active = activePlans(state);
   const running = active.filter((p) => p.phase === 'executing' && !activeChild(state, p));
   const blocked = active.filter((p) => p.phase === 'blocked');
@@ -61,13 +65,13 @@ export function describeStatus(state: WorkflowState): StatusDescription {
     return { text: `running ${k}/${total}`, tooltip, icon: STATUS_ICONS.running, state: 'running', planId: plan.id };
   }
   if (blocked.length) return { text: 'blocked', tooltip, icon: STATUS_ICONS.blocked, state: 'blocked', planId: last(blocked).id };
-  if (awaiting.length) {
+  if (awaiting.length || pendingCalls > 0) {
     return {
-      text: `awaiting approval (${awaiting.length})`,
-      tooltip,
+      text: `awaiting approval (${awaiting.length + pendingCalls})`,
+      tooltip: pendingCalls > 0 ? `${tooltip}\n${pendingCalls} call${pendingCalls === 1 ? '' : 's'} waiting for your decision` : tooltip,
       icon: STATUS_ICONS.awaiting,
       state: 'awaiting',
-      planId: last(awaiting).id,
+      ...(awaiting.length ? { planId: last(awaiting).id } : {}),
     };
   }
   if (followUps.length) return { text: 'follow-up', tooltip, icon: STATUS_ICONS.follow_up, state: 'follow_up', planId: last(followUps).id };

@@ -18,6 +18,7 @@ import type {
   PlanOutcome,
   PlanPhase,
   PlanRecord,
+  PolicyRecord,
   StepProgress,
   StepRecord,
   StepState,
@@ -35,7 +36,7 @@ import {
 export type { Entrance, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from './plan';
 
 /** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
-export type StepResolutionRecord = { server: string; crossServer: boolean; toolHash?: string } | { missing: string };
+export type StepResolutionRecord = { server: string; crossServer: boolean; toolHash?: string; policy?: PolicyRecord } | { missing: string };
 
 /** The ledger's record of one tool call (see door.ts): kept in the ledger, never part of a plan's state. */
 export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' }>;
@@ -64,6 +65,19 @@ export type CallDecision =
   | { by: 'user'; what: string }
   | { by: 'agent'; what: string };
 
+/**
+ * The policy's part in a call, as the ledger keeps it: its decision and deciding rule; for an `ask`, what covered it —
+ * the plan's approval, the button that showed the call, or the single-call card's answer (`once`, `always` with the rule
+ * it wrote, `deny` with the user's note, `cancelled` when the caller gave up waiting).
+ */
+export interface CallPolicyRecord extends PolicyRecord {
+  coveredBy?: 'plan' | 'button' | 'card';
+  answer?: 'once' | 'always' | 'deny' | 'cancelled';
+  /** The rule Always allow wrote to the user's settings. */
+  alwaysRule?: string;
+  note?: string;
+}
+
 /** How a call ended: `ok`, `tool_error` (an in-band `isError` result), `failed` (timeout, cancel, connection), `refused` (by the door: never sent). */
 export type CallOutcomeKind = 'ok' | 'tool_error' | 'failed' | 'refused';
 
@@ -89,7 +103,8 @@ export type WorkflowEvent =
   | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
   | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
   /** `note`: what the user wrote with the approval (instructions, caveats), for the record and the agent. */
-  | { type: 'approved'; at: number; planId: string; approvalHash: string; note?: string }
+  /** `byPolicy`: nobody pressed Approve; `plangate.autoApprovePlans` let the user's rules (their ids) approve it. */
+  | { type: 'approved'; at: number; planId: string; approvalHash: string; note?: string; byPolicy?: string[] }
   | { type: 'rejected'; at: number; planId: string; reason?: string }
   | { type: 'confirmRequested'; at: number; planId: string; step: number }
   | { type: 'confirmAnswered'; at: number; planId: string; step: number; granted: boolean }
@@ -111,6 +126,8 @@ export type WorkflowEvent =
       args?: Record<string, unknown>;
       planId?: string;
       step?: number;
+      /** The policy's decision on the call, with the deciding rule; `answer`: what the user chose on the single-call card. */
+      policy?: CallPolicyRecord;
     }
   | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
@@ -492,6 +509,7 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
           approvalHash: event.approvalHash,
           approvedAt: at,
           ...(event.note ? { approvalNote: event.note } : {}),
+          ...(Array.isArray(event.byPolicy) ? { approvedByPolicy: event.byPolicy.map(String) } : {}),
           // The same list when nothing is skipped: what was approved is then the very list the hash was taken of.
           steps: plan.steps.some((s) => s.skipRequested)
             ? plan.steps.map((s) => (s.skipRequested ? { ...s, state: 'skipped' as const } : s))
@@ -645,8 +663,9 @@ function normaliseCall(action: ActionCall): ActionCall {
 /** The step with the server, definition hash or missing reason that resolution found. */
 function withResolution(step: StepRecord, r: StepResolutionRecord | undefined): StepRecord {
   if (!r) return step;
-  if ('missing' in r) return { ...step, server: undefined, crossServer: undefined, toolHash: undefined, unresolved: String(r.missing) };
-  return { ...step, server: r.server, crossServer: r.crossServer === true, toolHash: r.toolHash, unresolved: undefined };
+  if ('missing' in r)
+    return { ...step, server: undefined, crossServer: undefined, toolHash: undefined, unresolved: String(r.missing), policy: undefined };
+  return { ...step, server: r.server, crossServer: r.crossServer === true, toolHash: r.toolHash, unresolved: undefined, policy: r.policy };
 }
 
 function put(state: WorkflowState, plan: PlanRecord): WorkflowState {

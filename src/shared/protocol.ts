@@ -121,6 +121,16 @@ export interface StepView {
   prompt?: PendingPrompt;
   /** The nested plan this step's result produced (in the item's `plans`). */
   childPlanId?: string;
+  /** The policy's verdict on the step, when a rule (not Plangate's default allow) decided it; a `deny` cannot run. */
+  policy?: PolicyMarkView;
+}
+
+/** The policy's verdict as a plan step or a card shows it: the decision, the deciding rule and its reason, in words. */
+export interface PolicyMarkView {
+  decision: 'allow' | 'ask' | 'deny';
+  ruleId: string;
+  /** "Denied by your rule 'no-rm': …", "Asked because: …" (built by core). */
+  text: string;
 }
 
 /** An issue of the envelope (`errors`, `warnings`) as the server wrote it. */
@@ -281,13 +291,38 @@ export interface CollectFormView {
   draft?: Record<string, ControlValue>;
 }
 
+/**
+ * A single call the policy asks about, waiting for the user's decision (any entrance: the agent's call, an app's, a
+ * Call Tool call under a rule that asks). Built by core/present/callCard.ts.
+ */
+export interface CallCardView {
+  server: string;
+  tool: string;
+  /** Who is calling, in words: "The chat agent", "An MCP App of server 'x'", "Call Tool". */
+  caller: string;
+  args: Record<string, unknown>;
+  /** The tool's hints (annotations, the server's claims). */
+  hint?: StepHint;
+  /** "Asked because: …" with the deciding rule's reason, and the rule's id and source in words. */
+  because: string;
+  ruleId: string;
+  ruleSource: string;
+  /** Always allow would change the decision next time (only for Plangate's default ask). */
+  canAlwaysAllow: boolean;
+  /** The rule Always allow writes to the user's settings, as JSON text. */
+  alwaysRuleText?: string;
+  /** A workspace rule would have allowed this and was not honoured (it would loosen the user's policy), in words. */
+  notHonoured?: string;
+}
+
 /** One thing the panel can show. Exactly one is selected at a time. */
 export type PanelItem =
   | { kind: 'plan'; id: string; title: string; view: PlanItemView }
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView }
-  | { kind: 'collectForm'; id: string; title: string; view: CollectFormView };
+  | { kind: 'collectForm'; id: string; title: string; view: CollectFormView }
+  | { kind: 'callCard'; id: string; title: string; view: CallCardView };
 
 export interface PanelState {
   /** Every open item, newest last; the webview shows a switcher when there is more than one. */
@@ -422,6 +457,11 @@ export type FromWebview =
       action: 'stage' | 'submit' | 'discard' | 'requestApproval';
       controls?: Record<string, ControlValue>;
     }
+  /**
+   * The user's answer on a single-call card: Allow once, Always allow (writes the narrowest allow rule to the user's
+   * settings), or Deny with an optional note that reaches the caller.
+   */
+  | { type: 'callCardAnswer'; id: number; itemId: string; answer: 'once' | 'always' | 'deny'; note?: string }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
   | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue }
   /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */

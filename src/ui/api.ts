@@ -1,3 +1,4 @@
+import type { PolicySource } from './policy';
 import type { Gate } from '../core/gate';
 import type { Workflow } from '../core/ledger';
 import type { ServerRegistry } from '../mcp/registry';
@@ -16,4 +17,6 @@ export interface PlangateApi {
   configs: ServerConfigs;
   panel: PlanPanel;
   caller: ToolCaller;
+  /** The policy's sources (settings and the workspace file) and its verdicts. */
+  policy: PolicySource;
 }

@@ -41,4 +41,6 @@ export const Settings = {
   gatedServersEnabled: 'gatedServers.enabled',
   serverAppsEnabled: 'serverApps.enabled',
   preferServerApps: 'preferServerApps',
+  policy: 'policy',
+  autoApprovePlans: 'autoApprovePlans',
 } as const;

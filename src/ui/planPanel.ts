@@ -9,6 +9,7 @@ import { nestedPlans, rootPlanId } from '../core/planView';
 import type { ToolResult } from '../core/toolResult';
 import type {
   AppToWebview,
+  CallCardView,
   CallFormView,
   ElicitView,
   FromWebview,
@@ -31,7 +32,11 @@ type ItemModel =
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
-  | { kind: 'collectForm'; id: string; title: string; submissionId: string };
+  | { kind: 'collectForm'; id: string; title: string; submissionId: string }
+  | { kind: 'callCard'; id: string; title: string; view: CallCardView; answer: (a: CallCardAnswer) => Promise<string | undefined> };
+
+/** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
+export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
 
 /** The servers' tools as the panel checks them: hints (annotations) and argument edits (input schemas). */
 export interface ToolCatalog {
@@ -261,6 +266,28 @@ export class PlanPanel extends DisposableBase {
     });
   }
 
+  /**
+   * Shows a single call the policy asks about (policyCards.ts) and takes the user's answer: `answer` resolves with an
+   * error to show on the card, or undefined once it is done (the card then closes). The card closes, unanswered, when
+   * `signal` aborts (the caller gave up); closing it, or the panel, answers `cancelled`.
+   */
+  showCallCard(view: CallCardView, answer: (a: CallCardAnswer) => Promise<string | undefined>, signal?: AbortSignal): void {
+    const id = `card:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+    this.items.push({ kind: 'callCard', id, title: `Allow ${view.tool}?`, view, answer });
+    this.selectedId = id;
+    signal?.addEventListener('abort', () => this.removeItem(id), { once: true });
+    this.open(false);
+  }
+
+  /** Removes an item (a card that was answered or withdrawn) and selects the last one left. */
+  private removeItem(id: string): void {
+    const index = this.items.findIndex((i) => i.id === id);
+    if (index < 0) return;
+    this.items.splice(index, 1);
+    if (this.selectedId === id) this.selectedId = this.items.at(-1)?.id;
+    this.schedulePost();
+  }
+
   reveal(): void {
     const state = this.sources.gate.workflow.state;
     if (!this.selectedId) {
@@ -306,7 +333,8 @@ export class PlanPanel extends DisposableBase {
           // A closed panel cannot answer: pending elicitation requests are cancelled, not left hanging.
           for (const item of this.items.filter((i) => i.kind === 'elicit'))
             (item as { answer: (a: ElicitAnswer) => void }).answer({ action: 'cancel' });
-          this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit'));
+          for (const item of this.items) if (item.kind === 'callCard') void item.answer({ answer: 'cancelled' });
+          this.items.splice(0, this.items.length, ...this.items.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard'));
         }
       }),
     ];
@@ -472,6 +500,8 @@ export class PlanPanel extends DisposableBase {
           return { kind: 'callForm', id: model.id, title: model.title, view: model.view };
         case 'elicit':
           return { kind: 'elicit', id: model.id, title: model.title, view: model.view };
+        case 'callCard':
+          return { kind: 'callCard', id: model.id, title: model.title, view: model.view };
         case 'collectForm': {
           const view = this.on.collect.view(model.submissionId);
           return view && { kind: 'collectForm', id: model.id, title: model.title, view };
@@ -534,6 +564,7 @@ export class PlanPanel extends DisposableBase {
         const index = this.items.findIndex((i) => i.id === message.itemId);
         const item = this.items[index];
         if (item?.kind === 'elicit') item.answer({ action: 'cancel' });
+        if (item?.kind === 'callCard') void item.answer({ answer: 'cancelled' });
         if (item?.kind === 'plan') {
           this.sources.touched.forget(item.planId);
           this.touchedViews.delete(item.planId);
@@ -658,6 +689,14 @@ export class PlanPanel extends DisposableBase {
             content: message.action === 'accept' ? (message.content as ElicitAnswer['content']) : undefined,
           });
           this.schedulePost();
+        });
+      case 'callCardAnswer':
+        return wrap(message.id, async () => {
+          const item = this.items.find((i) => i.id === message.itemId);
+          if (item?.kind !== 'callCard') return 'That call was already decided, or its caller stopped waiting.';
+          const error = await item.answer(message.answer === 'deny' ? { answer: 'deny', note: message.note } : { answer: message.answer });
+          if (error) return error;
+          this.removeItem(item.id);
         });
       case 'openFile':
         await openLink(message.path);

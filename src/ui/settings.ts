@@ -28,3 +28,8 @@ export function ledgerRetention(): { maxSizeMB: number; maxAgeDays: number } {
   };
   return { maxSizeMB: limit(Settings.ledgerMaxSizeMB, 50), maxAgeDays: limit(Settings.ledgerMaxAgeDays, 90) };
 }
+
+/** `plangate.autoApprovePlans` as the user set it (a user setting only: a workspace value is ignored). */
+export function autoApprovePlans(): boolean {
+  return vscode.workspace.getConfiguration(Settings.section).inspect<boolean>(Settings.autoApprovePlans)?.globalValue === true;
+}

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DisposableBase, throttled } from '../core/lifecycle';
+import { DisposableBase, throttled, type Event } from '../core/lifecycle';
 import { describeStatus } from '../core/present';
 import type { Workflow } from '../core/ledger';
 import { Commands } from './constants';
@@ -8,13 +8,18 @@ import { Commands } from './constants';
 export class WorkflowStatusBar extends DisposableBase {
   private readonly item: vscode.StatusBarItem;
 
-  constructor(private readonly workflow: Workflow) {
+  constructor(
+    private readonly workflow: Workflow,
+    /** Single calls waiting on the policy's card (policyCards.ts): they count as awaiting approval. */
+    private readonly pendingCalls?: { readonly pending: number; readonly onDidChange: Event<void> },
+  ) {
     super();
     this.item = this._register(vscode.window.createStatusBarItem('plangate.status', vscode.StatusBarAlignment.Left, 90));
     this.item.name = 'Plangate';
     this.item.command = Commands.showPanel;
     // A long run changes the workflow thousands of times; the status bar is redrawn at most ten times a second.
     this._register(this._register(throttled(workflow.onDidChange, 100))(() => this.update()));
+    if (pendingCalls) this._register(pendingCalls.onDidChange(() => this.update()));
     this.update();
     this.item.show();
   }
@@ -22,7 +27,7 @@ export class WorkflowStatusBar extends DisposableBase {
   private shown = '';
 
   private update(): void {
-    const status = describeStatus(this.workflow.state);
+    const status = describeStatus(this.workflow.state, this.pendingCalls?.pending ?? 0);
     // Every property set is a message to the window: set them only when what they say changed.
     const key = JSON.stringify(status);
     if (key === this.shown) return;

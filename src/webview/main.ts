@@ -12,6 +12,7 @@ import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
 import { onAppMessage, relayFromApp, syncApps } from './apps/appFrames';
+import { renderCallCard } from './callCard';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -39,6 +40,8 @@ function renderItem(item: PanelItem): HTMLElement {
       return renderElicitForm(item.id, item.view);
     case 'collectForm':
       return renderCollectForm(item.view);
+    case 'callCard':
+      return renderCallCard(item.id, item.view);
     default:
       return assertNever(item, 'panel item');
   }
@@ -69,7 +72,9 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
                   ? 'question'
                   : item.kind === 'collectForm'
                     ? 'note'
-                    : 'play',
+                    : item.kind === 'callCard'
+                      ? 'shield'
+                      : 'play',
           ),
           ' ',
           visible(item.title),

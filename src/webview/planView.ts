@@ -18,6 +18,7 @@ import type {
   TouchedGlobView,
 } from '../shared/protocol';
 import { stepKey } from '../shared/panelPatch';
+import { policyMark } from './callCard';
 import { clip, editableJson, h, icon, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
 
@@ -671,6 +672,9 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
   }
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
+  // Policy (callCard.ts): a step the policy denies is marked before approval.
+  const mark = step.state === 'pending' || step.state === 'failed' ? policyMark(step.policy) : null;
+  if (mark) li.append(mark);
 
   li.append(renderArgs(plan, step));
   if (step.prompt) li.append(renderPrompt(step.prompt));

@@ -345,6 +345,70 @@ suite('agent entrance', () => {
   );
 
   test(
+    "policy: the agent's call to a tool a rule asks about waits on the single-call card; stopping the request closes it and sends nothing",
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api & { policy: { userRuleIds(): string[] } };
+      await startGated(ctx);
+      const config = () => vscode.workspace.getConfiguration('plangate');
+      const rule = { id: 'ask-agent-echo', decision: 'ask', reason: 'echo is reviewed', tool: 'echo', entrance: 'agent' };
+      try {
+        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
+        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
+        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
+        const before = callLog(vscode).filter((t) => t === 'echo').length;
+        const cts = new vscode.CancellationTokenSource();
+        const invocation = Promise.resolve(
+          vscode.lm.invokeTool(tool.name, { input: { message: 'policy-card' }, toolInvocationToken: undefined }, cts.token),
+        ).catch((err: unknown) => err);
+        const cards = () => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
+        await until('the single-call card in the panel', () => cards().length === 1 || undefined, 20_000);
+        cts.cancel();
+        await invocation;
+        await until('the card to close', () => cards().length === 0 || undefined, 10_000);
+        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'nothing reached the server');
+      } finally {
+        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
+      }
+    },
+    { timeoutMs: 90_000 },
+  );
+
+  test(
+    "policy: the agent's call to a tool a rule denies comes back with the rule's reason, and nothing reaches the server",
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api & {
+        policy: { userRuleIds(): string[] };
+        gate: { door: { verdictOf(server: string, tool: string, args: object, entrance: string): { decision: string } | undefined } };
+      };
+      await startGated(ctx);
+      const config = () => vscode.workspace.getConfiguration('plangate');
+      // A read-only tool: VS Code asks its own confirmation before the agent's call to any other tool reaches a server.
+      const rule = { id: 'no-agent-echo', decision: 'deny', reason: 'agents do not echo here', tool: 'echo', entrance: 'agent' };
+      try {
+        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
+        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
+        assert.equal(a.gate.door.verdictOf(SERVER, 'echo', { message: 'x' }, 'agent')?.decision, 'deny', 'the door sees the rule');
+        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
+        const before = callLog(vscode).filter((t) => t === 'echo').length;
+        const cts = new vscode.CancellationTokenSource();
+        const result = await vscode.lm.invokeTool(
+          tool.name,
+          { input: { message: 'policy-denied' }, toolInvocationToken: undefined },
+          cts.token,
+        );
+        const text = summaryOf(result, vscode).text;
+        assert.match(text, /agents do not echo here \(rule 'no-agent-echo'\)/);
+        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'the denied call never reached the server');
+      } finally {
+        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
+      }
+    },
+    { timeoutMs: 90_000 },
+  );
+
+  test(
     'turning plangate.gatedServers.enabled off withdraws the gated server and its tools',
     async (ctx) => {
       const { vscode } = ctx;

@@ -7,6 +7,7 @@
  * plan's phase, the tool's hints, the prompt waiting at the step) changed; the approval hash is computed once per
  * plan version. An unchanged step keeps its view object, which lets panelDiff.ts skip it by identity.
  */
+import { stepPolicyMark } from './callCard';
 import type {
   ChangeView,
   IssueView,
@@ -225,6 +226,8 @@ export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: 
   if (step.edited) view.proposedArgs = step.proposed.args;
   if (prompt) view.prompt = prompt;
   if (step.childPlanId) view.childPlanId = step.childPlanId;
+  const mark = stepPolicyMark(step.policy); // policy: the step's verdict from resolution (core/present/callCard.ts)
+  if (mark) view.policy = mark;
   return view;
 }
 

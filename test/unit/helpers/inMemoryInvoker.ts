@@ -40,6 +40,12 @@ export class ClientInvoker implements ToolInvoker {
     return out;
   }
 
+  /** The tools of `server` as it lists them (the definitions: annotations, `_meta`, schemas), for the policy's tests. */
+  async definitions(server: string): Promise<{ name: string; annotations?: unknown; _meta?: unknown }[]> {
+    const entry = this.servers.find((s) => s.name === server);
+    return entry ? (await entry.client.listTools()).tools : [];
+  }
+
   async callTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<ToolResult> {
     const entry = this.servers.find((s) => s.name === server);
     if (!entry) throw new Error(`Server '${server}' is not connected.`);

@@ -1,0 +1,247 @@
+/**
+ * The policy's decision for one call: which rules match it, which one wins, and why. Deny beats ask beats allow,
+ * whatever the order; among rules of the same decision the first (the user's before the workspace's) names the
+ * reason. Then:
+ * - a tool whose definition declares `_meta.approval: "ask"` is asked unless a rule denies it (an allow rule cannot
+ *   lift the tool's own declaration);
+ * - with no rule matching, a destructive tool (its annotations say so) is asked; anything else is allowed.
+ * What covers an `ask` depends on the entrance, and the door decides it: a plan's approval covers its steps; a collect
+ * form's Submit covers Plangate's default and the tool's declaration (the user reviewed exactly this payload), not a
+ * rule that asks; Call Tool's, the agent's and an app's calls open the single-call card.
+ * - a workspace rule never loosens what the user's own policy (with Plangate's defaults) decides: where it would, the
+ *   user's decision stands and the verdict names the workspace rule (`notHonoured`), so the panel says so.
+ * Server data (names, annotations, `_meta`, arguments) is untrusted: it is only ever compared, never executed.
+ * Pure: no vscode, no node built-ins.
+ */
+import picomatch from 'picomatch';
+import { stepHint } from '../toolHints';
+import {
+  DECISION_RANK,
+  refOf,
+  type ArgCondition,
+  type PolicyDecision,
+  type PolicyEntrance,
+  type PolicyRules,
+  type RuleRef,
+  type SourcedRule,
+} from './rules';
+import { resolveArgPath, type ResolvedArgPath } from './workspacePath';
+
+/** One call as the policy sees it. `annotations` and `meta` are the tool's definition as its server lists it (untrusted). */
+export interface PolicyCall {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  entrance: PolicyEntrance;
+  annotations?: unknown;
+  meta?: unknown;
+}
+
+export interface PolicyContext {
+  /** The workspace folder (absolute) that argument paths resolve against; without one every path is outside. */
+  workspaceRoot?: string;
+}
+
+/** What the policy decided for a call, and why. */
+export interface PolicyVerdict {
+  decision: PolicyDecision;
+  /** The rule that decided (a user or workspace rule, Plangate's default, or the tool's own declaration). */
+  rule: RuleRef;
+  /** Every user and workspace rule that matched, in order. */
+  matched: RuleRef[];
+  /** A workspace rule that would have loosened the user's decision, and was not honoured. */
+  notHonoured?: RuleRef;
+}
+
+/** The id of Plangate's own rule that asks before a destructive tool runs. */
+export const DEFAULT_DESTRUCTIVE_ID = 'plangate:destructive';
+/** The id of Plangate's own rule that lets a call without any matching rule run. */
+export const DEFAULT_ALLOW_ID = 'plangate:default';
+/** The id of the rule a tool's `_meta.approval: "ask"` makes. */
+export const TOOL_APPROVAL_ID = 'tool:approval';
+
+/** Whether the tool's definition declares that the host must ask before it runs (`_meta.approval: "ask"`). */
+export function toolAsks(meta: unknown): boolean {
+  return !!meta && typeof meta === 'object' && !Array.isArray(meta) && (meta as Record<string, unknown>).approval === 'ask';
+}
+
+/** The policy's verdict on `call` under `rules`. Never throws on hostile input. */
+export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyContext = {}): PolicyVerdict {
+  const paths = new Map<string, ResolvedArgPath>(); // each argument value is resolved once per call
+  const user = rules.user.filter((r) => ruleMatches(r, call, context, paths));
+  const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
+  const mine = decide(user, call);
+  const all = decide([...user, ...workspace], call);
+  const matched = [...user, ...workspace].map(refOf);
+  if (DECISION_RANK[all.decision] < DECISION_RANK[mine.decision]) {
+    // The workspace would loosen the user's decision: the user's stands.
+    const loosening = workspace.find((r) => r.decision === all.decision);
+    return { ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule };
+  }
+  return { ...all, matched };
+}
+
+/** The decision of the matched rules (in order) with Plangate's defaults and the tool's declaration. */
+function decide(matched: readonly SourcedRule[], call: PolicyCall): { decision: PolicyDecision; rule: RuleRef } {
+  let best: SourcedRule | undefined;
+  for (const r of matched) if (!best || DECISION_RANK[r.decision] > DECISION_RANK[best.decision]) best = r;
+  if (best?.decision === 'deny') return { decision: 'deny', rule: refOf(best) };
+  if (toolAsks(call.meta)) {
+    return {
+      decision: 'ask',
+      rule: {
+        id: TOOL_APPROVAL_ID,
+        source: 'tool',
+        decision: 'ask',
+        reason: `tool '${call.tool}' declares in its definition that it must be asked about (_meta.approval: "ask")`,
+      },
+    };
+  }
+  if (best) return { decision: best.decision, rule: refOf(best) };
+  if (stepHint(call.annotations).effect === 'destructive') {
+    return {
+      decision: 'ask',
+      rule: {
+        id: DEFAULT_DESTRUCTIVE_ID,
+        source: 'default',
+        decision: 'ask',
+        reason: `tool '${call.tool}' says it may destroy data (destructiveHint), and destructive tools are asked by default`,
+      },
+    };
+  }
+  return {
+    decision: 'allow',
+    rule: { id: DEFAULT_ALLOW_ID, source: 'default', decision: 'allow', reason: 'no rule asks about or denies it' },
+  };
+}
+
+/** Whether every condition of `rule` holds for `call`. */
+export function ruleMatches(
+  rule: SourcedRule,
+  call: PolicyCall,
+  context: PolicyContext = {},
+  paths: Map<string, ResolvedArgPath> = new Map(),
+): boolean {
+  if (rule.entrance && !rule.entrance.includes(call.entrance)) return false;
+  if (rule.server !== undefined && !nameMatches(rule.server, call.server)) return false;
+  if (rule.tool !== undefined && !nameMatches(rule.tool, call.tool)) return false;
+  if (rule.annotations) {
+    const hint = stepHint(call.annotations);
+    const has = {
+      readOnly: hint.effect === 'read',
+      destructive: hint.effect === 'destructive',
+      idempotent: hint.idempotent,
+      openWorld: hint.openWorld,
+    };
+    for (const key of ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const) {
+      const want = rule.annotations[key];
+      if (want !== undefined && has[key] !== want) return false;
+    }
+  }
+  return (rule.args ?? []).every((c) => argMatches(c, call.args, context, paths));
+}
+
+/** Compiled globs and expressions, by their text: a policy's rules are compiled once, not at every call. */
+const compiled = new Map<string, (text: string) => boolean>();
+
+function cachedMatcher(key: string, make: () => (text: string) => boolean): (text: string) => boolean {
+  let m = compiled.get(key);
+  if (!m) {
+    try {
+      m = make();
+    } catch {
+      m = () => false;
+    }
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(key, m);
+  }
+  return m;
+}
+
+/** A server or tool name against a rule's glob (picomatch; `\` escapes a glob character). */
+export function nameMatches(glob: string, name: string): boolean {
+  return typeof name === 'string' && cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(name);
+}
+
+/** The longest text a `pattern` is tested on (a longer value is cut there): keeps a costly expression bounded. */
+const MAX_PATTERN_INPUT = 10_000;
+
+function argMatches(
+  condition: ArgCondition,
+  args: Record<string, unknown>,
+  context: PolicyContext,
+  paths: Map<string, ResolvedArgPath>,
+): boolean {
+  const values = jsonPathValues(args, condition.path);
+  return values.some((value) => {
+    if (condition.glob !== undefined || condition.outsideWorkspace !== undefined) {
+      if (typeof value !== 'string') return false;
+      let resolved = paths.get(value);
+      if (!resolved) paths.set(value, (resolved = resolveArgPath(value, context.workspaceRoot)));
+      if (condition.outsideWorkspace !== undefined && resolved.outside !== condition.outsideWorkspace) return false;
+      if (condition.glob !== undefined && !pathMatches(condition.glob, resolved.outside ? resolved.normalised : resolved.relative))
+        return false;
+    }
+    if (condition.pattern !== undefined) {
+      const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+      const pattern = condition.pattern;
+      const test = cachedMatcher(`r\u0000${pattern}`, () => {
+        const re = new RegExp(pattern, 'u');
+        return (t) => re.test(t);
+      });
+      if (!test(text.slice(0, MAX_PATTERN_INPUT))) return false;
+    }
+    return true;
+  });
+}
+
+function pathMatches(glob: string, path: string): boolean {
+  return nameMatches(glob, path);
+}
+
+/**
+ * The values at a JSON path in `root`: `$`, `.key`, `['key']`, `[0]`, `[*]` and `.*` (every element or property). A path
+ * without the leading `$` reads from the root. Own properties only (`__proto__` is data).
+ */
+const parsedPaths = new Map<string, string[] | undefined>();
+
+export function jsonPathValues(root: unknown, path: string): unknown[] {
+  let steps = parsedPaths.get(path);
+  if (!parsedPaths.has(path)) {
+    steps = parseJsonPath(path);
+    if (parsedPaths.size > 5000) parsedPaths.clear();
+    parsedPaths.set(path, steps);
+  }
+  if (!steps) return [];
+  let current: unknown[] = [root];
+  for (const step of steps) {
+    const next: unknown[] = [];
+    for (const value of current) {
+      if (!value || typeof value !== 'object') continue;
+      if (step === '*') next.push(...(Array.isArray(value) ? value : Object.values(value)));
+      else if (Object.hasOwn(value, step)) next.push((value as Record<string, unknown>)[step]);
+    }
+    current = next;
+    if (current.length === 0) break;
+  }
+  return current;
+}
+
+/** The steps of a JSON path (keys, indices as text, `*`), or undefined when it is not one. */
+export function parseJsonPath(path: string): string[] | undefined {
+  if (typeof path !== 'string') return undefined;
+  let rest = path.trim();
+  if (rest.startsWith('$')) rest = rest.slice(1);
+  else if (rest !== '' && !rest.startsWith('.') && !rest.startsWith('[')) rest = `.${rest}`;
+  const steps: string[] = [];
+  while (rest !== '') {
+    let m: RegExpMatchArray | null;
+    if ((m = rest.match(/^\.([^.[\]]+)/))) steps.push(m[1]!);
+    else if ((m = rest.match(/^\[\s*(\d+|\*)\s*\]/))) steps.push(m[1]!);
+    else if ((m = rest.match(/^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/) ?? rest.match(/^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/)))
+      steps.push(m[1]!.replace(/\\(.)/g, '$1'));
+    else return undefined;
+    rest = rest.slice(m[0].length);
+  }
+  return steps;
+}

@@ -1,0 +1,89 @@
+/**
+ * The policy's rule model: what a rule matches and what it decides. A rule comes from the user's settings
+ * (`plangate.policy`) or the workspace file `.vscode/plangate-policy.json` (trusted workspaces only); Plangate adds its
+ * own defaults (destructive tools are asked) and a tool's own declaration (`_meta.approval: "ask"`). Pure data.
+ */
+
+/** What a rule decides: run without asking, ask the user first, or refuse. */
+export type PolicyDecision = 'allow' | 'ask' | 'deny';
+
+/** Deny beats ask beats allow, whatever the order of the rules. */
+export const DECISION_RANK: Readonly<Record<PolicyDecision, number>> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * The entrance a call comes by, as rules name it: a plan's step (and its dry-run preview), the chat agent's call
+ * through a gated server, Call Tool (and the other buttons that show the call: an ask form's answer, a collect
+ * form's Submit), a call an MCP App makes, a recovery action's step.
+ */
+export type PolicyEntrance = 'plan' | 'agent' | 'call' | 'app' | 'recovery';
+
+export const POLICY_ENTRANCES: readonly PolicyEntrance[] = ['plan', 'agent', 'call', 'app', 'recovery'];
+
+/** Where a rule comes from. `default`: Plangate's own; `tool`: the tool's `_meta.approval` declaration. */
+export type RuleSource = 'user' | 'workspace' | 'default' | 'tool';
+
+/** The tool's annotations a rule can require (each as the MCP hint reads, see core/toolHints.ts). */
+export interface AnnotationCondition {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+}
+
+/**
+ * One condition on the call's arguments. `path`: a JSON path (`$.path`, `$.files[*]`, `$.options.target`, or the same
+ * without `$.`). It holds when any value found there satisfies every test given: `glob` (a picomatch glob, matched
+ * against the value as a path relative to the workspace when it lies inside, else against the value as written),
+ * `pattern` (a JavaScript regular expression, tested on the value's text), `outsideWorkspace` (the value, as a path,
+ * resolves outside — or inside, with `false` — the workspace folder).
+ */
+export interface ArgCondition {
+  path: string;
+  glob?: string;
+  pattern?: string;
+  outsideWorkspace?: boolean;
+}
+
+/** A rule as written (both sources share the shape). Absent conditions match everything. */
+export interface PolicyRule {
+  id: string;
+  decision: PolicyDecision;
+  /** Shown wherever the rule decides ("asked because: …"), and sent to the caller with a deny. */
+  reason: string;
+  /** A glob over server names (as configured). */
+  server?: string;
+  /** A glob over tool names. */
+  tool?: string;
+  annotations?: AnnotationCondition;
+  /** Every condition must hold. */
+  args?: ArgCondition[];
+  /** The entrances it applies to (all when absent). */
+  entrance?: PolicyEntrance[];
+}
+
+/** A rule with where it came from (its position in its source, for problems and the "loosens" notice). */
+export interface SourcedRule extends PolicyRule {
+  source: RuleSource;
+  /** Index in its source's `rules`. */
+  index: number;
+}
+
+/** A rule as the panel, the ledger and the agent name it: the id, its source and its reason. */
+export interface RuleRef {
+  id: string;
+  source: RuleSource;
+  decision: PolicyDecision;
+  reason: string;
+}
+
+/** The rules of both sources, in order: the user's first. */
+export interface PolicyRules {
+  user: readonly SourcedRule[];
+  workspace: readonly SourcedRule[];
+}
+
+export const EMPTY_RULES: PolicyRules = { user: [], workspace: [] };
+
+export function refOf(rule: Pick<SourcedRule, 'id' | 'source' | 'decision' | 'reason'>): RuleRef {
+  return { id: rule.id, source: rule.source, decision: rule.decision, reason: rule.reason };
+}
