@@ -241,8 +241,9 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
       { index: 2, tool: 'hang', outcome: 'failed', error: 'Timed out after 1 s' },
       { index: 3, tool: 'succeed', outcome: 'not_run' },
     ]);
+    // The step's own error says the 1-second timeout fired; the process ended without waiting for the hang (the
+    // harness's limit would have failed the test). No wall-clock bound here: a loaded machine stretches it at random.
     assert.deepEqual(r.calls(), ['plan_hang', 'succeed', 'hang']);
-    assert.ok(r.ms < 15_000, `took ${r.ms} ms`);
   });
 
   it('reports a server that dies during a step, with its last stderr lines', async () => {
