@@ -68,7 +68,21 @@ describe('plangate run --url signs in', () => {
   test('opens the authorization page with $BROWSER, waits for the redirect, calls the tool; a --token-store file (0600) spares the next run the browser', async () => {
     const log = join(dir, 'visits.jsonl');
     const store = join(dir, 'tokens.json');
-    const args = ['run', '--url', server.url, '--tool', 'greet', '--args', '{"name":"Ada"}', '--token-store', store, '--verbose'];
+    const ledger = join(dir, 'ledger.jsonl');
+    const args = [
+      'run',
+      '--url',
+      server.url,
+      '--tool',
+      'greet',
+      '--args',
+      '{"name":"Ada"}',
+      '--token-store',
+      store,
+      '--verbose',
+      '--ledger',
+      ledger,
+    ];
     const first = await runCli(args, { env: browserEnv(log) });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /Hello, Ada!/);
@@ -79,6 +93,11 @@ describe('plangate run --url signs in', () => {
     const token = /access_token\\":\\"([^\\]+)/.exec(stored)?.[1];
     assert.ok(token, 'the store holds the token');
     assert.ok(!first.stderr.includes(token), 'the token is not in the verbose log');
+    assert.ok(!first.stdout.includes(token), 'nor in the output');
+    // The ledger is what the Plans view shows and what Export as JSON writes from: the call is on it, the token not.
+    const recorded = readFileSync(ledger, 'utf8');
+    assert.match(recorded, /"tool":"greet"/, 'the call is on the record');
+    assert.ok(!recorded.includes(token), 'the token is not in the ledger');
 
     const second = await runCli(args, { env: browserEnv(log) });
     assert.equal(second.code, 0, second.stderr);
