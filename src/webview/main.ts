@@ -7,7 +7,7 @@ import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
 import { applyPatch, mergeChanges, noChanges, type PanelChanges } from '../shared/panelPatch';
 import { h, icon, visible } from './dom';
 import { onReply, onRerender, post } from './messaging';
-import { renderPlan, updatePlan } from './planView';
+import { FOCUSABLE, renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
@@ -98,7 +98,7 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
 
 /** Renders the whole view, keeping focus and scroll where the user had them. */
 function renderAll(state: PanelState): void {
-  const focusable = () => Array.from(document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex]'));
+  const focusable = () => Array.from(document.querySelectorAll<HTMLElement>(FOCUSABLE));
   const active = document.activeElement as HTMLElement | null;
   const focusedId = active?.id;
   const focusedIndex = active && active !== document.body ? focusable().indexOf(active) : -1;

@@ -182,7 +182,8 @@ function swapKeepingFocus(old: HTMLElement[], fresh: HTMLElement[], swap: () => 
   }
 }
 
-const FOCUSABLE = 'button, input, select, textarea, summary, [tabindex]';
+/** The controls that can hold the focus, for putting it back after a re-render. */
+export const FOCUSABLE = 'button, input, select, textarea, summary, [tabindex]';
 
 /** A plan's article; `steps`: the steps section already on screen, kept as it is (a head-only re-render). */
 function renderPlanBody(plan: PlanView, steps?: HTMLElement): HTMLElement {
