@@ -61,8 +61,13 @@ if [ "$rc" -ne 0 ]; then
   for session in "$E2E_RUN_DIR"/*/; do
     [ -f "$session/code-server.log" ] || continue
     echo "    ${session#"$E2E_RUN_DIR"/}  code-server.log browser-console.log" >&2
-    find "$session/shots" -name '*.png' 2>/dev/null | sort | sed 's/^/      /' >&2
+    echo "      $(find "$session/shots" -name '*.png' 2>/dev/null | wc -l) screenshots in ${session}shots/" >&2
     find "$session/user-data/logs" \( -path '*exthost*/plangate.plangate/*.log' -o -name remoteexthost.log \) 2>/dev/null | sort | sed 's/^/      /' >&2
   done
+  # Last, where a reader of only the output's tail sees it: what failed and why (the test runner's own summary).
+  if grep -q 'failing tests:' "$E2E_RUN_DIR/test-output.log"; then
+    echo "[e2e] what failed:" >&2
+    sed -n '/failing tests:/,$p' "$E2E_RUN_DIR/test-output.log" | grep -v '^\s*at \|node:internal' | head -n 60 >&2
+  fi
 fi
 exit "$rc"
