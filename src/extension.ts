@@ -7,7 +7,7 @@ import { openLedger, registerViews, reportGateFailures } from './ui/activation';
 import { registerAgentEntrance } from './ui/agentEntrance';
 import type { PlangateApi } from './ui/api';
 import { ToolCaller } from './ui/callTool';
-import { AppHost, modalAppCallConfirmer } from './ui/appHost';
+import { AppHost } from './ui/appHost';
 import { CollectForms } from './ui/collectForms';
 import { exportPlan, registerCommands } from './ui/commands';
 import { trackApprovals } from './ui/demo';
@@ -85,7 +85,7 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
     timeoutMs: stepTimeoutMs,
     memento: context.workspaceState,
   });
-  const apps = new AppHost({ servers, door: gate.door, panel, confirm: modalAppCallConfirmer, collect, log });
+  const apps = new AppHost({ servers, door: gate.door, panel, collect, log });
   context.subscriptions.push(apps);
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });

@@ -178,8 +178,9 @@ export class Door {
     switch (d.by) {
       case 'user':
       case 'agent':
-        // The user saw exactly this call and pressed its button, or the agent called; the policy narrows these (an
-        // ask is answered in call(), on the card).
+      case 'app':
+        // The user saw exactly this call and pressed its button, or the agent or a server's app called; the policy
+        // narrows these (an ask is answered in call(), on the card; an app's calls are asked by default).
         return undefined;
       case 'approval':
         return this.checkStep(call, d.planId, d.step, 'approval');

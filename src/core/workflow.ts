@@ -63,7 +63,8 @@ export type CallDecision =
   | { by: 'approval'; planId: string; step: number; approvalHash: string }
   | { by: 'preview'; planId: string; step: number }
   | { by: 'user'; what: string }
-  | { by: 'agent'; what: string };
+  | { by: 'agent'; what: string }
+  | { by: 'app'; what: string };
 
 /**
  * The policy's part in a call, as the ledger keeps it: its decision and deciding rule; for an `ask`, what covered it —

@@ -1,7 +1,8 @@
 /**
  * One server app's conversation with its host: ext-apps' {@link AppBridge}, given no MCP client (so nothing is
  * forwarded on its own), with every request of the app decided here. The app's `tools/call` goes only to a tool of
- * its own server that is meant for apps, after the host's `confirm`, through the host's `call` (the door); a link is
+ * its own server that is meant for apps, through the host's `call` — the door, where the policy asks the user on the
+ * single-call card (an app's calls are asked by default), denies, or lets it go, and the ledger records it; a link is
  * offered only when http(s); a message only as text; logs are clipped. What leaves the app is JSON-RPC checked by the
  * SDK's schema; anything else is dropped.
  *
@@ -12,6 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { appLogLine, checkAppToolCall, checkOpenLink, messageText } from '../core/apps/appRequests';
 import type { AppToolLike } from '../core/apps/appTool';
+import { GateRefusal } from '../core/door';
 import type { ToolResult } from '../core/toolResult';
 
 /** What one app session needs from its host. */
@@ -25,9 +27,10 @@ export interface AppSessionHooks {
    * mode becomes a staged submission); undefined: ask and send as usual.
    */
   stage?(tool: string, args: Record<string, unknown>): Promise<ToolResult> | undefined;
-  /** Asks the user about a call the app wants to make; only `true` sends it. */
-  confirm(tool: string, args: Record<string, unknown>): Promise<boolean>;
-  /** Sends an allowed call (through the door, entrance `app`). */
+  /**
+   * Sends the call through the door (entrance `app`), which asks, refuses or sends it; a refusal or a user's No
+   * rejects, with the reason.
+   */
   call(tool: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** Asks, then opens an http(s) link; true when it was opened. */
   openLink(url: URL): Promise<boolean>;
@@ -161,7 +164,10 @@ export class AppSession {
     await this.bridge.close().catch(() => undefined);
   }
 
-  /** An app's `tools/call`: its own server's app-visible tool, asked, then sent. Refusals are JSON-RPC errors (-32000). */
+  /**
+   * An app's `tools/call`: its own server's app-visible tool, through the door. Refusals (here, by the policy, or the
+   * user's No on the card) are JSON-RPC errors (-32000) carrying the reason; a failed call is an internal error.
+   */
   private async askAndSend(params: unknown): Promise<CallToolResult> {
     const { server, uri } = this.info;
     const from = `app ${uri} of server '${server}'`;
@@ -172,14 +178,15 @@ export class AppSession {
     }
     const staged = this.hooks.stage?.(checked.tool, checked.args);
     if (staged) return (await staged) as CallToolResult;
-    if (!(await this.hooks.confirm(checked.tool, checked.args))) {
-      this.hooks.log('info', `${from}: the user declined its call of '${checked.tool}'; nothing was sent`);
-      throw new McpError(-32000, `The user declined the call of '${checked.tool}'.`);
-    }
     try {
       return (await this.hooks.call(checked.tool, checked.args)) as CallToolResult;
     } catch (err) {
-      throw new McpError(ErrorCode.InternalError, err instanceof Error ? err.message : String(err));
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof GateRefusal) {
+        this.hooks.log('info', `${from}: its call of '${checked.tool}' was not sent: ${message}`);
+        throw new McpError(-32000, message);
+      }
+      throw new McpError(ErrorCode.InternalError, message);
     }
   }
 }

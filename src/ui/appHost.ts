@@ -9,28 +9,6 @@ import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
 import type { PanelApps } from './planPanel';
 import { Settings } from './constants';
 
-/**
- * Asks the user whether a server's app may make a tool call. The policy engine's single-call card will take this
- * over; until then a modal names the server, the tool and the arguments.
- */
-export interface AppCallConfirmer {
-  confirmAppCall(server: string, tool: string, args: Record<string, unknown>, app: { uri: string }): Promise<boolean>;
-}
-
-/** A modal warning naming server, tool and arguments; only **Allow** lets the call go. */
-export const modalAppCallConfirmer: AppCallConfirmer = {
-  async confirmAppCall(server, tool, args, app) {
-    let shown = JSON.stringify(args, null, 2) ?? '{}';
-    if (shown.length > 2000) shown = `${shown.slice(0, 2000)}…`;
-    const choice = await vscode.window.showWarningMessage(
-      `The app of server '${server}' wants to call its tool '${tool}'.`,
-      { modal: true, detail: `Arguments:\n${shown}\n\nApp: ${app.uri}\nNothing is sent unless you allow it.` },
-      'Allow',
-    );
-    return choice === 'Allow';
-  },
-};
-
 /** Where the app host reads pages and tools, sends calls, and shows results. */
 export interface AppHostDeps {
   servers: {
@@ -38,13 +16,13 @@ export interface AppHostDeps {
       server: string,
     ): { tools: readonly AppToolLike[]; readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }> } | undefined;
   };
+  /** Where an app's calls go: the policy asks on the single-call card (an app's calls by default), refuses or sends. */
   door: Pick<Door, 'call'>;
   panel: {
     readonly appNonce: string;
     postApp(message: AppToWebview): boolean;
     showResult(view: ResultView, options?: { focus?: boolean }): void;
   };
-  confirm: AppCallConfirmer;
   /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
   collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
   log: vscode.LogOutputChannel;
@@ -63,13 +41,15 @@ interface LiveApp {
   submissionId?: string;
   /** The session of the current mount; made when the frame reports its theme (before the app can speak). */
   session?: AppSession;
+  /** Aborted when the app closes: a card still waiting for one of its calls is withdrawn, the call not sent. */
+  closing: AbortController;
 }
 
 /**
  * Hosts server apps (MCP Apps) in the plan panel. A plain result of a tool whose definition carries a `ui://` page shows
  * that page (read from the same server, checked by core/apps/appResource.ts) in a sandboxed iframe below its result
  * card. Each mount has an {@link AppSession} (src/mcp/appSession.ts) that decides the app's requests; this class gives
- * it VS Code: the asking, the door (entrance `app`, in the ledger), links, the chat input and the log.
+ * it VS Code: the door (entrance `app`: the policy's card asks, the ledger records), links, the chat input and the log.
  */
 export class AppHost implements PanelApps {
   private readonly apps = new Map<string, LiveApp>();
@@ -122,7 +102,16 @@ export class AppHost implements PanelApps {
     const page = checkAppResource(uri, read.read, this.deps.panel.appNonce, { listMeta: read.listMeta });
     if (isAppRefusal(page)) return why(page.message);
     const appId = `app-${++this.seq}-${Math.random().toString(36).slice(2, 8)}`;
-    const app: LiveApp = { appId, server: view.server, tool, uri, args: view.args, result: view.result, ...read };
+    const app: LiveApp = {
+      appId,
+      server: view.server,
+      tool,
+      uri,
+      args: view.args,
+      result: view.result,
+      closing: new AbortController(),
+      ...read,
+    };
     if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
@@ -158,6 +147,7 @@ export class AppHost implements PanelApps {
     const app = this.apps.get(appId);
     if (!app) return;
     this.apps.delete(appId);
+    app.closing.abort();
     await app.session?.teardown();
     this.deps.panel.postApp({ type: 'appUnmount', appId });
     this.deps.log.info(`app ${app.uri} of server '${app.server}' closed (${appId})`);
@@ -189,7 +179,7 @@ export class AppHost implements PanelApps {
   }
 
   private startSession(app: LiveApp, theme: Partial<McpUiHostContext>): AppSession {
-    const { log, door, confirm, servers, panel } = this.deps;
+    const { log, door, servers, panel } = this.deps;
     return new AppSession(
       {
         server: app.server,
@@ -217,15 +207,12 @@ export class AppHost implements PanelApps {
           app.submissionId && this.deps.collect
             ? (tool, args) => (tool === 'collect_form_data' ? this.stageFromApp(app, args) : undefined)
             : undefined,
-        confirm: (tool, args) => confirm.confirmAppCall(app.server, tool, args, { uri: app.uri }),
+        // Closing the app withdraws a card still waiting for its call.
         call: (tool, args) =>
-          door.call({
-            server: app.server,
-            tool,
-            args,
-            entrance: 'app',
-            decision: { by: 'user', what: `allowed the call the app ${app.uri} asked for, shown with its server, tool and arguments` },
-          }),
+          door.call(
+            { server: app.server, tool, args, entrance: 'app', decision: { by: 'app', what: `the app ${app.uri} asked for it` } },
+            { signal: app.closing.signal },
+          ),
         openLink: async (url) => {
           const go = await vscode.window.showWarningMessage(
             `The app of server '${app.server}' wants to open a link.`,

@@ -33,7 +33,15 @@ type ItemModel =
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
   | { kind: 'collectForm'; id: string; title: string; submissionId: string }
-  | { kind: 'callCard'; id: string; title: string; view: CallCardView; answer: (a: CallCardAnswer) => Promise<string | undefined> };
+  | {
+      kind: 'callCard';
+      id: string;
+      title: string;
+      view: CallCardView;
+      answer: (a: CallCardAnswer) => Promise<string | undefined>;
+      /** The item shown when the card came (an app's result, say): shown again once the card is gone. */
+      returnTo?: string;
+    };
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
 export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
@@ -273,18 +281,24 @@ export class PlanPanel extends DisposableBase {
    */
   showCallCard(view: CallCardView, answer: (a: CallCardAnswer) => Promise<string | undefined>, signal?: AbortSignal): void {
     const id = `card:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
-    this.items.push({ kind: 'callCard', id, title: `Allow ${view.tool}?`, view, answer });
+    this.items.push({ kind: 'callCard', id, title: `Allow ${view.tool}?`, view, answer, returnTo: this.selectedId });
     this.selectedId = id;
     signal?.addEventListener('abort', () => this.removeItem(id), { once: true });
     this.open(false);
   }
 
-  /** Removes an item (a card that was answered or withdrawn) and selects the last one left. */
+  /**
+   * Removes an item (a card that was answered or withdrawn) and, if it was shown, shows what was shown before it came
+   * (the app that asked, say), else the last item left.
+   */
   private removeItem(id: string): void {
     const index = this.items.findIndex((i) => i.id === id);
     if (index < 0) return;
-    this.items.splice(index, 1);
-    if (this.selectedId === id) this.selectedId = this.items.at(-1)?.id;
+    const [removed] = this.items.splice(index, 1);
+    if (this.selectedId === id) {
+      const back = removed?.kind === 'callCard' ? removed.returnTo : undefined;
+      this.selectedId = back && this.items.some((i) => i.id === back) ? back : this.items.at(-1)?.id;
+    }
     this.schedulePost();
   }
 

@@ -1,6 +1,7 @@
 // The policy engine on its own (src/core/policy): precedence (deny beats ask beats allow in any order, a property
 // test), every kind of match (server and tool globs, annotations, argument paths with glob, pattern and "outside the
-// workspace", entrance), the tool's own `_meta.approval: "ask"`, Plangate's default for destructive tools, the two
+// workspace", entrance), the tool's own `_meta.approval: "ask"`, Plangate's defaults for destructive tools and for an
+// app's calls, the two
 // sources (a workspace rule never loosens the user's decision), parsing with line and column, the problems a valid
 // policy can still have, and the narrowest rule "Always allow" writes.
 import { describe, test } from 'node:test';
@@ -156,6 +157,22 @@ describe("the tool's own declaration and Plangate's defaults", () => {
     assert.equal(evaluate(rules(user(rule('mine', 'allow', { tool: 'write_file' }))), destructive).decision, 'allow');
     assert.equal(evaluate(rules([]), call({ annotations: { readOnlyHint: true } })).decision, 'allow');
     assert.equal(evaluate(rules([]), call()).decision, 'allow', 'a tool without hints is not called destructive');
+  });
+
+  test("a server's app's call is asked by default, even read-only; a user allow rule for apps lets it run; Always allow is offered", () => {
+    const fromApp = call({ entrance: 'app', annotations: { readOnlyHint: true } });
+    const v = evaluate(rules([]), fromApp);
+    assert.equal(v.decision, 'ask');
+    assert.equal(v.rule.id, 'plangate:app');
+    assert.match(v.rule.reason, /the app of server 'fs' asked for this call/);
+    assert.equal(canAlwaysAllow(v), true);
+    const allowed = evaluate(rules(user(rule('apps', 'allow', { server: 'fs', entrance: ['app'] }))), fromApp);
+    assert.deepEqual([allowed.decision, allowed.rule.id], ['allow', 'apps']);
+    // A workspace allow does not lift it: Plangate's default is the user's side.
+    const loosened = evaluate(rules([], ws(rule('ws-apps', 'allow', { entrance: ['app'] }))), fromApp);
+    assert.deepEqual([loosened.decision, loosened.notHonoured?.id], ['ask', 'ws-apps']);
+    // The same tool from another entrance is not asked.
+    assert.equal(evaluate(rules([]), call({ entrance: 'agent', annotations: { readOnlyHint: true } })).decision, 'allow');
   });
 });
 

@@ -4,7 +4,8 @@
  * reason. Then:
  * - a tool whose definition declares `_meta.approval: "ask"` is asked unless a rule denies it (an allow rule cannot
  *   lift the tool's own declaration);
- * - with no rule matching, a destructive tool (its annotations say so) is asked; anything else is allowed.
+ * - with no rule matching, a call a server's app makes is asked (the app's button is the server's UI, not a view of
+ *   the call), and so is a destructive tool (its annotations say so); anything else is allowed.
  * What covers an `ask` depends on the entrance, and the door decides it: a plan's approval covers its steps; a collect
  * form's Submit covers Plangate's default and the tool's declaration (the user reviewed exactly this payload), not a
  * rule that asks; Call Tool's, the agent's and an app's calls open the single-call card.
@@ -55,6 +56,8 @@ export interface PolicyVerdict {
 
 /** The id of Plangate's own rule that asks before a destructive tool runs. */
 export const DEFAULT_DESTRUCTIVE_ID = 'plangate:destructive';
+/** The id of Plangate's own rule that asks before a call a server's app makes. */
+export const DEFAULT_APP_ID = 'plangate:app';
 /** The id of Plangate's own rule that lets a call without any matching rule run. */
 export const DEFAULT_ALLOW_ID = 'plangate:default';
 /** The id of the rule a tool's `_meta.approval: "ask"` makes. */
@@ -98,6 +101,17 @@ function decide(matched: readonly SourcedRule[], call: PolicyCall): { decision: 
     };
   }
   if (best) return { decision: best.decision, rule: refOf(best) };
+  if (call.entrance === 'app') {
+    return {
+      decision: 'ask',
+      rule: {
+        id: DEFAULT_APP_ID,
+        source: 'default',
+        decision: 'ask',
+        reason: `the app of server '${call.server}' asked for this call, and calls an app makes are asked by default`,
+      },
+    };
+  }
   if (stepHint(call.annotations).effect === 'destructive') {
     return {
       decision: 'ask',
