@@ -5,18 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import {
-  bundles,
-  closedPort,
-  fixtureServer,
-  hasScript,
-  httpFixture,
-  removeBundles,
-  report,
-  runCli,
-  runCliInPty,
-  workspace,
-} from './helpers/cliHarness';
+import { bundles, closedPort, fixtureServer, hasScript, httpFixture, report, runCli, runCliInPty, workspace } from './helpers/cliHarness';
 import { quoteCommandLine } from '../../src/cli/splitCommandLine';
 
 interface StepJson {
@@ -40,12 +29,8 @@ function ws() {
   workspaces.push(w);
   return w;
 }
-before(async () => {
-  await bundles();
-});
-after(async () => {
+after(() => {
   for (const w of workspaces) w.remove();
-  await removeBundles();
 });
 
 /** Runs `plangate run --server <fixture> --tool <tool> ...rest` in a fresh workspace. */

@@ -3,13 +3,10 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeBundles, report, runCli, workspace } from './helpers/cliHarness';
+import { report, runCli, workspace } from './helpers/cliHarness';
 
 const ws = workspace();
-after(async () => {
-  ws.remove();
-  await removeBundles();
-});
+after(() => ws.remove());
 
 const MCP_JSON = `{
   // VS Code's format: comments and trailing commas are fine

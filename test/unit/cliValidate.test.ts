@@ -1,20 +1,14 @@
 // `plangate validate`, run for real: the MCPFlow README examples, CallToolResults, fenced text, and hostile files.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundles, removeBundles, report, runCli, workspace } from './helpers/cliHarness';
+import { report, runCli, workspace } from './helpers/cliHarness';
 import { REPO_ROOT } from './helpers/fixture';
 
 const README = join(REPO_ROOT, 'test', 'fixtures', 'mcpflow');
 const ws = workspace();
-after(async () => {
-  ws.remove();
-  await removeBundles();
-});
-before(async () => {
-  await bundles();
-});
+after(() => ws.remove());
 
 interface ValidateJson {
   valid: boolean;

@@ -9,7 +9,8 @@ import type { ResolvedServer, ResolvedStdioServer } from '../../src/mcp/config';
 import { CallError, ServerConnection, type ConnectionOptions, type LogEntry } from '../../src/mcp/connection';
 import { computeAugmentedPath } from '../../src/mcp/shellPath';
 import { StderrTail } from '../../src/mcp/transport';
-import { alive, FILESYSTEM_SERVER, FIXTURE_MAIN, fixtureStdio, REPO, startHttpFixture, waitFor, waitForState } from './helpers/mcpFixture';
+import { testBundles } from './helpers/bundles';
+import { alive, FILESYSTEM_SERVER, fixtureStdio, REPO, startHttpFixture, waitFor, waitForState } from './helpers/mcpFixture';
 
 const FAST: ConnectionOptions = { reconnect: { baseDelayMs: 20 }, pathProvider: async () => process.env.PATH ?? '' };
 
@@ -32,7 +33,7 @@ async function script(file: string, body: string): Promise<void> {
   await chmod(file, 0o755);
 }
 
-const fixtureScript = `exec "${process.execPath}" --import tsx "${FIXTURE_MAIN}" "$@"`;
+const fixtureScript = `exec "${process.execPath}" "${testBundles().fixture}" "$@"`;
 
 describe('ServerConnection', { concurrency: 3 }, () => {
   test('stdio: starts the fixture, lists its tools, calls one, logs the call; stop ends the process', async (t) => {

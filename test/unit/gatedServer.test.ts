@@ -19,9 +19,10 @@ import { GateEnv } from '../../src/gate/channelProtocol';
 import { createGateHandler } from '../../src/core/gateHandler';
 import { forwardToolChanges, GateChannel } from '../../src/mcp/gateChannel';
 import { ServerRegistry } from '../../src/mcp/registry';
+import { testBundles } from './helpers/bundles';
 import { alive, fixtureStdio, REPO, waitFor } from './helpers/mcpFixture';
 
-const GATED_MAIN = path.join(REPO, 'src/gate/gatedServer.ts');
+const GATED_MAIN = testBundles().gated;
 
 interface SetupOptions {
   idleTimeoutMs?: number;
@@ -53,7 +54,7 @@ async function setup(t: TestContext, options: SetupOptions = {}) {
 
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', GATED_MAIN],
+    args: [GATED_MAIN],
     cwd: REPO,
     stderr: 'pipe',
     env: { ...channel.envFor('demo'), ...options.env },
@@ -276,7 +277,7 @@ describe('gated server', { concurrency: 2 }, () => {
   test('the program exits by itself when stdin closes (VS Code stopped it), though its channel is still open', async (t) => {
     const channel = await GateChannel.open({ listTools: async () => [], callTool: async () => ({ content: [] }) });
     t.after(() => channel.dispose());
-    const child = spawn(process.execPath, ['--import', 'tsx', GATED_MAIN], {
+    const child = spawn(process.execPath, [GATED_MAIN], {
       cwd: REPO,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...channel.envFor('demo') },
@@ -295,7 +296,7 @@ describe('gated server', { concurrency: 2 }, () => {
   });
 
   test('without its environment the program says what is missing and exits 2', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', GATED_MAIN], {
+    const child = spawn(process.execPath, [GATED_MAIN], {
       cwd: REPO,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH ?? '' },

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundles, removeBundles, runCli } from './helpers/cliHarness';
+import { bundles, runCli } from './helpers/cliHarness';
 import { REPO_ROOT } from './helpers/fixture';
 import { startOAuthFixture, type OAuthFixture } from './helpers/oauthFixture';
 import { startSdkOAuthExample, type SdkOAuthExample } from './helpers/sdkOAuthExample';
@@ -61,7 +61,7 @@ describe('plangate run --url signs in', () => {
     ]);
   });
   after(async () => {
-    await Promise.all([server.close(), fixture.close(), removeBundles()]);
+    await Promise.all([server.close(), fixture.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -6,14 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixtureServer, removeBundles, runCli, workspace } from './helpers/cliHarness';
+import { fixtureServer, runCli, workspace } from './helpers/cliHarness';
 
 const dir = mkdtempSync(join(tmpdir(), 'plangate-policy-cli-'));
 mkdirSync(join(dir, '.vscode'));
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await removeBundles();
-});
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 const write = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);

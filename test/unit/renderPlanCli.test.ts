@@ -1,20 +1,16 @@
 // What `plangate run` shows before "Proceed?": every argument the approval covers, whole (long ones in a file whose
 // path is shown), and invisible characters as visible escapes wherever server text is printed.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { bundles, fixtureServer, removeBundles, runCli, workspace } from './helpers/cliHarness';
+import { fixtureServer, runCli, workspace } from './helpers/cliHarness';
 import { LONG_ARGS_TAIL } from '../../fixture/planTools';
 import { ARGS_INLINE_MAX, renderPlan } from '../../src/cli/renderPlan';
 import type { OrchestratedPlan } from '../../src/core/plan';
 
 const workspaces: ReturnType<typeof workspace>[] = [];
-before(async () => {
-  await bundles();
-});
-after(async () => {
+after(() => {
   for (const w of workspaces) w.remove();
-  await removeBundles();
 });
 
 /** `plangate run` of a fixture tool on a (pretended) terminal answering `input`; temp files go into the workspace. */

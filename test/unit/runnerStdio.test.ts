@@ -13,7 +13,7 @@ import { replay, type Workflow } from '../../src/core/ledger';
 import { runPlan, type RunnerDeps } from '../../src/core/runner';
 import { activePlans, getPlan, INTERRUPTED_STEP_ERROR } from '../../src/core/workflow';
 import { loadLedger, openFileLedger } from '../../src/node/fileLedger';
-import { fixtureCommand, REPO_ROOT, startFixtureStdio, type StdioFixture } from './helpers/fixture';
+import { REPO_ROOT, startFixtureStdio, type StdioFixture } from './helpers/fixture';
 import { readCallLog } from '../../fixture/callLog';
 import { ClientInvoker } from './helpers/inMemoryInvoker';
 
@@ -171,13 +171,10 @@ describe('runner over stdio with a file ledger', () => {
     const root = join(dir, 'root');
     mkdirSync(root);
     const callLog = join(dir, 'calls.jsonl');
-    const runner = fixtureCommand(); // node --import tsx …: reuse its loader for our runner script
     const child = spawn(
-      runner.command,
-      [runner.args[0], runner.args[1], join(REPO_ROOT, 'test/unit/helpers/ledgerRunner.ts'), file, 'plan_hang', root, callLog],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'test/unit/helpers/ledgerRunner.ts'), file, 'plan_hang', root, callLog],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     let err = '';

@@ -1,57 +1,21 @@
-// Runs the real `plangate` CLI for tests: bundles src/cli/main.ts, the fixture server and the elicitation test server
-// once per test process with esbuild (starting a bundle takes a fraction of tsx's time), spawns the CLI with given
-// arguments, stdin and environment, and collects its exit code and output. Servers over HTTP are started from the same
+// Runs the real `plangate` CLI for tests: spawns the bundled CLI (helpers/bundles.ts, with the fixture server and the
+// elicitation test server) with given arguments, stdin and environment, and collects its exit code and output. Servers over HTTP are started from the same
 // fixture bundle. Everything started here is ended by the returned close functions or by the process timeout.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
 import { readCallLog, type CallLogEntry } from '../../../fixture/callLog';
 import { quoteCommandLine } from '../../../src/cli/splitCommandLine';
+import { testBundles, type Bundles } from './bundles';
 import { REPO_ROOT } from './fixture';
 
 export type { CallLogEntry };
 
-export interface Bundles {
-  dir: string;
-  cli: string;
-  fixture: string;
-  elicitServer: string;
-}
-
-let built: Promise<Bundles> | undefined;
-
-/** Bundles the CLI, the fixture and the elicitation server into a temp directory (once per process). */
-export function bundles(): Promise<Bundles> {
-  built ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plangate-cli-test-'));
-    const common: esbuild.BuildOptions = {
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-      mainFields: ['module', 'main'],
-      absWorkingDir: REPO_ROOT,
-    };
-    const out = { dir, cli: join(dir, 'cli.js'), fixture: join(dir, 'fixture.js'), elicitServer: join(dir, 'elicit.js') };
-    await Promise.all([
-      esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: out.cli }),
-      esbuild.build({ ...common, entryPoints: ['fixture/main.ts'], outfile: out.fixture }),
-      esbuild.build({ ...common, entryPoints: ['test/unit/helpers/cliElicitServer.ts'], outfile: out.elicitServer }),
-    ]);
-    return out;
-  })();
-  return built;
-}
-
-/** Removes the bundles (call from `after`). */
-export async function removeBundles(): Promise<void> {
-  if (!built) return;
-  const { dir } = await built;
-  rmSync(dir, { recursive: true, force: true });
+/** The bundles (helpers/bundles.ts); async for the callers that await it. */
+export async function bundles(): Promise<Bundles> {
+  return testBundles();
 }
 
 export interface CliResult {

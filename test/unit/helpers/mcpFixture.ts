@@ -6,10 +6,9 @@ import type { ServerConnection, ServerState } from '../../../src/mcp/connection'
 import { fixtureCommand, startFixtureHttp, type HttpFixture } from './fixture';
 
 export const REPO = path.resolve(__dirname, '../../..');
-export const FIXTURE_MAIN = path.join(REPO, 'fixture/main.ts');
 export const FILESYSTEM_SERVER = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
-/** The fixture over stdio (`node --import tsx fixture/main.ts …args`, see fixture.ts), run from the repository root. */
+/** The fixture over stdio (`node <fixture bundle> …args`, see fixture.ts), run from the repository root. */
 export function fixtureStdio(name: string, args: string[] = [], env: Record<string, string> = {}): ResolvedStdioServer {
   const cmd = fixtureCommand(args);
   return { name, source: 'mcp.json', type: 'stdio', command: cmd.command, args: cmd.args, env, cwd: REPO, secrets: [] };
