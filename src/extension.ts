@@ -40,7 +40,8 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   const servers = (registry = new ServerRegistry({ urlElicitation: true, oauth: oauthSupport(context.secrets) }));
   const configs = new ServerConfigs(context.secrets, log);
   // The policy (allow / ask / deny by rule) sits in the door; its single-call card lives in the panel, made below.
-  const policy = new PolicySource(servers, log);
+  // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
+  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
   const card: { ask?: PolicyCards['ask'] } = {};
   const gate = new Gate(workflow, {
     invoker: servers,

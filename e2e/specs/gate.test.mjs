@@ -32,6 +32,13 @@ const vs = useVSCode({
       'basic-app': { type: 'stdio', command: 'node', args: [BASIC_APP_SERVER, '--stdio'] },
     }),
   },
+  // The user settings file is edited in VS Code's editor by the policy tests: text typed there stays as typed.
+  settings: {
+    'editor.autoIndent': 'none',
+    'editor.autoClosingBrackets': 'never',
+    'editor.autoClosingQuotes': 'never',
+    'editor.formatOnType': false,
+  },
 });
 
 afterEach(async (t) => {
@@ -572,9 +579,15 @@ const appFrame = (web) => web.frameLocator('#apps iframe.app-frame:not([hidden])
 const card = (web) => web.locator('main .call-card');
 const appDialog = (text) => vs.page.locator('.monaco-dialog-box').filter({ hasText: text });
 
-/** Clicks `button` in the app and waits until its status reads `want` (a RegExp). */
+/**
+ * Presses `button` in the app and waits until its status reads `want` (a RegExp). The press is a click event dispatched
+ * in the app's own document, not a mouse click at a point of the page: late in a long session (many panel items, a
+ * window reload before), Chromium here has delivered such mouse clicks on a frame shown after it was hidden to the
+ * panel under it instead (the app never heard it; the panel's tab strip took the focus). The app tests before this one
+ * click with the mouse.
+ */
 async function appSays(app, button, want, timeout = 20_000) {
-  if (button) await app.getByRole('button', { name: button, exact: true }).click();
+  if (button) await app.getByRole('button', { name: button, exact: true }).dispatchEvent('click');
   const status = app.locator('#status');
   const deadline = Date.now() + timeout;
   let text = '';
@@ -644,13 +657,13 @@ test('an app cannot call a model-only tool, reach the network or the webview, or
   assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/, 'the panel still shows its own state');
 
   // Navigating its own frame away only restarts the app (its page is put back, with its input and result again).
-  await app.getByRole('button', { name: 'Navigate', exact: true }).click();
+  await app.getByRole('button', { name: 'Navigate', exact: true }).dispatchEvent('click');
   await app.locator('#status', { hasText: /^ready$/ }).waitFor({ timeout: 15_000 });
   await app.locator('#result', { hasText: 'App panel for Bo' }).waitFor({ timeout: 15_000 });
   assert.equal(await app.locator('h2').innerText(), 'Fixture app');
   assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/);
 
-  await app.getByRole('button', { name: 'Open link', exact: true }).click();
+  await app.getByRole('button', { name: 'Open link', exact: true }).dispatchEvent('click');
   const dialog = appDialog("The app of server 'fixture' wants to open a link.");
   await dialog.waitFor({ timeout: 15_000 });
   assert.match(await dialog.innerText(), /https:\/\/example\.com\/from-app/);
@@ -754,45 +767,42 @@ test('policy: a destructive tool asks on the card, saying why; Deny sends nothin
 });
 
 test('policy: Always allow writes the narrowest rule to the user settings and shows it; the next call runs without the card', async () => {
+  // The rule it writes stays in the user settings for the rest of this session (no later test calls write_file_step
+  // from Call Tool); the settings editor that would take it out again keeps the command palette shut here.
   await waitForServerRunning(vs);
-  const before = fs.readFileSync(userSettingsFile(), 'utf8');
   const since = lastSeq();
-  try {
-    const web = await cardFor('policy-always.txt');
-    const always = card(web).locator('details.card-always');
-    await always.locator('summary').click();
-    assert.match(await always.locator('pre').innerText(), /"tool": "write_file_step"/);
-    await card(web).getByRole('button', { name: 'Always allow' }).click();
-    await vs.page
-      .locator('.notifications-toasts .notification-toast', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
-      .first()
-      .waitFor({ timeout: 15_000 });
-    await vs.screenshot('policy-always-allowed');
-    const settings = JSON.parse(fs.readFileSync(userSettingsFile(), 'utf8'));
-    assert.deepEqual(settings['plangate.policy']?.rules, [
-      {
-        id: 'allow-fixture-write-file-step',
-        decision: 'allow',
-        reason: settings['plangate.policy'].rules[0].reason,
-        server: 'fixture',
-        tool: 'write_file_step',
-        entrance: ['call'],
-      },
-    ]);
-    assert.deepEqual(await toolsOnceThere(since, 1), ['write_file_step']);
+  const web = await cardFor('policy-always.txt');
+  const always = card(web).locator('details.card-always');
+  await always.locator('summary').click();
+  assert.match(await always.locator('pre').innerText(), /"tool": "write_file_step"/);
+  await card(web).getByRole('button', { name: 'Always allow' }).click();
+  await vs.page
+    .locator('.notifications-toasts .notification-toast', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
+    .first()
+    .waitFor({ timeout: 15_000 });
+  await vs.screenshot('policy-always-allowed');
+  const settings = JSON.parse(fs.readFileSync(userSettingsFile(), 'utf8'));
+  assert.deepEqual(settings['plangate.policy']?.rules, [
+    {
+      id: 'allow-fixture-write-file-step',
+      decision: 'allow',
+      reason: settings['plangate.policy'].rules[0].reason,
+      server: 'fixture',
+      tool: 'write_file_step',
+      entrance: ['call'],
+    },
+  ]);
+  assert.deepEqual(await toolsOnceThere(since, 1), ['write_file_step']);
 
-    const next = await callTool(vs, 'write_file_step', {
-      fill: async (form) => {
-        await form.getByLabel(/^path/).fill('policy-always.txt');
-        await form.getByLabel(/^content/).fill('again\n');
-      },
-    });
-    await next.locator('main .result').waitFor({ timeout: 15_000 });
-    assert.equal(await card(next).count(), 0, 'no card: the rule allowed it');
-    assert.deepEqual(await toolsOnceThere(since, 2), ['write_file_step', 'write_file_step']);
-  } finally {
-    fs.writeFileSync(userSettingsFile(), before);
-  }
+  const next = await callTool(vs, 'write_file_step', {
+    fill: async (form) => {
+      await form.getByLabel(/^path/).fill('policy-always.txt');
+      await form.getByLabel(/^content/).fill('again\n');
+    },
+  });
+  await next.locator('main .result').waitFor({ timeout: 15_000 });
+  assert.equal(await card(next).count(), 0, 'no card: the rule allowed it');
+  assert.deepEqual(await toolsOnceThere(since, 2), ['write_file_step', 'write_file_step']);
 });
 
 test("policy: a plan step that the workspace policy denies is marked before approval and never runs; the plan stops there with the rule's reason", async () => {
@@ -828,6 +838,67 @@ test("policy: a plan step that the workspace policy denies is marked before appr
   } finally {
     fs.rmSync(policyFile(), { force: true });
   }
+});
+
+/**
+ * Replaces the user settings file's text the way a user does: in VS Code's own editor of it, saved. (A write to the
+ * file from outside is not read by code-server while it runs.) Closes the editor after.
+ */
+async function editUserSettings(text) {
+  await vs.runCommand('Preferences: Open User Settings (JSON)');
+  const editor = vs.page.locator('.monaco-editor[data-uri$="/User/settings.json"]').first();
+  await editor.waitFor({ timeout: 15_000 });
+  await editor.click();
+  await vs.page.keyboard.press('Control+A');
+  await vs.page.keyboard.press('Delete');
+  await vs.page.keyboard.insertText(text);
+  await vs.page.keyboard.press('Control+S');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && fs.readFileSync(userSettingsFile(), 'utf8') !== text) await sleep(100);
+  assert.equal(fs.readFileSync(userSettingsFile(), 'utf8'), text, 'the settings file was saved');
+  // The settings file may open in a modal editor, which keeps the command palette from opening: Escape closes that
+  // one; a settings file in an ordinary editor tab is closed from the palette.
+  await editor.click();
+  await vs.page.keyboard.press('Escape');
+  if (
+    !(await editor.waitFor({ state: 'hidden', timeout: 3000 }).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await vs.runCommand('View: Close Editor');
+    await editor.waitFor({ state: 'hidden', timeout: 10_000 });
+  }
+}
+
+test('policy: a mistake in your own plangate.policy shows in the Problems panel at its place in the user settings file', async () => {
+  const before = fs.readFileSync(userSettingsFile(), 'utf8');
+  const settings = JSON.parse(before);
+  settings['plangate.policy'] = {
+    rules: [
+      { id: 'mine', decision: 'alow', reason: 'a typo' },
+      { id: 'ghost', server: 'no-such-server', decision: 'ask', reason: 'a server that is not configured' },
+    ],
+  };
+  const text = JSON.stringify(settings, null, 2);
+  const lines = text.split('\n');
+  const typoLine = lines.findIndex((l) => l.includes('"alow"')) + 1;
+  const typoCol = lines[typoLine - 1].indexOf('"alow"') + 1;
+  await editUserSettings(text);
+  const rows = vs.page.locator('.markers-panel .monaco-list-row');
+  try {
+    await vs.runCommand('View: Toggle Problems').catch(() => vs.runCommand('Problems: Focus on Problems View'));
+    const typo = rows.filter({ hasText: `Rule 'mine': "decision" must be "allow", "ask" or "deny".` });
+    await typo.first().waitFor({ timeout: 20_000 });
+    assert.match(await typo.first().innerText(), new RegExp(`Ln ${typoLine}, Col ${typoCol}`));
+    await rows.filter({ hasText: 'no-such-server' }).first().waitFor({ timeout: 10_000 });
+    assert.ok((await rows.filter({ hasText: 'settings.json' }).count()) > 0, 'the problems are listed under settings.json');
+    await vs.screenshot('policy-user-problems');
+  } finally {
+    await editUserSettings(before);
+  }
+  // Fixed: the problems go.
+  await rows.filter({ hasText: "Rule 'mine'" }).first().waitFor({ state: 'detached', timeout: 20_000 });
 });
 
 test('policy: a workspace policy file with a mistake shows it in the Problems panel with its line; a rule that loosens your policy is flagged', async () => {

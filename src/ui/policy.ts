@@ -5,7 +5,7 @@ import { lintPolicy, type PolicyCatalog } from '../core/policy/lint';
 import { lineStarts, locate, parsePolicyText, parsePolicyValue, type ParsedPolicy, type PolicyProblem } from '../core/policy/parse';
 import type { PolicyRule, PolicyRules } from '../core/policy/rules';
 import type { ServerRegistry } from '../mcp/registry';
-import { parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, getNodeValue, parseTree, type Node } from 'jsonc-parser';
 import { Settings } from './constants';
 
 /** The workspace policy file, relative to the (first) workspace folder. */
@@ -16,7 +16,9 @@ export const POLICY_FILE = '.vscode/plangate-policy.json';
  * is ignored, it would let a cloned folder write the user's policy) and the workspace file `.vscode/plangate-policy.json`
  * (read only in a trusted workspace; watched). Problems of the file (and doubts: an unknown server, a tool pattern that
  * matches no listed tool, a rule that can never fire, a rule that would loosen the user's policy) go to the Problems
- * panel with line and column; the user's problems go to the log. The door asks {@link PolicySource.verdict}.
+ * panel with line and column; so do the user's, on their place in the user settings file when it holds the value VS
+ * Code reads (with a settings profile of its own it may not: then they go to the log). The door asks
+ * {@link PolicySource.verdict}.
  */
 export class PolicySource extends DisposableBase {
   private rules: PolicyRules = { user: [], workspace: [] };
@@ -25,12 +27,17 @@ export class PolicySource extends DisposableBase {
   /** The rules changed (settings, the file, trust): plans awaiting approval are judged again. */
   readonly onDidChange = this._onDidChange.event;
   private fileText: string | undefined;
+  /** The user settings file's text, when it holds the `plangate.policy` VS Code reads (see read()). */
+  private userText: string | undefined;
+  private userParseProblems: PolicyProblem[] = [];
   private warnedLoosening = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly registry: ServerRegistry,
     private readonly log: vscode.LogOutputChannel,
+    /** The user settings file (settings.json), where the user's problems are shown; none: they go to the log. */
+    private readonly userSettings?: vscode.Uri,
   ) {
     super();
     const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${POLICY_FILE}`));
@@ -100,9 +107,10 @@ export class PolicySource extends DisposableBase {
     } else if (file && !vscode.workspace.isTrusted) {
       this.log.info(`Policy: ${POLICY_FILE} is not read: the workspace is not trusted.`);
     }
+    this.userText = await this.readUserSettings(userValue);
     const before = JSON.stringify(this.rules);
     this.rules = { user: user.rules, workspace: workspace.rules };
-    for (const p of user.problems) this.log.warn(`Policy (setting plangate.policy): ${p.message}`);
+    this.userParseProblems = user.problems;
     this.publish(workspace.problems);
     if (JSON.stringify(this.rules) !== before) {
       this.log.info(`Policy: ${this.rules.user.length} rule(s) from your settings, ${this.rules.workspace.length} from ${POLICY_FILE}.`);
@@ -112,6 +120,21 @@ export class PolicySource extends DisposableBase {
 
   private parseProblems: PolicyProblem[] = [];
 
+  /**
+   * The user settings file's text if its `plangate.policy` is the value VS Code reads (`value`); otherwise (no file, a
+   * settings profile of its own, the file changed since) undefined, and the problems go to the log.
+   */
+  private async readUserSettings(value: unknown): Promise<string | undefined> {
+    if (!this.userSettings || value === undefined) return undefined;
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.userSettings));
+      const node = policyNode(text);
+      return node && JSON.stringify(getNodeValue(node)) === JSON.stringify(value) ? text : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Puts the file's problems (parse problems, and the checks against the rules and the catalog) in the Problems panel. */
   private publish(parseProblems?: PolicyProblem[]): void {
     if (parseProblems) this.parseProblems = parseProblems;
@@ -120,7 +143,15 @@ export class PolicySource extends DisposableBase {
     const catalog: PolicyCatalog = {
       servers: this.registry.connections.map((c) => ({ name: c.name, tools: c.state === 'running' ? c.tools : undefined })),
     };
-    for (const p of lintPolicy(this.rules, 'user', catalog)) this.log.warn(`Policy (setting plangate.policy): ${p.message}`);
+    const userProblems = [...this.userParseProblems, ...lintPolicy(this.rules, 'user', catalog)];
+    const userNode = this.userText === undefined ? undefined : policyNode(this.userText);
+    if (this.userSettings && this.userText !== undefined && userNode) {
+      const lines = lineStarts(this.userText);
+      this.diagnostics.set(
+        this.userSettings,
+        userProblems.map((p) => diagnostic(locate(p, userNode, lines), 'Plangate policy (plangate.policy)')),
+      );
+    } else for (const p of userProblems) this.log.warn(`Policy (setting plangate.policy): ${p.message}`);
     if (!folder || this.fileText === undefined) return;
     const tree = parseTree(this.fileText, [], { allowTrailingComma: true });
     const lines = lineStarts(this.fileText);
@@ -128,17 +159,7 @@ export class PolicySource extends DisposableBase {
     const all = [...this.parseProblems, ...lint];
     this.diagnostics.set(
       vscode.Uri.joinPath(folder.uri, POLICY_FILE),
-      all.map((p) => {
-        const r = p.range ?? { line: 0, column: 0, endLine: 0, endColumn: 1 };
-        const d = new vscode.Diagnostic(
-          new vscode.Range(r.line, r.column, r.endLine, r.endColumn),
-          p.message,
-          p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
-        );
-        d.source = 'Plangate policy';
-        if (p.ruleId) d.code = p.ruleId;
-        return d;
-      }),
+      all.map((p) => diagnostic(p, 'Plangate policy')),
     );
     const loosening = lint.filter((p) => /would loosen your own policy/.test(p.message) && !this.warnedLoosening.has(p.message));
     if (loosening.length) {
@@ -151,4 +172,22 @@ export class PolicySource extends DisposableBase {
         .then((choice) => (choice ? vscode.commands.executeCommand('workbench.actions.view.problems') : undefined));
     }
   }
+}
+
+/** The value node of `plangate.policy` in a settings file's text. */
+function policyNode(settingsText: string): Node | undefined {
+  const tree = parseTree(settingsText, [], { allowTrailingComma: true });
+  return tree && findNodeAtLocation(tree, [`${Settings.section}.${Settings.policy}`]);
+}
+
+function diagnostic(p: PolicyProblem, source: string): vscode.Diagnostic {
+  const r = p.range ?? { line: 0, column: 0, endLine: 0, endColumn: 1 };
+  const d = new vscode.Diagnostic(
+    new vscode.Range(r.line, r.column, r.endLine, r.endColumn),
+    p.message,
+    p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+  );
+  d.source = source;
+  if (p.ruleId) d.code = p.ruleId;
+  return d;
 }
