@@ -3,7 +3,7 @@
 # packages the extension, then runs e2e/specs/*.test.mjs with Node 24's test runner. FILTER arguments keep only
 # spec files whose name contains one of them. Artefacts (screenshots, code-server.log, extension host logs,
 # browser console, the test output) go to .e2e/runs/<timestamp>/; their path is printed when something fails.
-# Environment: E2E_TIMEOUT (seconds for the specs, default 900), E2E_TEST_NAME_PATTERN (run only tests whose name matches), E2E_CONCURRENCY (spec files at once, default 2),
+# Environment: E2E_TIMEOUT (seconds for the specs, default 900), E2E_TEST_NAME_PATTERN (run only tests whose name matches), E2E_CONCURRENCY (spec files at once, default 3),
 # E2E_KEEP_RUNS (run folders kept, default 20), E2E_SKIP_BUILD=1 (reuse dist/ and plangate.vsix as they are).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -27,7 +27,8 @@ if [ "${E2E_SKIP_BUILD:-}" != 1 ]; then
   e2e_step_done "$(du -h plangate.vsix | cut -f1) plangate.vsix"
 fi
 
-# Longest first: two spec files run at a time, and a long one started last would leave the other lane idle at the end.
+# Longest first: three spec files run at a time (the machine idles between the steps of one: dialogs, waits for the
+# server), and a long one started last would leave the other lanes idle at the end.
 longest_first=(gate planPanel collectMode longPlan servers touchedFiles inputs trust inHost)
 ordered=()
 for name in "${longest_first[@]}"; do [ -f "$E2E_DIR/specs/$name.test.mjs" ] && ordered+=("$E2E_DIR/specs/$name.test.mjs"); done
@@ -50,7 +51,7 @@ set +e
 name_filter=()
 [ -n "${E2E_TEST_NAME_PATTERN:-}" ] && name_filter=(--test-name-pattern="$E2E_TEST_NAME_PATTERN")
 timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" --test --test-reporter=spec "${name_filter[@]}" \
-  --test-concurrency="${E2E_CONCURRENCY:-2}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
+  --test-concurrency="${E2E_CONCURRENCY:-3}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
 rc=${PIPESTATUS[0]}
 set -e
 "$NODE24" "$E2E_DIR/lib/processes.mjs" reap
