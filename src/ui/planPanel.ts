@@ -287,6 +287,16 @@ export class PlanPanel extends DisposableBase {
     this.open(false);
   }
 
+  /** What a single-call card's buttons do: answers it and closes it; the error to show on the card, if any. */
+  async answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
+    const item = this.items.find((i) => i.id === itemId);
+    if (item?.kind !== 'callCard') return 'That call was already decided, or its caller stopped waiting.';
+    const error = await item.answer(answer);
+    if (error) return error;
+    this.removeItem(item.id);
+    return undefined;
+  }
+
   /**
    * Removes an item (a card that was answered or withdrawn) and, if it was shown, shows what was shown before it came
    * (the app that asked, say), else the last item left.
@@ -705,13 +715,12 @@ export class PlanPanel extends DisposableBase {
           this.schedulePost();
         });
       case 'callCardAnswer':
-        return wrap(message.id, async () => {
-          const item = this.items.find((i) => i.id === message.itemId);
-          if (item?.kind !== 'callCard') return 'That call was already decided, or its caller stopped waiting.';
-          const error = await item.answer(message.answer === 'deny' ? { answer: 'deny', note: message.note } : { answer: message.answer });
-          if (error) return error;
-          this.removeItem(item.id);
-        });
+        return wrap(message.id, () =>
+          this.answerCallCard(
+            message.itemId,
+            message.answer === 'deny' ? { answer: 'deny', note: message.note } : { answer: message.answer },
+          ),
+        );
       case 'openFile':
         await openLink(message.path);
         return;

@@ -32,6 +32,15 @@ interface Api {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The single-call card part of the API: the user's rules, and the card's buttons as the panel's own method. */
+interface CardApi {
+  policy: { userRuleIds(): string[] };
+  panel: { answerCallCard(itemId: string, answer: { answer: 'once' }): Promise<string | undefined> };
+}
+
+/** The single-call cards open in the panel now. */
+const cardsOf = (a: Api) => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
+
 async function until<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
@@ -367,6 +376,40 @@ suite('agent entrance', () => {
         await invocation;
         await until('the card to close', () => cards().length === 0 || undefined, 10_000);
         assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'nothing reached the server');
+      } finally {
+        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
+      }
+    },
+    { timeoutMs: 90_000 },
+  );
+
+  test(
+    "policy: the agent's call waiting on the card runs once on Allow once; the card closes",
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api & CardApi;
+      await startGated(ctx);
+      const config = () => vscode.workspace.getConfiguration('plangate');
+      const rule = { id: 'ask-agent-echo-once', decision: 'ask', reason: 'echo is reviewed', tool: 'echo', entrance: 'agent' };
+      try {
+        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
+        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
+        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
+        const before = callLog(vscode).filter((t) => t === 'echo').length;
+        const invocation = Promise.resolve(
+          vscode.lm.invokeTool(
+            tool.name,
+            { input: { message: 'allowed-once' }, toolInvocationToken: undefined },
+            new vscode.CancellationTokenSource().token,
+          ),
+        );
+        const card = await until('the single-call card in the panel', () => cardsOf(a)[0], 20_000);
+        await sleep(500);
+        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'nothing is sent while the card waits');
+        assert.equal(await a.panel.answerCallCard(card.id, { answer: 'once' }), undefined);
+        assert.match(summaryOf(await invocation, vscode).text, /allowed-once/);
+        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before + 1, 'sent once');
+        assert.equal(cardsOf(a).length, 0, 'the card closed');
       } finally {
         await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
       }
