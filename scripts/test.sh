@@ -22,17 +22,8 @@ if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
   trap '[ -n "$setup_pid" ] && kill "$setup_pid" 2>/dev/null; true' EXIT
 fi
 step "build";      npm run build
-# The type check and the lint side by side (each is mostly one core's work); the check's output follows the lint's.
-step "type check and lint"
-mkdir -p .e2e/logs
-npm run check > .e2e/logs/check.log 2>&1 &
-check_pid=$!
-lint_rc=0
-npm run lint || lint_rc=$?
-check_rc=0
-wait "$check_pid" || check_rc=$?
-cat .e2e/logs/check.log
-if [ "$check_rc" -ne 0 ] || [ "$lint_rc" -ne 0 ]; then echo "type check (exit $check_rc) or lint (exit $lint_rc) failed" >&2; exit 1; fi
+step "type check"; npm run check
+step "lint";       npm run lint
 step "unit and integration tests"; npm run test:unit
 if [ "${PLANGATE_SKIP_E2E:-}" = 1 ]; then
   step "end-to-end tests skipped (PLANGATE_SKIP_E2E=1)"

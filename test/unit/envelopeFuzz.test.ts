@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { runs } from './helpers/fastCheckSeed';
 import { LIMITS, envelopeSchema, parseEnvelope } from '../../src/core/envelope';
 import { classifyResult } from '../../src/core/classify';
 import { ASK_FIELD_TYPES, PARTIAL_OUTCOMES, PLAN_STATUSES, type Problem } from '../../src/core/plan';
@@ -325,7 +326,7 @@ test('valid envelopes in every wire form read, normalise and read back to themse
       check(env);
       unpolluted();
     }),
-    { numRuns: 3000 },
+    { numRuns: runs(3000) },
   );
 });
 
@@ -335,7 +336,7 @@ test('mutated envelopes never throw, and every refusal says where and why', () =
       check(mutate(env, muts));
       unpolluted();
     }),
-    { numRuns: 6000 },
+    { numRuns: runs(6000) },
   );
 });
 
@@ -348,7 +349,7 @@ test('random JSON and random values never throw and are never mistaken for plans
       check(v);
       unpolluted();
     }),
-    { numRuns: 2000 },
+    { numRuns: runs(2000) },
   );
   // Prototype keys parsed straight from JSON text.
   for (const text of [
@@ -360,5 +361,5 @@ test('random JSON and random values never throw and are never mistaken for plans
     check(JSON.parse(text));
     unpolluted();
   }
-  assert.ok(samples >= 11_000, `only ${samples} samples ran`);
+  assert.ok(samples >= runs(3000) + runs(6000) + runs(2000), `only ${samples} samples ran`);
 });

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { runs } from './helpers/fastCheckSeed';
 import { globMatcher, globOutsideReason, isOutsideWorkspace, normaliseGlob } from '../../src/core/globs';
 import { toWorkspacePath, touchedPaths } from '../../src/core/predict';
 import { walkBases } from '../../src/node/workspaceFiles';
@@ -185,7 +186,7 @@ describe('nothing classified inside resolves outside the root (property)', () =>
         const g = normaliseGlob(raw);
         return resolvesInside(raw, '/ws/root', path.posix) && resolvesInside(g, '/ws/root', path.posix);
       }),
-      { numRuns: 5000 },
+      { numRuns: runs(5000) },
     );
   });
 
@@ -201,7 +202,7 @@ describe('nothing classified inside resolves outside the root (property)', () =>
           (lib.isAbsolute(raw.trim()) ? within(lib, root, raw.trim()) : resolvesInside(raw.trim(), root, lib))
         );
       }),
-      { numRuns: 5000 },
+      { numRuns: runs(5000) },
     );
   });
 });

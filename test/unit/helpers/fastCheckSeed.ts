@@ -11,3 +11,12 @@ if (!Number.isInteger(seed)) throw new Error(`PLANGATE_FUZZ_SEED must be an inte
 if (wanted)
   process.stderr.write(`fast-check seed ${seed} for ${process.argv[1]?.split(/[\\/]/).pop()} (replay with PLANGATE_FUZZ_SEED=${seed})\n`);
 fc.configureGlobal({ seed });
+
+/**
+ * How many cases a property test checks: `n` when exploring (`npm run fuzz`, new seeds), a quarter of it (at least
+ * 200) with the fixed seed — the same cases every run, so checking thousands of them again in every `npm test` buys
+ * nothing new; the fixed quarter keeps the regressions found so far in reach, and `npm run fuzz` the search.
+ */
+export function runs(n: number): number {
+  return wanted ? n : Math.max(200, Math.round(n / 4));
+}
