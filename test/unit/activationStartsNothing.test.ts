@@ -11,22 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import type { ProbeReport } from '../../bench/activationProbe';
+import { NODE_BUNDLE } from './helpers/bundles';
 import { REPO_ROOT } from './helpers/fixture';
 
 let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plangate-activation-'));
   // The same options as esbuild.mjs's node bundles.
-  const common: esbuild.BuildOptions = {
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'error',
-    mainFields: ['module', 'main'],
-    external: ['vscode'],
-    absWorkingDir: REPO_ROOT,
-  };
+  const common: esbuild.BuildOptions = { ...NODE_BUNDLE, external: ['vscode'] };
   await Promise.all([
     esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: join(dir, 'dist', 'extension.js') }),
     esbuild.build({ ...common, entryPoints: ['fixture/main.ts'], outfile: join(dir, 'dist', 'fixtureServer.js') }),

@@ -37,21 +37,21 @@ function paths(dir: string): Bundles {
   };
 }
 
+/** The options of a Node bundle for tests (as esbuild.mjs's node bundles, unminified). */
+export const NODE_BUNDLE: esbuild.BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'error',
+  mainFields: ['module', 'main'],
+  absWorkingDir: ROOT,
+};
+
 /** Builds every bundle into `dir`, from the sources as they are now. */
 export function buildBundles(dir: string): Bundles {
-  for (const [out, entry] of Object.entries(BUNDLE_ENTRIES)) {
-    esbuild.buildSync({
-      entryPoints: [entry],
-      outfile: join(dir, out),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-      mainFields: ['module', 'main'],
-      absWorkingDir: ROOT,
-    });
-  }
+  for (const [out, entry] of Object.entries(BUNDLE_ENTRIES))
+    esbuild.buildSync({ ...NODE_BUNDLE, entryPoints: [entry], outfile: join(dir, out) });
   return paths(dir);
 }
 
