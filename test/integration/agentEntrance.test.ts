@@ -32,14 +32,43 @@ interface Api {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The single-call card part of the API: the user's rules, and the card's buttons as the panel's own method. */
-interface CardApi {
+/** The policy part of the API: the user's rules, the door's verdict, and the card's buttons as the panel's own method. */
+interface PolicyApi {
   policy: { userRuleIds(): string[] };
+  gate: { door: { verdictOf(server: string, tool: string, args: object, entrance: string): { decision: string } | undefined } };
   panel: { answerCallCard(itemId: string, answer: { answer: 'once' }): Promise<string | undefined> };
 }
 
 /** The single-call cards open in the panel now. */
 const cardsOf = (a: Api) => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
+
+/**
+ * Runs `body` with the user's policy holding one rule for the agent's calls of the gated server's `echo` (read and in
+ * force), and takes the policy away after. `echoes()` counts the echo calls that reached the server.
+ */
+async function withAgentEchoRule(
+  ctx: InHostContext,
+  rule: { id: string; decision: 'ask' | 'deny'; reason: string },
+  body: (it: {
+    vscode: typeof vscodeTypes;
+    a: Api & PolicyApi;
+    tool: vscodeTypes.LanguageModelToolInformation;
+    echoes: () => number;
+  }) => Promise<void>,
+): Promise<void> {
+  const { vscode } = ctx;
+  const a = ctx.api as Api & PolicyApi;
+  await startGated(ctx);
+  const config = () => vscode.workspace.getConfiguration('plangate');
+  try {
+    await config().update('policy', { rules: [{ ...rule, tool: 'echo', entrance: 'agent' }] }, vscode.ConfigurationTarget.Global);
+    await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
+    const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
+    await body({ vscode, a, tool, echoes: () => callLog(vscode).filter((t) => t === 'echo').length });
+  } finally {
+    await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
+  }
+}
 
 async function until<T>(
   what: string,
@@ -355,99 +384,68 @@ suite('agent entrance', () => {
 
   test(
     "policy: the agent's call to a tool a rule asks about waits on the single-call card; stopping the request closes it and sends nothing",
-    async (ctx) => {
-      const { vscode } = ctx;
-      const a = ctx.api as Api & { policy: { userRuleIds(): string[] } };
-      await startGated(ctx);
-      const config = () => vscode.workspace.getConfiguration('plangate');
-      const rule = { id: 'ask-agent-echo', decision: 'ask', reason: 'echo is reviewed', tool: 'echo', entrance: 'agent' };
-      try {
-        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
-        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
-        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
-        const before = callLog(vscode).filter((t) => t === 'echo').length;
+    (ctx) =>
+      withAgentEchoRule(ctx, { id: 'ask-agent-echo', decision: 'ask', reason: 'echo is reviewed' }, async ({ vscode, a, tool, echoes }) => {
+        const before = echoes();
         const cts = new vscode.CancellationTokenSource();
         const invocation = Promise.resolve(
           vscode.lm.invokeTool(tool.name, { input: { message: 'policy-card' }, toolInvocationToken: undefined }, cts.token),
         ).catch((err: unknown) => err);
-        const cards = () => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
-        await until('the single-call card in the panel', () => cards().length === 1 || undefined, 20_000);
+        await until('the single-call card in the panel', () => cardsOf(a).length === 1 || undefined, 20_000);
         cts.cancel();
         await invocation;
-        await until('the card to close', () => cards().length === 0 || undefined, 10_000);
-        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'nothing reached the server');
-      } finally {
-        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
-      }
-    },
+        await until('the card to close', () => cardsOf(a).length === 0 || undefined, 10_000);
+        assert.equal(echoes(), before, 'nothing reached the server');
+      }),
     { timeoutMs: 90_000 },
   );
 
   test(
     "policy: the agent's call waiting on the card runs once on Allow once; the card closes",
-    async (ctx) => {
-      const { vscode } = ctx;
-      const a = ctx.api as Api & CardApi;
-      await startGated(ctx);
-      const config = () => vscode.workspace.getConfiguration('plangate');
-      const rule = { id: 'ask-agent-echo-once', decision: 'ask', reason: 'echo is reviewed', tool: 'echo', entrance: 'agent' };
-      try {
-        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
-        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
-        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
-        const before = callLog(vscode).filter((t) => t === 'echo').length;
-        const invocation = Promise.resolve(
-          vscode.lm.invokeTool(
-            tool.name,
-            { input: { message: 'allowed-once' }, toolInvocationToken: undefined },
-            new vscode.CancellationTokenSource().token,
-          ),
-        );
-        const card = await until('the single-call card in the panel', () => cardsOf(a)[0], 20_000);
-        await sleep(500);
-        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'nothing is sent while the card waits');
-        assert.equal(await a.panel.answerCallCard(card.id, { answer: 'once' }), undefined);
-        assert.match(summaryOf(await invocation, vscode).text, /allowed-once/);
-        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before + 1, 'sent once');
-        assert.equal(cardsOf(a).length, 0, 'the card closed');
-      } finally {
-        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
-      }
-    },
+    (ctx) =>
+      withAgentEchoRule(
+        ctx,
+        { id: 'ask-agent-echo-once', decision: 'ask', reason: 'echo is reviewed' },
+        async ({ vscode, a, tool, echoes }) => {
+          const before = echoes();
+          const invocation = Promise.resolve(
+            vscode.lm.invokeTool(
+              tool.name,
+              { input: { message: 'allowed-once' }, toolInvocationToken: undefined },
+              new vscode.CancellationTokenSource().token,
+            ),
+          );
+          const card = await until('the single-call card in the panel', () => cardsOf(a)[0], 20_000);
+          await sleep(500);
+          assert.equal(echoes(), before, 'nothing is sent while the card waits');
+          assert.equal(await a.panel.answerCallCard(card.id, { answer: 'once' }), undefined);
+          assert.match(summaryOf(await invocation, vscode).text, /allowed-once/);
+          assert.equal(echoes(), before + 1, 'sent once');
+          assert.equal(cardsOf(a).length, 0, 'the card closed');
+        },
+      ),
     { timeoutMs: 90_000 },
   );
 
   test(
     "policy: the agent's call to a tool a rule denies comes back with the rule's reason, and nothing reaches the server",
-    async (ctx) => {
-      const { vscode } = ctx;
-      const a = ctx.api as Api & {
-        policy: { userRuleIds(): string[] };
-        gate: { door: { verdictOf(server: string, tool: string, args: object, entrance: string): { decision: string } | undefined } };
-      };
-      await startGated(ctx);
-      const config = () => vscode.workspace.getConfiguration('plangate');
+    (ctx) =>
       // A read-only tool: VS Code asks its own confirmation before the agent's call to any other tool reaches a server.
-      const rule = { id: 'no-agent-echo', decision: 'deny', reason: 'agents do not echo here', tool: 'echo', entrance: 'agent' };
-      try {
-        await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
-        await until('the rule to be read', () => a.policy.userRuleIds().includes(rule.id), 10_000);
-        assert.equal(a.gate.door.verdictOf(SERVER, 'echo', { message: 'x' }, 'agent')?.decision, 'deny', 'the door sees the rule');
-        const tool = await until('the gated echo tool', () => gatedTool(vscode, 'echo'), 10_000);
-        const before = callLog(vscode).filter((t) => t === 'echo').length;
-        const cts = new vscode.CancellationTokenSource();
-        const result = await vscode.lm.invokeTool(
-          tool.name,
-          { input: { message: 'policy-denied' }, toolInvocationToken: undefined },
-          cts.token,
-        );
-        const text = summaryOf(result, vscode).text;
-        assert.match(text, /agents do not echo here \(rule 'no-agent-echo'\)/);
-        assert.equal(callLog(vscode).filter((t) => t === 'echo').length, before, 'the denied call never reached the server');
-      } finally {
-        await config().update('policy', undefined, vscode.ConfigurationTarget.Global);
-      }
-    },
+      withAgentEchoRule(
+        ctx,
+        { id: 'no-agent-echo', decision: 'deny', reason: 'agents do not echo here' },
+        async ({ vscode, a, tool, echoes }) => {
+          assert.equal(a.gate.door.verdictOf(SERVER, 'echo', { message: 'x' }, 'agent')?.decision, 'deny', 'the door sees the rule');
+          const before = echoes();
+          const result = await vscode.lm.invokeTool(
+            tool.name,
+            { input: { message: 'policy-denied' }, toolInvocationToken: undefined },
+            new vscode.CancellationTokenSource().token,
+          );
+          assert.match(summaryOf(result, vscode).text, /agents do not echo here \(rule 'no-agent-echo'\)/);
+          assert.equal(echoes(), before, 'the denied call never reached the server');
+        },
+      ),
     { timeoutMs: 90_000 },
   );
 
