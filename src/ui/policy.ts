@@ -27,8 +27,8 @@ export class PolicySource extends DisposableBase {
   /** The rules changed (settings, the file, trust): plans awaiting approval are judged again. */
   readonly onDidChange = this._onDidChange.event;
   private fileText: string | undefined;
-  /** The user settings file's text, when it holds the `plangate.policy` VS Code reads (see read()). */
-  private userText: string | undefined;
+  /** Where `plangate.policy` is in the user settings file, when the file holds the value VS Code reads (see read()). */
+  private userPlace: { node: Node; lines: number[] } | undefined;
   private userParseProblems: PolicyProblem[] = [];
   private warnedLoosening = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
@@ -107,7 +107,7 @@ export class PolicySource extends DisposableBase {
     } else if (file && !vscode.workspace.isTrusted) {
       this.log.info(`Policy: ${POLICY_FILE} is not read: the workspace is not trusted.`);
     }
-    this.userText = await this.readUserSettings(userValue);
+    this.userPlace = await this.readUserSettings(userValue);
     const before = JSON.stringify(this.rules);
     this.rules = { user: user.rules, workspace: workspace.rules };
     this.userParseProblems = user.problems;
@@ -121,15 +121,15 @@ export class PolicySource extends DisposableBase {
   private parseProblems: PolicyProblem[] = [];
 
   /**
-   * The user settings file's text if its `plangate.policy` is the value VS Code reads (`value`); otherwise (no file, a
-   * settings profile of its own, the file changed since) undefined, and the problems go to the log.
+   * Where `plangate.policy` is in the user settings file, if it is the value VS Code reads (`value`); otherwise (no
+   * file, a settings profile of its own, the file changed since) undefined, and the problems go to the log.
    */
-  private async readUserSettings(value: unknown): Promise<string | undefined> {
+  private async readUserSettings(value: unknown): Promise<{ node: Node; lines: number[] } | undefined> {
     if (!this.userSettings || value === undefined) return undefined;
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.userSettings));
       const node = policyNode(text);
-      return node && JSON.stringify(getNodeValue(node)) === JSON.stringify(value) ? text : undefined;
+      return node && JSON.stringify(getNodeValue(node)) === JSON.stringify(value) ? { node, lines: lineStarts(text) } : undefined;
     } catch {
       return undefined;
     }
@@ -144,12 +144,11 @@ export class PolicySource extends DisposableBase {
       servers: this.registry.connections.map((c) => ({ name: c.name, tools: c.state === 'running' ? c.tools : undefined })),
     };
     const userProblems = [...this.userParseProblems, ...lintPolicy(this.rules, 'user', catalog)];
-    const userNode = this.userText === undefined ? undefined : policyNode(this.userText);
-    if (this.userSettings && this.userText !== undefined && userNode) {
-      const lines = lineStarts(this.userText);
+    const place = this.userPlace;
+    if (this.userSettings && place) {
       this.diagnostics.set(
         this.userSettings,
-        userProblems.map((p) => diagnostic(locate(p, userNode, lines), 'Plangate policy (plangate.policy)')),
+        userProblems.map((p) => diagnostic(locate(p, place.node, place.lines), 'Plangate policy (plangate.policy)')),
       );
     } else for (const p of userProblems) this.log.warn(`Policy (setting plangate.policy): ${p.message}`);
     if (!folder || this.fileText === undefined) return;
