@@ -172,3 +172,134 @@ describe('plangate run --url signs in', () => {
     assert.match(b.stderr, /--token-store applies only to --url/);
   });
 });
+
+// The variants of oauth.test.ts, each through the real CLI process: the sign-in code is the connection's, shared
+// with the extension, but these show that `plangate run --url` reaches every one of them from its command line.
+describe('plangate run --url against each sign-in variant of the fixture authorization server', () => {
+  const fixtures: OAuthFixture[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'plangate-oauth-cli-variants-'));
+  after(async () => {
+    await Promise.all(fixtures.map((f) => f.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fixtureWith = async (options: Parameters<typeof startOAuthFixture>[0]) => {
+    const f = await startOAuthFixture(options);
+    fixtures.push(f);
+    return f;
+  };
+  let n = 0;
+  const run = async (f: OAuthFixture, tool: string, extra: string[] = []) => {
+    const log = join(dir, `visits-${++n}.jsonl`);
+    const r = await runCli(['run', '--url', f.url, '--tool', tool, ...extra], { env: browserEnv(log) });
+    return { ...r, visits: visits(log), log };
+  };
+
+  test('2025-11-25 without resource_metadata in the header: the path-aware protected-resource metadata, then the authorization server under its path', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25', headerMetadata: false });
+    const r = await run(f, 'read_thing');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /read ok/);
+    const probes = f.seen.requests.filter((q) => q.includes('/.well-known/'));
+    assert.equal(probes[0], 'GET /.well-known/oauth-protected-resource/mcp');
+    assert.ok(probes.includes('GET /.well-known/oauth-authorization-server/as'), probes.join('\n'));
+    assert.equal(f.seen.registrations, 1, 'registered dynamically');
+    assert.equal(r.visits, 1);
+  });
+
+  test('2025-03-26: the authorization server metadata on the MCP server origin', async () => {
+    const f = await fixtureWith({ spec: '2025-03-26' });
+    const r = await run(f, 'read_thing');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /read ok/);
+    assert.ok(f.seen.requests.includes('GET /.well-known/oauth-authorization-server'), f.seen.requests.join('\n'));
+  });
+
+  test('2025-03-26 without any metadata: the default /register, /authorize and /token endpoints', async () => {
+    const f = await fixtureWith({ spec: '2025-03-26', legacyMetadata: false });
+    const r = await run(f, 'read_thing');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /read ok/);
+    for (const q of ['POST /register', 'POST /token']) assert.ok(f.seen.requests.includes(q), `${q} in ${f.seen.requests.join(', ')}`);
+    assert.ok(
+      f.seen.requests.some((q) => q.startsWith('GET /authorize')),
+      f.seen.requests.join('\n'),
+    );
+  });
+
+  for (const method of ['client_secret_post', 'none'] as const) {
+    test(`--client-id${method === 'none' ? '' : ' and --client-secret'}: a pre-registered client without registration, token endpoint auth ${method}`, async () => {
+      const secret = method === 'none' ? undefined : 'cli-post-secret-9012';
+      const f = await fixtureWith({
+        spec: '2025-11-25',
+        dcr: false,
+        authMethods: [method],
+        preRegistered: { clientId: 'cli-pre', clientSecret: secret, method },
+      });
+      const r = await run(f, 'read_thing', ['--client-id', 'cli-pre', ...(secret ? ['--client-secret', secret] : []), '--verbose']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /read ok/);
+      assert.equal(f.seen.registrations, 0);
+      assert.deepEqual(
+        f.seen.tokens.map((t) => t.method),
+        [method],
+      );
+      if (secret) assert.ok(!r.stderr.includes(secret) && !r.stdout.includes(secret), 'the secret stays out of the output');
+    });
+  }
+
+  test('a stored sign-in whose access token expired is refreshed without a browser', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25' });
+    const store = join(dir, 'refresh-store.json');
+    const first = await run(f, 'read_thing', ['--token-store', store]);
+    assert.equal(first.code, 0, first.stderr);
+    f.expireAccessTokens();
+    const second = await run(f, 'read_thing', ['--token-store', store]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /read ok/);
+    assert.equal(second.visits, 0, 'no browser for the refresh');
+    assert.deepEqual(
+      f.seen.tokens.map((t) => t.grant),
+      ['authorization_code', 'refresh_token'],
+    );
+  });
+
+  test('403 insufficient_scope: signs in once more with the wider scope and the call is sent once', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25' });
+    const r = await run(f, 'write_thing');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /write ok/);
+    assert.equal(r.visits, 2, 'the first sign-in and the step-up');
+    const scopes = readFileSync(r.log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => new URL((JSON.parse(l) as { url: string }).url).searchParams.get('scope'));
+    assert.deepEqual(scopes, ['read', 'read write']);
+    assert.deepEqual(f.seen.calls, ['write_thing']);
+  });
+
+  test('403 again after the step-up: the run fails with the scope named, after one step-up', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25', alwaysInsufficient: true });
+    const r = await run(f, 'write_thing');
+    assert.notEqual(r.code, 0);
+    assert.match(r.stdout + r.stderr, /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/);
+    assert.equal(r.visits, 2);
+    assert.deepEqual(f.seen.calls, []);
+  });
+
+  test('discovery failing: the error names the discovery step and the metadata URL', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25', fail: 'metadata' });
+    const r = await run(f, 'read_thing');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /sign-in failed at the discovery step/);
+    assert.ok(r.stderr.includes(`${f.origin}/.well-known/oauth-authorization-server/as`), r.stderr);
+  });
+
+  test('no dynamic registration and no --client-id: the error names the registration step and the flag to use', async () => {
+    const f = await fixtureWith({ spec: '2025-11-25', dcr: false });
+    const r = await run(f, 'read_thing');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /sign-in failed at the registration step/);
+    assert.match(r.stderr, /--client-id/);
+    assert.equal(r.visits, 0, 'no browser opened');
+  });
+});
