@@ -102,7 +102,10 @@ export interface DoorOptions {
   policy?: (call: PolicyCall) => PolicyVerdict;
   /** The tool's definition as its server lists it now (annotations and `_meta`, untrusted), for the policy. */
   toolInfo?: (server: string, tool: string) => { annotations?: unknown; _meta?: unknown } | undefined;
-  /** Opens the single-call card and resolves with the user's answer. Absent: a call the policy asks about is refused. */
+  /**
+   * Opens the single-call card and resolves with the user's answer (or set later with {@link Door.askWith}). Absent:
+   * a call the policy asks about is refused.
+   */
   ask?: (ask: CallAsk) => Promise<CallAskAnswer>;
   /** Told of every call as it is recorded (the extension's log). */
   onCall?: (call: DoorCall & { callId: string }, outcome?: { kind: CallOutcomeKind; detail?: string; durationMs: number }) => void;
@@ -113,6 +116,7 @@ const DRY_RUN_KEYS = ['dryRun', 'dry_run'] as const;
 
 export class Door {
   private readonly now: () => number;
+  private card: DoorOptions['ask'];
 
   constructor(
     private readonly invoker: ToolInvoker,
@@ -120,6 +124,12 @@ export class Door {
     private readonly options: DoorOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.card = options.ask;
+  }
+
+  /** Sets the single-call card, for a card whose owner (the panel) needs this door to exist first. */
+  askWith(card: (ask: CallAsk) => Promise<CallAskAnswer>): void {
+    this.card = card;
   }
 
   /** The connected servers and their tools (with definition hashes), in configuration order. */
@@ -289,9 +299,9 @@ export class Door {
 
   /** Asks on the card; without a card, or when the caller already gave up, the answer is `cancelled`. */
   private async askUser(ask: CallAsk): Promise<CallAskAnswer> {
-    if (!this.options.ask || ask.signal?.aborted) return { answer: 'cancelled' };
+    if (!this.card || ask.signal?.aborted) return { answer: 'cancelled' };
     try {
-      return await this.options.ask(ask);
+      return await this.card(ask);
     } catch {
       return { answer: 'cancelled' };
     }

@@ -1,16 +1,156 @@
-// The parts of activation that are more than one line: opening the ledger (with what it says in the log), reporting
-// the gate's failures, and the three tree views. extension.ts reads as the table of contents that calls them.
+// Activation in three parts — the engine, the panel and what shows things in it, the entrances and commands — and
+// the helpers they use (the ledger, the gate's failures, the tree views). extension.ts reads as the table of contents
+// that calls them, in that order.
 import * as vscode from 'vscode';
-import type { Gate } from '../core/gate';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { Gate } from '../core/gate';
 import type { Workflow } from '../core/ledger';
-import type { ServerRegistry } from '../mcp/registry';
+import { ServerRegistry } from '../mcp/registry';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';
+import { registerAgentEntrance } from './agentEntrance';
+import { AppHost } from './appHost';
+import { ToolCaller } from './callTool';
+import { CollectForms } from './collectForms';
+import { exportPlan, registerCommands } from './commands';
 import { Views } from './constants';
+import { trackApprovals } from './demo';
+import { elicitationHandler } from './elicitation';
+import { logRegistry, logWorkflow } from './log';
+import { PlanFiles } from './planFiles';
+import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
-import type { ServerConfigs } from './serverConfigs';
+import { PolicySource } from './policy';
+import { PolicyCards } from './policyCards';
+import { RunProgress } from './runProgress';
+import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
-import { ledgerRetention } from './settings';
+import { autoApprovePlans, gateSettings, ledgerRetention } from './settings';
+import { oauthSupport, registerSignIn } from './signIn';
 import { StagedView } from './stagedView';
+import { WorkflowStatusBar } from './statusBar';
+import { TouchedFiles } from './touchedFiles';
+
+/** The engine: the ledger and its workflow, the servers, the policy, the gate with its one door, the plans' files. */
+export interface Engine {
+  workflow: Workflow;
+  servers: ServerRegistry;
+  configs: ServerConfigs;
+  policy: PolicySource;
+  gate: Gate;
+  files: PlanFiles;
+}
+
+/** Where the extension shows things: the panel and the parts that put items in it. */
+export interface Surfaces {
+  panel: PlanPanel;
+  caller: ToolCaller;
+}
+
+/**
+ * Opens the ledger, makes the servers (which answer URL elicitation in a dialog and sign in to servers that ask for
+ * OAuth), the policy and the gate; starts nothing. A server's tools or the policy changing resolves (and judges)
+ * waiting plans again.
+ */
+export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Engine {
+  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
+  const workflow = ledger.workflow;
+  const servers = new ServerRegistry({ urlElicitation: true, oauth: oauthSupport(context.secrets) });
+  const configs = new ServerConfigs(context.secrets, log);
+  // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
+  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
+  const gate = new Gate(workflow, {
+    invoker: servers,
+    settings: gateSettings,
+    newId: randomUUID,
+    policy: { policy: (call) => policy.verdict(call), toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool) },
+    autoApprovePlans,
+  });
+  const files = new PlanFiles(storage, servers, workflow, log, () => gateSettings().stepTimeoutMs, gate.door);
+  gate.checkpointWith((plan) => files.beforeRun(plan));
+  context.subscriptions.push(
+    log,
+    ledger,
+    workflow,
+    configs,
+    files,
+    gate,
+    { dispose: () => void servers.dispose() },
+    reportGateFailures(gate, log),
+    servers.onLog(logRegistry(log)),
+    workflow.onDidChange(logWorkflow(log)),
+    servers.onDidChange(() => void gate.refreshResolutions()),
+    policy,
+    policy.onDidChange(() => void gate.refreshResolutions()),
+  );
+  return { workflow, servers, configs, policy, gate, files };
+}
+
+/**
+ * The panel, and what shows things in it: Call Tool and result cards, collect-mode forms, server apps, elicitation,
+ * the policy's single-call card (which the door asks through); the status bar, run progress and the tree views.
+ */
+export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, log: vscode.LogOutputChannel): Surfaces {
+  const { workflow, servers, configs, policy, gate, files } = engine;
+  const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
+    gate,
+    files,
+    touched: new TouchedFiles(),
+    tools: servers,
+    log,
+  });
+  const collect = new CollectForms(workflow, servers, panel, log, {
+    door: gate.door,
+    newId: randomUUID,
+    timeoutMs: () => gateSettings().stepTimeoutMs,
+    memento: context.workspaceState,
+  });
+  const apps = new AppHost({ servers, door: gate.door, panel, collect, log });
+  const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
+  panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
+  servers.onElicit = elicitationHandler(panel);
+  const cards = new PolicyCards(panel, policy, log);
+  gate.door.askWith(cards.ask);
+  context.subscriptions.push(
+    apps,
+    panel,
+    collect,
+    new RunProgress(gate),
+    cards,
+    new WorkflowStatusBar(workflow, cards),
+    ...registerViews(servers, configs, workflow),
+    trackApprovals(workflow),
+  );
+  return { panel, caller };
+}
+
+/**
+ * Commands, sign-in, the agent entrance (gated servers in VS Code's MCP list), and the servers themselves: they
+ * start when the configuration is read, after activation returns, never synchronously in it.
+ */
+export function registerEntrances(
+  context: vscode.ExtensionContext,
+  engine: Engine,
+  surfaces: Surfaces,
+  log: vscode.LogOutputChannel,
+): void {
+  const { servers, configs, gate, files } = engine;
+  const { panel, caller } = surfaces;
+  context.subscriptions.push(
+    ...registerCommands({ gate, registry: servers, configs, panel, caller, log, extensionUri: context.extensionUri }),
+    ...registerSignIn(servers, log),
+    registerAgentEntrance(context, {
+      registry: servers,
+      gate,
+      caller,
+      log,
+      changedFiles: async (planId) => (await files.settledChanges(planId))?.map((c) => c.path),
+    }),
+    configs.onDidChange((snap) => void servers.applyConfig(snap.resolved, { workspaceTrusted: vscode.workspace.isTrusted })),
+  );
+  void configs.reload();
+}
 
 /** Opens the ledger at `file` under the retention settings; its warnings and compaction go to the log. */
 export function openLedger(file: string, log: vscode.LogOutputChannel): OpenedLedger {
