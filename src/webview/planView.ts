@@ -39,9 +39,17 @@ interface Rendered {
   articles: Map<string, HTMLElement>;
   stepSections: Map<string, HTMLElement>;
   rows: Map<string, HTMLElement>;
+  /** For a plan whose rows are still being added (see {@link renderSteps}): the index of the first row not yet in the list. */
+  rowsFrom: Map<string, number>;
+  /** Rows a steps section draws at once: a plan shown for the first time draws its first screen, the rest after. */
+  firstRows: number;
 }
 
 let current: Rendered | undefined;
+
+/** Step rows drawn with a plan shown for the first time; a longer plan's other rows follow, {@link ROWS_PER_FRAME} a frame. */
+const FIRST_ROWS = 60;
+const ROWS_PER_FRAME = 120;
 
 /** Shows the reply's error next to the control that asked, or clears it. */
 async function act(errorSlot: HTMLElement, message: Parameters<typeof request>[0]): Promise<boolean> {
@@ -61,7 +69,16 @@ function section(title: string, ...children: Parameters<typeof h>[2][]): HTMLEle
 
 /** Renders a plan item whole. */
 export function renderPlan(item: PlanItemView): HTMLElement {
-  current = { item, articles: new Map(), stepSections: new Map(), rows: new Map() };
+  // Shown again (a snapshot of the item on screen): all rows at once, so the scroll position the user had stays.
+  const again = current?.item.rootId === item.rootId;
+  current = {
+    item,
+    articles: new Map(),
+    stepSections: new Map(),
+    rows: new Map(),
+    rowsFrom: new Map(),
+    firstRows: again ? Infinity : FIRST_ROWS,
+  };
   const root = item.plans[item.rootId];
   return h('div', { class: 'plan' }, root ? renderPlanBody(root) : null);
 }
@@ -94,6 +111,8 @@ export function updatePlan(item: PlanItemView, heads: ReadonlySet<string>, steps
     const row = r.rows.get(key);
     const step = item.plans[planId]?.steps[Number(index)];
     if (!row || !step || !row.isConnected) {
+      // A row still to be added is added from the latest view, this change included.
+      if (!row && Number(index) >= (r.rowsFrom.get(planId) ?? Infinity)) continue;
       if (r.articles.get(planId)?.isConnected) return false;
       continue; // a row of a nested plan that is not on screen (its parent's row shows it when it is)
     }
@@ -596,12 +615,40 @@ function renderAskForm(planId: string, ask: { prompt: string; fields: AskFieldVi
   return section('Your answer', form);
 }
 
+/**
+ * The steps section. A long plan is readable and its buttons usable as soon as its first screen of rows is drawn;
+ * the other rows are added in the frames after it (a thousand rows at once would hold the first paint for the time
+ * it takes to build them all). A row added later is built from the latest view, so a change that arrives in between
+ * is not lost.
+ */
 function renderSteps(plan: PlanView): HTMLElement {
   const list = h('ol', { class: 'steps', aria: { label: 'Steps' } });
-  for (const step of plan.steps) list.append(renderStep(plan, step));
+  const first = current?.firstRows ?? Infinity;
+  for (const step of plan.steps.slice(0, first)) list.append(renderStep(plan, step));
   const el = section(`Steps (${plan.stepCount})`, list);
   current?.stepSections.set(plan.id, el);
+  if (current && plan.steps.length > first) addRows(current, plan.id, list, first);
+  else list.dataset.complete = 'true';
   return el;
+}
+
+/** Adds the rows of plan `planId` from index `from` in the next frame, and so on until all are in `list`. */
+function addRows(rendered: Rendered, planId: string, list: HTMLElement, from: number): void {
+  rendered.rowsFrom.set(planId, from);
+  requestAnimationFrame(() => {
+    const plan = rendered.item.plans[planId];
+    // Rendered again since (a whole render builds its own list): this one is done.
+    if (current !== rendered || !plan || !list.isConnected) return;
+    const end = Math.min(plan.steps.length, from + ROWS_PER_FRAME);
+    const rows = document.createDocumentFragment();
+    for (let i = from; i < end; i++) rows.append(renderStep(plan, plan.steps[i]!));
+    list.append(rows);
+    if (end < plan.steps.length) addRows(rendered, planId, list, end);
+    else {
+      rendered.rowsFrom.delete(planId);
+      list.dataset.complete = 'true';
+    }
+  });
 }
 
 function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
