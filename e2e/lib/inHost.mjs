@@ -13,17 +13,24 @@ import { launchVSCode } from './vscode.mjs';
  * test as a subtest of `t` and fails `t` when any failed.
  * - `grep`: PLANGATE_TEST_GREP (a name part, or `!part` to leave tests out).
  * - `settings`: user settings of the session.
+ * - `env`: more environment for the session (and so for the extension host the suites run in).
+ * - `whileRunning(vs)`: runs in the session while the suites run (e.g. answering VS Code's own dialogs as a user would);
+ *   returns a function that stops it.
  * - `whilePassing(vs)`: runs in the session before it closes, only when every in-host test passed (e.g. UI checks);
  *   its value is returned.
  * - `failureDetail(vs)`: text appended to each failing test's message (e.g. VS Code's own logs).
  */
 /**
  * @param {import('node:test').TestContext} t
- * @param {{ name: string, grep?: string, settings?: Record<string, unknown>, waitMs?: number,
+ * @param {{ name: string, grep?: string, settings?: Record<string, unknown>, env?: Record<string, string>, waitMs?: number,
+ *   whileRunning?: (vs: import('./vscode.mjs').VSCodeSession) => () => Promise<void>,
  *   whilePassing?: (vs: import('./vscode.mjs').VSCodeSession) => Promise<any>,
  *   failureDetail?: (vs: import('./vscode.mjs').VSCodeSession) => string }} options
  */
-export async function runInHostSuites(t, { name, grep, settings, waitMs = 120_000, whilePassing, failureDetail = (_vs) => '' }) {
+export async function runInHostSuites(
+  t,
+  { name, grep, settings, env = {}, waitMs = 120_000, whileRunning, whilePassing, failureDetail = (_vs) => '' },
+) {
   const suite = path.join(runDir(), `${name}-suite.js`);
   const { files } = await bundleInHostSuite(suite);
   const resultFile = path.join(runDir(), `${name}-result.json`);
@@ -34,13 +41,15 @@ export async function runInHostSuites(t, { name, grep, settings, waitMs = 120_00
     name,
     workspace: { files: { 'README.md': `# ${name} test workspace\n` } },
     settings,
-    env: { PLANGATE_TEST_SUITE: suite, PLANGATE_TEST_RESULT: resultFile, ...(grep ? { PLANGATE_TEST_GREP: grep } : {}) },
+    env: { ...env, PLANGATE_TEST_SUITE: suite, PLANGATE_TEST_RESULT: resultFile, ...(grep ? { PLANGATE_TEST_GREP: grep } : {}) },
   });
+  const stopRunning = whileRunning?.(vs);
   let result;
   let extra;
   try {
     const deadline = Date.now() + waitMs;
     while (!fs.existsSync(resultFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await stopRunning?.();
     await vs.screenshot(`${name}-done`);
     assert.ok(
       fs.existsSync(resultFile),

@@ -930,3 +930,94 @@ test('policy: a workspace policy file with a mistake shows it in the Problems pa
     fs.rmSync(policyFile(), { force: true });
   }
 });
+
+/** Accepts code-server's save dialog (a quick input holding the proposed path) once the name matches; returns the file. */
+async function acceptSaveDialog(name) {
+  const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // The dialog shows the folder first and fills in the file name a moment later.
+  let proposed = '';
+  for (let i = 0; i < 50 && !name.test(proposed); i++) {
+    proposed = await input.inputValue();
+    if (!name.test(proposed)) await sleep(200);
+  }
+  assert.match(proposed, name);
+  await vs.page.keyboard.press('Enter');
+  return path.join(vs.workspaceDir, path.basename(proposed));
+}
+
+test('policy: the Plans view lists a denied and an allowed call with their rule ids; Export Calls as JSON writes both with them', async () => {
+  await waitForServerRunning(vs);
+  fs.writeFileSync(
+    policyFile(),
+    JSON.stringify({
+      rules: [
+        { id: 'no-echo-here', decision: 'deny', reason: 'echo is not for this repository', tool: 'echo' },
+        { id: 'succeed-ok', decision: 'allow', reason: 'succeed only reports success', tool: 'succeed' },
+      ],
+    }),
+  );
+  try {
+    await sleep(1500); // the file watcher reads it
+    const since = lastSeq();
+    let web = await callTool(vs, 'echo', { fill: (form) => form.getByLabel(/^message/).fill('policy-calls') });
+    await web.locator('main .result').filter({ hasText: "Policy denies calling 'echo'" }).waitFor({ timeout: 15_000 });
+    web = await callTool(vs, 'succeed', { fill: (form) => form.getByLabel(/^message/).fill('policy-calls') });
+    await web.locator('main .result').filter({ hasText: 'policy-calls' }).waitFor({ timeout: 15_000 });
+    assert.deepEqual(await toolsOnceThere(since, 1), ['succeed'], 'the denied call never reached the server');
+
+    const pane = await vs.openView('Plans');
+    const group = pane.locator('.monaco-list-row', { has: vs.page.locator('.label-name', { hasText: /^Calls$/ }) }).first();
+    await group.waitFor({ timeout: 15_000 });
+    if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+    const rowOf = async (label) =>
+      (await vs.viewItems('Plans')).find((i) => i.label === label && /· fixture · Call Tool$/.test(i.description));
+    let denied;
+    let allowed;
+    for (let i = 0; i < 50 && !(denied && allowed); i++) {
+      [denied, allowed] = [await rowOf('echo'), await rowOf('succeed')];
+      if (!(denied && allowed)) await sleep(200);
+    }
+    assert.equal(denied?.description, "refused · denied by rule 'no-echo-here' · fixture · Call Tool");
+    assert.equal(allowed?.description, "ok · allowed by rule 'succeed-ok' · fixture · Call Tool");
+    const items = (await vs.viewItems('Plans')).map((i) => i.label);
+    assert.ok(items.indexOf('succeed') < items.indexOf('echo'), `newest first: ${JSON.stringify(items)}`);
+    await vs.screenshot('policy-calls-in-plans-view');
+
+    // The denied call's row alone, then the whole group.
+    await vs.clickViewItemAction('Plans', 'echo', 'Export Calls as JSON');
+    const one = await acceptSaveDialog(/call-[0-9a-f-]{8}\.json$/);
+    await vs.page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'call exported to' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    const single = JSON.parse(fs.readFileSync(one, 'utf8'));
+    fs.rmSync(one);
+    assert.equal(single.exportedBy, 'Plangate');
+    assert.deepEqual(
+      single.calls.map((c) => [c.tool, c.outcome, c.policy.decision, c.policy.ruleId, c.policy.source]),
+      [['echo', 'refused', 'deny', 'no-echo-here', 'workspace']],
+    );
+    assert.equal(single.calls[0].decisionText, "Denied by rule 'no-echo-here': echo is not for this repository.");
+    assert.deepEqual(single.calls[0].args, { message: 'policy-calls' });
+
+    await vs.clickViewItemAction('Plans', 'Calls', 'Export Calls as JSON');
+    const all = await acceptSaveDialog(/calls-\d{4}-\d{2}-\d{2}\.json$/);
+    await vs.page
+      .locator('.notifications-toasts .notification-toast', { hasText: 'calls exported to' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    const data = JSON.parse(fs.readFileSync(all, 'utf8'));
+    fs.rmSync(all);
+    const mine = data.calls.filter((c) => c.args?.message === 'policy-calls');
+    assert.deepEqual(
+      mine.map((c) => [c.tool, c.outcome, c.policy.decision, c.policy.ruleId]),
+      [
+        ['succeed', 'ok', 'allow', 'succeed-ok'],
+        ['echo', 'refused', 'deny', 'no-echo-here'],
+      ],
+    );
+  } finally {
+    fs.rmSync(policyFile(), { force: true });
+  }
+});

@@ -48,8 +48,40 @@ async function listMcpServers(vs) {
   return (await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
 }
 
+/**
+ * Answers VS Code's own confirmation dialog ("Run `update_model`"), which VS Code shows before an invokeTool of a tool
+ * that is not read-only reaches its server, as a user would: Yes. Only for the fixture's destructive tool the Always
+ * allow test calls; any other dialog is left alone. Returns the stop function; `seen` counts the dialogs answered.
+ */
+function answerToolConfirmations(vs, seen) {
+  let running = true;
+  const loop = (async () => {
+    const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'update_model' });
+    while (running) {
+      try {
+        if (await dialog.isVisible()) {
+          if (seen.length === 0) await vs.screenshot('vscode-confirms-update-model');
+          seen.push(await dialog.innerText());
+          await dialog.getByRole('button', { name: 'Yes', exact: true }).click({ timeout: 5000 });
+          await dialog.waitFor({ state: 'hidden', timeout: 5000 });
+        }
+      } catch {
+        // the page is busy or closing: look again
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+  };
+}
+
 test('the in-host suites pass inside the real extension host, the agent entrance among them', { timeout: 300_000 }, async (t) => {
+  const confirmations = [];
   const listed = await runInHostSuites(t, {
+    env: { PLANGATE_TEST_CONFIRMS_VSCODE_DIALOGS: '1' },
+    whileRunning: (vs) => answerToolConfirmations(vs, confirmations),
     name: 'in-host',
     waitMs: 180_000,
     settings: {
@@ -73,6 +105,12 @@ test('the in-host suites pass inside the real extension host, the agent entrance
     listed.some((r) => r.startsWith('specfixture (gated)') && r.includes('Plangate (gated servers)')),
     `MCP: List Servers shows the gated server from Plangate's provider; rows: ${JSON.stringify(listed)}`,
   );
+  if (!process.env.PLANGATE_TEST_GREP)
+    assert.equal(
+      confirmations.length,
+      2,
+      `VS Code asked its own confirmation for each of the two update_model calls of the Always allow test: ${JSON.stringify(confirmations)}`,
+    );
   assert.ok(
     !listed.some((r) => r.startsWith('agentfixture (gated)')),
     `the server the suite turned off is gone from the list; rows: ${JSON.stringify(listed)}`,

@@ -17,12 +17,14 @@ import {
   reduce,
   reduceAccepted,
   WORKFLOW_EVENT_TYPES,
+  type CallRecordEvent,
   type PlanRecord,
   type StateEvent,
   type WorkflowEvent,
   type WorkflowState,
 } from './workflow';
 import { getSubmission, isSubmissionEvent, submissionEventProblem } from './submissions';
+import { RecentCalls } from './recentCalls';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
 export interface LedgerEntry {
@@ -166,12 +168,19 @@ export class Workflow implements Disposable {
   /** Fires after each accepted event, in order, with the state right after it. */
   readonly onDidChange: Event<WorkflowChange> = this.changeEmitter.event;
 
+  /** The single calls in the ledger, newest first and bounded (see recentCalls.ts): the Plans view's Calls. */
+  readonly recentCalls = new RecentCalls();
+  private readonly callEmitter = new Emitter<CallRecordEvent>();
+  /** Fires after a call record that changed {@link recentCalls} was appended. */
+  readonly onDidRecordCall: Event<CallRecordEvent> = this.callEmitter.event;
+
   constructor(
     private readonly sink: LedgerSink,
     entries: readonly LedgerEntry[] = [],
     options: WorkflowOptions = {},
   ) {
     this.current = replay(entries);
+    for (const { event } of entries) if (isCallRecord(event)) this.recentCalls.add(event);
     this.seq = entries.reduce((max, e) => Math.max(max, Number.isFinite(e.seq) ? e.seq : 0), 0);
     if (entries.length) this.dispatch({ type: 'restored', at: (options.now ?? Date.now)() });
   }
@@ -209,7 +218,11 @@ export class Workflow implements Disposable {
     this.sink.append(entry, `{"seq":${entry.seq},"event":${stored.json}}`);
     this.seq = entry.seq;
     this.current = next;
-    if (isCallRecord(event)) return true; // on the record; no state changed, nobody to tell
+    if (isCallRecord(event)) {
+      // On the record; no state changed. Only the list of single calls may have.
+      if (this.recentCalls.add(event)) this.callEmitter.fire(event);
+      return true;
+    }
     this.queue.push({ state: next, event, seq: entry.seq });
     const outermost = !this.delivering;
     this.deliver();
@@ -239,6 +252,7 @@ export class Workflow implements Disposable {
 
   dispose(): void {
     this.changeEmitter.dispose();
+    this.callEmitter.dispose();
   }
 
   private deliver(): void {

@@ -5,6 +5,7 @@
  */
 import { visibleText } from '../shared/visibleText';
 import { planTitle } from './present';
+import { stepPolicyMark } from './present/callCard';
 import type { PlanRecord } from './workflow';
 
 /**
@@ -12,6 +13,9 @@ import type { PlanRecord } from './workflow';
  * mark such as ⟨U+202E⟩ counts once, so the cut never hides what follows it); the tooltip has the whole title.
  */
 export const ROW_TITLE_MAX = 32;
+
+/** Steps whose policy decision the tooltip lists (one line each); more are counted. */
+export const ROW_POLICY_STEPS_MAX = 8;
 
 export interface PlanRowView {
   label: string;
@@ -96,9 +100,29 @@ export function planRowView(record: PlanRecord, received: string): PlanRowView {
       `Server: ${server}`,
       `Tool: ${tool}`,
       `Received: ${received}`,
+      ...policyLines(record),
     ].join('\n'),
     icon: record.phase === 'finished' && record.outcome ? OUTCOME_ICON[record.outcome] : PHASE_ICON[record.phase],
     contextValue: record.phase === 'finished' ? 'plan.finished' : 'plan.active',
     accessibilityLabel: `Plan ${title}, ${state}${total > 0 ? `, ${done} of ${total} steps ok` : ''}, ${server}, ${tool}`,
   };
+}
+
+/**
+ * The policy's part in the plan, for the tooltip: who approved it when nobody pressed Approve, and each step a rule or
+ * the tool's own declaration decided (Plangate's defaults are covered by the approval and not repeated).
+ */
+function policyLines(record: PlanRecord): string[] {
+  const lines: string[] = [];
+  if (record.approvedByPolicy?.length)
+    lines.push(
+      `Approved by your rules ${record.approvedByPolicy.map((id) => `'${visibleText(id)}'`).join(', ')} (plangate.autoApprovePlans): nobody pressed Approve`,
+    );
+  const marked = record.steps.flatMap((step) => {
+    const mark = stepPolicyMark(step.policy);
+    return mark ? [`Step ${step.index + 1} (${visibleText(step.call.tool)}): ${visibleText(mark.text)}`] : [];
+  });
+  lines.push(...marked.slice(0, ROW_POLICY_STEPS_MAX));
+  if (marked.length > ROW_POLICY_STEPS_MAX) lines.push(`… and ${marked.length - ROW_POLICY_STEPS_MAX} more steps decided by the policy`);
+  return lines.length ? ['', 'Policy:', ...lines] : [];
 }

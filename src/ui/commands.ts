@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Gate } from '../core/gate';
+import { callExport } from '../core/callRow';
 import { nestedPlans } from '../core/planView';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ToolCaller } from './callTool';
@@ -60,6 +61,7 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
     }),
     vscode.commands.registerCommand(Commands.openPlan, (planId: string) => panel.showPlan(planId, { focus: true })),
     vscode.commands.registerCommand(Commands.exportPlan, (planId?: string) => exportPlan(gate, planId)),
+    vscode.commands.registerCommand(Commands.exportCalls, (element?: string) => exportCalls(gate, element)),
     vscode.commands.registerCommand(Commands.openMcpJson, () => openMcpJson()),
     vscode.commands.registerCommand(Commands.addDemoServer, () => addDemoServer(services.extensionUri)),
   ];
@@ -83,6 +85,33 @@ export async function exportPlan(gate: Gate, planId?: string): Promise<void> {
   const data = { exportedBy: 'Plangate', plan: record, nested: nestedPlans(state, record.id) };
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(JSON.stringify(data, null, 2)));
   void vscode.window.showInformationMessage(`Plangate: plan exported to ${vscode.workspace.asRelativePath(target)}.`);
+}
+
+/**
+ * Saves single calls as JSON where the user chooses: from the Plans view's Calls group every call listed, from a call's
+ * row that call; each with its decision, the deciding rule's id and reason, and its outcome.
+ */
+export async function exportCalls(gate: Gate, element?: string): Promise<void> {
+  const recent = gate.workflow.recentCalls;
+  const one = element?.startsWith('call:') ? recent.get(element.slice('call:'.length)) : undefined;
+  const calls = one ? [one] : recent.list();
+  if (calls.length === 0) {
+    void vscode.window.showErrorMessage('Plangate: there is no call to export; calls appear in the Plans view under Calls.');
+    return;
+  }
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = one ? `call-${one.callId.slice(0, 8)}.json` : `calls-${new Date().toISOString().slice(0, 10)}.json`;
+  const target = await vscode.window.showSaveDialog({
+    title: one ? 'Export call as JSON' : 'Export calls as JSON',
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+    filters: { JSON: ['json'] },
+  });
+  if (!target) return;
+  const data = { exportedBy: 'Plangate', calls: calls.map(callExport) };
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(JSON.stringify(data, null, 2)));
+  void vscode.window.showInformationMessage(
+    `Plangate: ${calls.length === 1 ? 'call' : `${calls.length} calls`} exported to ${vscode.workspace.asRelativePath(target)}.`,
+  );
 }
 
 async function openMcpJson(): Promise<void> {

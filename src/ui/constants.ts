@@ -10,6 +10,7 @@ export const Commands = {
   resetInputs: 'plangate.resetInputs',
   openPlan: 'plangate.openPlan',
   exportPlan: 'plangate.exportPlan',
+  exportCalls: 'plangate.exportCalls',
   openMcpJson: 'plangate.openMcpJson',
   addDemoServer: 'plangate.addDemoServer',
   signIn: 'plangate.signIn',

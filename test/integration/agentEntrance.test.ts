@@ -36,8 +36,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface PolicyApi {
   policy: { userRuleIds(): string[] };
   gate: { door: { verdictOf(server: string, tool: string, args: object, entrance: string): { decision: string } | undefined } };
-  panel: { answerCallCard(itemId: string, answer: { answer: 'once' }): Promise<string | undefined> };
+  panel: {
+    answerCallCard(itemId: string, answer: { answer: 'once' | 'always' }): Promise<string | undefined>;
+    snapshot(): { selected?: { id: string; kind: string; view?: { canAlwaysAllow?: boolean; ruleId?: string } } };
+  };
 }
+
+/**
+ * Set (to any value) by the spec that runs these suites when it answers VS Code's own confirmation dialog, which VS Code
+ * shows before an invokeTool of a tool that is not read-only reaches its server. Without it such a test cannot run.
+ */
+const CONFIRMS_ENV = 'PLANGATE_TEST_CONFIRMS_VSCODE_DIALOGS';
 
 /** The single-call cards open in the panel now. */
 const cardsOf = (a: Api) => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
@@ -425,6 +434,77 @@ suite('agent entrance', () => {
         },
       ),
     { timeoutMs: 90_000 },
+  );
+
+  test(
+    'policy: Always allow on the card of a destructive tool writes the narrowest rule to the user settings; the next call runs without the card',
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api & PolicyApi;
+      if (!process.env[CONFIRMS_ENV])
+        skip(`nobody answers VS Code's own confirmation of a tool that is not read-only here (${CONFIRMS_ENV} is not set)`);
+      await startGated(ctx);
+      const config = () => vscode.workspace.getConfiguration('plangate');
+      const userValue = () => config().inspect<{ rules?: Record<string, unknown>[] }>('policy')?.globalValue;
+      const before = userValue();
+      // update_model says it may destroy data (destructiveHint): Plangate's default asks, and only that ask can be lifted.
+      const tool = await until('the gated update_model tool', () => gatedTool(vscode, 'update_model'), 10_000);
+      const args = { model: 'Contact', record_id: 'c-1', attributes: { name: 'Ada Always' } };
+      const updates = () => callLog(vscode).filter((t) => t === 'update_model').length;
+      const invoke = () =>
+        Promise.resolve(
+          vscode.lm.invokeTool(tool.name, { input: args, toolInvocationToken: undefined }, new vscode.CancellationTokenSource().token),
+        );
+      try {
+        assert.equal(a.gate.door.verdictOf(SERVER, 'update_model', args, 'agent')?.decision, 'ask', 'the default asks');
+        const start = updates();
+        const first = invoke();
+        const card = await until('the single-call card in the panel', () => cardsOf(a)[0], 30_000);
+        const shown = (a.panel as PolicyApi['panel']).snapshot().selected;
+        assert.equal(shown?.id, card.id, 'the card is shown');
+        const view = shown?.view;
+        assert.equal(view?.ruleId, 'plangate:destructive', 'the card names the deciding rule');
+        assert.equal(view?.canAlwaysAllow, true, 'the card offers Always allow for a default ask');
+        await sleep(300);
+        assert.equal(updates(), start, 'nothing is sent while the card waits');
+        assert.equal(await a.panel.answerCallCard(card.id, { answer: 'always' }), undefined);
+        assert.match(summaryOf(await first, vscode).text, /"status":\s*"updated"/, 'the first call ran');
+        assert.equal(updates(), start + 1, 'sent once');
+        assert.equal(cardsOf(a).length, 0, 'the card closed');
+
+        const rules = userValue()?.rules ?? [];
+        const written = rules.at(-1);
+        const { reason, ...narrowest } = written ?? {};
+        assert.deepEqual(
+          narrowest,
+          { id: 'allow-agentfixture-update-model', decision: 'allow', server: 'agentfixture', tool: 'update_model', entrance: ['agent'] },
+          `the narrowest rule is in the user settings: ${JSON.stringify(rules)}`,
+        );
+        assert.match(String(reason), /Always allow/, 'the rule says where it came from');
+        assert.equal(rules.length, (before?.rules?.length ?? 0) + 1, 'one rule added, the others kept');
+        assert.ok(a.policy.userRuleIds().includes('allow-agentfixture-update-model'), 'the rule is read and in force');
+        assert.equal(a.gate.door.verdictOf(SERVER, 'update_model', args, 'agent')?.decision, 'allow');
+
+        let cardSeen = false;
+        const second = invoke();
+        const watch = setInterval(() => (cardSeen ||= cardsOf(a).length > 0), 50);
+        try {
+          assert.match(summaryOf(await second, vscode).text, /"status":\s*"updated"/, 'the second call ran');
+        } finally {
+          clearInterval(watch);
+        }
+        assert.equal(cardSeen, false, 'no card for the second call');
+        assert.equal(updates(), start + 2, 'the second call reached the server');
+      } finally {
+        await config().update('policy', before, vscode.ConfigurationTarget.Global);
+        await until(
+          'the policy to be as before',
+          () => !a.policy.userRuleIds().includes('allow-agentfixture-update-model') || undefined,
+          10_000,
+        );
+      }
+    },
+    { timeoutMs: 120_000 },
   );
 
   test(

@@ -83,4 +83,34 @@ describe('the Plans view row', () => {
     assert.equal(r.description, 'awaiting approval · demo · plan_scaffold');
     assert.match(r.tooltip, /^Awaiting approval — no steps\n/);
   });
+
+  it("the tooltip says which rules decided: a step a rule denies, and a plan approved by the user's rules", () => {
+    const policy = (decision: 'allow' | 'deny', ruleId: string, source: 'user' | 'workspace' | 'default', reason: string) => ({
+      decision,
+      ruleId,
+      source,
+      reason,
+    });
+    let s = apply(received(), {
+      type: 'resolved',
+      at: at(),
+      planId: 'p',
+      steps: [
+        { server: 'demo', crossServer: false, policy: policy('allow', 'screens-ok', 'user', 'screens are fine') },
+        { server: 'demo', crossServer: false, policy: policy('deny', 'no-components', 'workspace', 'made by hand') },
+        { server: 'demo', crossServer: false, policy: policy('allow', 'plangate:default', 'default', 'no rule asks about or denies it') },
+      ],
+    });
+    assert.match(
+      row(s).tooltip,
+      /\n\nPolicy:\nStep 1 \(create_screen\): Allowed by your rule 'screens-ok': screens are fine\nStep 2 \(create_component\): Denied by the workspace's rule 'no-components': made by hand$/,
+      "Plangate's default on step 3 is not repeated",
+    );
+    s = apply(s, { type: 'approved', at: at(), planId: 'p', approvalHash: approvalHash(getPlan(s, 'p')!), byPolicy: ['screens-ok'] });
+    assert.match(
+      row(s).tooltip,
+      /\nPolicy:\nApproved by your rules 'screens-ok' \(plangate\.autoApprovePlans\): nobody pressed Approve\nStep 1/,
+    );
+    assert.doesNotMatch(row(received()).tooltip, /Policy:/, 'a plan no rule decided says nothing of the policy');
+  });
 });

@@ -291,6 +291,16 @@ describe('problems of a valid policy', () => {
     assert.deepEqual(lintPolicy(rules([], ws(rule('repo', 'allow', { server: 'fs', tool: 'read_file' }))), 'workspace', catalog), []);
     assert.match(lintPolicy(rules([], ws(rule('repo', 'allow'))), 'workspace').at(-1)!.message, /can allow destructive tools/);
   });
+
+  test("a workspace allow for nothing but an app's calls is flagged: the default ask for apps stands, so it never fires", () => {
+    const appsOnly = rule('repo-apps', 'allow', { server: 'fs', tool: 'read_file', entrance: ['app'] });
+    const [problem] = lintPolicy(rules([], ws(appsOnly)), 'workspace', catalog);
+    assert.match(problem!.message, /Rule 'repo-apps' would loosen your own policy: it only allows calls a server's app makes/);
+    const fromApp = call({ server: 'fs', tool: 'read_file', entrance: 'app', annotations: { readOnlyHint: true } });
+    assert.equal(evaluate(rules([], ws(appsOnly)), fromApp, { workspaceRoot: ROOT }).decision, 'ask', 'and indeed it is not honoured');
+    const mixed = rule('repo-read', 'allow', { server: 'fs', tool: 'read_file', entrance: ['app', 'agent'] });
+    assert.deepEqual(lintPolicy(rules([], ws(mixed)), 'workspace', catalog), [], "it allows the agent's calls: not flagged");
+  });
 });
 
 describe('Always allow', () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
+import { callRowView } from '../../src/core/callRow';
 import { GateRefusal, type CallAsk, type CallAskAnswer } from '../../src/core/door';
 import { Gate } from '../../src/core/gate';
 import { createGateHandler } from '../../src/core/gateHandler';
@@ -310,5 +311,68 @@ describe('plangate.autoApprovePlans', () => {
     await off.gate.resolve(plain);
     assert.equal(off.workflow.state.plans[plain]!.phase, 'awaiting_approval');
     assert.deepEqual([...on.calls(), ...off.calls()], []);
+  });
+});
+
+describe('policy at the door: every single call is listed with its decision', () => {
+  test('a denied, an allowed and an asked call are listed newest first with their rule ids; plan steps are not; a reload lists them again', async (t) => {
+    const s = await setup(t, [
+      { id: 'no-writes', decision: 'deny', reason: 'this repository is read-only for agents', tool: 'write_file_step' },
+      { id: 'echo-ok', decision: 'allow', reason: 'echo is harmless', tool: 'echo' },
+    ]);
+    await s.agent('write_file_step', WRITE);
+    await s.agent('echo', { message: 'hi' });
+    await s.agent('edit_text', { path: 'a.txt', edits: [{ oldText: 'a', newText: 'b' }] }); // destructive: asked, allowed once
+    const listed = () =>
+      s.workflow.recentCalls.list().map((c) => ({ tool: c.tool, outcome: c.outcome, rule: c.policy?.ruleId, answer: c.policy?.answer }));
+    const expected = [
+      { tool: 'edit_text', outcome: 'tool_error', rule: 'plangate:destructive', answer: 'once' },
+      { tool: 'echo', outcome: 'ok', rule: 'echo-ok', answer: undefined },
+      { tool: 'write_file_step', outcome: 'refused', rule: 'no-writes', answer: undefined },
+    ];
+    // edit_text of a file that is not there is the tool's own error: the call was sent, and the server said no.
+    assert.deepEqual(listed(), expected);
+    assert.deepEqual(s.calls(), ['echo', 'edit_text']);
+    const rows = s.workflow.recentCalls.list().map((c) => callRowView(c, 'now').description);
+    assert.deepEqual(rows, [
+      "tool error · asked by 'plangate:destructive', allowed once · demo · chat agent",
+      "ok · allowed by rule 'echo-ok' · demo · chat agent",
+      "refused · denied by rule 'no-writes' · demo · chat agent",
+    ]);
+
+    const plan: OrchestratedPlan = {
+      kind: 'orchestrated_plan',
+      version: '1',
+      status: 'ok',
+      instruction: 'one step',
+      next_actions: [{ tool: 'echo', args: { message: 'step' } }],
+    };
+    const r = s.gate.receive(
+      { server: 'demo', tool: 'plan_it', args: {}, entrance: 'manual' },
+      { content: [{ type: 'text', text: JSON.stringify(plan) }] },
+    );
+    const planId = (r as { planId: string }).planId;
+    await s.gate.resolve(planId);
+    assert.equal(await s.gate.approve(planId), undefined);
+    await s.gate.whenSettled(planId);
+    assert.equal(s.workflow.state.plans[planId]!.outcome, 'completed');
+    assert.deepEqual(listed(), expected, "a plan's step is shown with its plan, not among the calls");
+
+    const reloaded = new Workflow(new MemoryLedgerSink(), s.sink.entries);
+    t.after(() => reloaded.dispose());
+    assert.deepEqual(
+      reloaded.recentCalls.list().map((c) => ({ tool: c.tool, outcome: c.outcome, rule: c.policy?.ruleId, answer: c.policy?.answer })),
+      expected,
+      'the ledger lists them again after a reload',
+    );
+  });
+
+  test('the Calls list hears of each call as it is recorded', async (t) => {
+    const s = await setup(t, [{ id: 'no-echo', decision: 'deny', reason: 'quiet please', tool: 'echo' }]);
+    const heard: string[] = [];
+    const sub = s.workflow.onDidRecordCall((e) => heard.push(e.type));
+    t.after(() => sub.dispose());
+    await s.agent('echo', { message: 'hi' });
+    assert.deepEqual(heard, ['callSent', 'callEnded']);
   });
 });

@@ -71,10 +71,14 @@ export function lintPolicy(rules: PolicyRules, source: 'user' | 'workspace', cat
 }
 
 /**
- * Why a workspace allow rule would loosen what the user's policy (with Plangate's defaults) asks about: it can allow a
- * destructive tool, or a tool that declares it must be asked. Undefined when it cannot.
+ * Why a workspace allow rule would loosen what the user's policy (with Plangate's defaults) asks about: it allows only
+ * an app's calls, it can allow a destructive tool, or a tool that declares it must be asked. Undefined when it cannot.
+ * (A user's ask or deny rule needs no check: it outranks any allow.)
  */
 export function loosening(rule: SourcedRule, catalog?: PolicyCatalog): string | undefined {
+  // Calls an app makes are asked by default (evaluate.ts): a rule for nothing but them can never allow anything.
+  if (rule.entrance?.length && rule.entrance.every((e) => e === 'app'))
+    return "it only allows calls a server's app makes, which your policy asks about by default, so it never allows anything";
   const known = catalog?.servers.filter((s) => rule.server === undefined || nameMatches(rule.server, s.name)) ?? [];
   if (known.length && known.every((s) => s.tools !== undefined)) {
     for (const s of known)
