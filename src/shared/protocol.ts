@@ -123,6 +123,11 @@ export interface StepView {
   childPlanId?: string;
   /** The policy's verdict on the step, when a rule (not Plangate's default allow) decided it; a `deny` cannot run. */
   policy?: PolicyMarkView;
+  /**
+   * The `ui://` page of the step's tool (a server app), for a step that succeeded: the panel offers to open the app
+   * with the step's result (`openStepApp`). No frame exists until the user opens it.
+   */
+  app?: string;
 }
 
 /** The policy's verdict as a plan step or a card shows it: the decision, the deciding rule and its reason, in words. */
@@ -464,6 +469,8 @@ export type FromWebview =
   | { type: 'callCardAnswer'; id: number; itemId: string; answer: 'once' | 'always' | 'deny'; note?: string }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
   | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue }
+  /** Open the server app of a plan step that succeeded (its `StepView.app`) with the step's input and result. */
+  | { type: 'openStepApp'; id: number; planId: string; step: number }
   /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */
   | { type: 'appMessage'; appId: string; message: unknown }
   /**

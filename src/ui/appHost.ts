@@ -3,6 +3,7 @@ import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge
 import { appResourceUri, type AppToolLike } from '../core/apps/appTool';
 import { checkAppResource, isAppRefusal } from '../core/apps/appResource';
 import type { Door } from '../core/door';
+import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
@@ -21,7 +22,9 @@ export interface AppHostDeps {
   panel: {
     readonly appNonce: string;
     postApp(message: AppToWebview): boolean;
-    showResult(view: ResultView, options?: { focus?: boolean }): void;
+    showResult(view: ResultView, options?: { focus?: boolean; title?: string }): void;
+    /** Shows the item of app `appId` again; false when no item shows it any more. */
+    selectApp(appId: string): boolean;
   };
   /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
   collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
@@ -54,6 +57,13 @@ interface LiveApp {
 export class AppHost implements PanelApps {
   private readonly apps = new Map<string, LiveApp>();
   private seq = 0;
+  /**
+   * The results of plan steps whose tools have apps, by `planId:step`, newest last (at most {@link MAX_STEP_RESULTS}):
+   * the workflow keeps a step's result only as a summary, and Open app needs the result itself.
+   */
+  private readonly stepResults = new Map<string, StepResult>();
+  /** The app opened for a step, by `planId:step`: Open app again shows it instead of a second one. */
+  private readonly stepApps = new Map<string, string>();
 
   constructor(private readonly deps: AppHostDeps) {}
 
@@ -82,15 +92,18 @@ export class AppHost implements PanelApps {
       submissionId?: string;
       /** What to show instead when the page cannot be shown (the native form); default: the plain result card. */
       fallback?: (note: string) => void;
+      /** The item's title in the switcher (default: "<tool> result"). */
+      title?: string;
     } = {},
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const conn = this.deps.servers.get(view.server);
     const tool = conn?.tools.find((t) => t.name === view.tool);
     const why = (message: string) => {
       const note = `The server’s app (${uri}) is not shown: ${message}.`;
       this.deps.log.warn(`app ${uri} of server '${view.server}' not shown: ${message}`);
       if (options.fallback) options.fallback(note);
-      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus });
+      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus, title: options.title });
+      return undefined;
     };
     if (!conn || !tool) return why('the server is no longer running');
     let read: { read: unknown; listMeta?: unknown };
@@ -115,8 +128,40 @@ export class AppHost implements PanelApps {
     if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
-    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus });
+    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus, title: options.title });
     this.mount(app);
+    return appId;
+  }
+
+  /** A plan step succeeded (gate.ts `onDidStepResult`): its result is kept when its tool has an app, for Open app. */
+  stepResult(step: StepResult): void {
+    if (!this.pageFor(step.server, step.tool)) return;
+    const key = `${step.planId}:${step.step}`;
+    this.stepResults.delete(key);
+    this.stepResults.set(key, step);
+    for (const old of [...this.stepResults.keys()].slice(0, Math.max(0, this.stepResults.size - MAX_STEP_RESULTS)))
+      this.stepResults.delete(old);
+  }
+
+  /**
+   * Open app on a plan step: shows the step's app with its input and result as a panel item of its own (the one already
+   * open for it, if any). The error in words, or undefined.
+   */
+  async openStep(planId: string, step: number): Promise<string | undefined> {
+    const key = `${planId}:${step}`;
+    const open = this.stepApps.get(key);
+    if (open && this.apps.has(open) && this.deps.panel.selectApp(open)) return undefined;
+    const held = this.stepResults.get(key);
+    if (!held)
+      return `Plangate no longer holds the result of step ${step + 1} (it keeps the last ${MAX_STEP_RESULTS} results of steps with apps), so its app cannot be shown.`;
+    const uri = this.pageFor(held.server, held.tool);
+    if (!uri) return `Tool '${held.tool}' of server '${held.server}' no longer carries an app, or server apps are off.`;
+    const appId = await this.show({ server: held.server, tool: held.tool, args: held.args, result: held.result }, uri, {
+      focus: true,
+      title: `${held.tool} · step ${step + 1}`,
+    });
+    if (appId) this.stepApps.set(key, appId);
+    return undefined;
   }
 
   /** How many apps are open. */
@@ -147,6 +192,7 @@ export class AppHost implements PanelApps {
     const app = this.apps.get(appId);
     if (!app) return;
     this.apps.delete(appId);
+    for (const [key, id] of this.stepApps) if (id === appId) this.stepApps.delete(key);
     app.closing.abort();
     await app.session?.teardown();
     this.deps.panel.postApp({ type: 'appUnmount', appId });
@@ -239,6 +285,9 @@ export class AppHost implements PanelApps {
     );
   }
 }
+
+/** How many plan steps' results Plangate keeps for Open app. */
+export const MAX_STEP_RESULTS = 50;
 
 /** Wraps the collect engine's answer to a form app's `collect_form_data` as the tool result the app expects. */
 function stagedResult(error: string | undefined): ToolResult {

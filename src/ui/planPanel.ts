@@ -6,6 +6,7 @@ import { diffPanel } from '../core/present/panelDiff';
 import { PlanPresenter } from '../core/present/planItem';
 import { planBadge } from '../core/present/planWords';
 import { nestedPlans, rootPlanId } from '../core/planView';
+import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
 import type {
   AppToWebview,
@@ -96,6 +97,12 @@ export interface PanelApps {
   webviewReady(): void;
   /** The item showing app `appId` closed: tear the app down. */
   closed(appId: string): void;
+  /** The `ui://` page of `tool` on `server` when it carries one and apps are shown (a step offers Open app). */
+  pageFor(server: string, tool: string): string | undefined;
+  /** A plan step succeeded with `result` (kept for Open app when its tool has an app). */
+  stepResult(step: StepResult): void;
+  /** Open app on a plan step; the error in words, or undefined. */
+  openStep(planId: string, step: number): Promise<string | undefined>;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
@@ -174,6 +181,8 @@ export class PlanPanel extends DisposableBase {
     if (this.handlers) throw new Error('The Plangate panel is already connected.');
     this.handlers = handlers;
     this._register(handlers.collect.onDidChange(() => this.schedulePost()));
+    const apps = handlers.apps;
+    if (apps) this._register(this.sources.gate.onDidStepResult((r) => apps.stepResult(r)));
   }
 
   private handlers: PanelHandlers | undefined;
@@ -206,9 +215,9 @@ export class PlanPanel extends DisposableBase {
     this.open(options.focus ?? false);
   }
 
-  showResult(view: ResultView, options: { focus?: boolean } = {}): void {
+  showResult(view: ResultView, options: { focus?: boolean; title?: string } = {}): void {
     const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
-    this.items.push({ kind: 'result', id, title: `${view.tool} result`, view });
+    this.items.push({ kind: 'result', id, title: options.title ?? `${view.tool} result`, view });
     this.trim();
     this.selectedId = id;
     this.open(options.focus ?? true);
@@ -247,6 +256,15 @@ export class PlanPanel extends DisposableBase {
       item.view = { ...item.view, ...patch };
       this.schedulePost();
     }
+  }
+
+  /** Shows the result item of app `appId` (taking focus); false when no item shows it. */
+  selectApp(appId: string): boolean {
+    const item = this.items.find((i) => i.kind === 'result' && i.view.app?.appId === appId);
+    if (!item) return false;
+    this.selectedId = item.id;
+    this.open(true);
+    return true;
   }
 
   /** The nonce app pages must carry to run in the current webview. */
@@ -515,6 +533,7 @@ export class PlanPanel extends DisposableBase {
             predicted: record.phase === 'awaiting_approval' ? this.sources.files.predicted(model.planId) : undefined,
             changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.sources.files.changed(model.planId) : undefined,
             annotations: (tool: string, preferred: string) => this.sources.tools.findTool(tool, preferred)?.tool.annotations,
+            appOf: this.handlers?.apps ? (tool: string, server: string) => this.handlers?.apps?.pageFor(server, tool) : undefined,
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
@@ -724,6 +743,8 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
+      case 'openStepApp':
+        return wrap(message.id, () => this.handlers?.apps?.openStep(message.planId, message.step) ?? 'Server apps are not available.');
       case 'collectForm':
         return wrap(message.id, () => this.on.collect.handle(message));
       case 'collectDraft':
