@@ -218,6 +218,61 @@ test("with plangate.preferServerApps the server's form app replaces the native f
   });
 });
 
+test("the panel's toggle switches a form between Plangate's form and the server's app in place, keeping what was typed and what was staged", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await openForm('new_model_app', { model: 'Contact', mode: 'form' });
+  const toggle = web.locator('main .form-toggle');
+  await toggle.waitFor({ timeout: 10_000 });
+  assert.match(
+    await toggle.innerText(),
+    /Shown: Plangate’s form\. The server also offers its own app for it \(ui:\/\/fixture\/new-model-app\)/,
+    'says which one is shown',
+  );
+  await field(web, /^Name/).fill('Katherine Johnson');
+  await sleep(800); // the typed value reaches the extension as a draft
+  await toggle.getByRole('button', { name: 'Show the server’s app' }).click();
+  const app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+  await app.locator('#status', { hasText: 'ready: collect' }).waitFor({ timeout: 20_000 });
+  assert.equal(await web.locator('main div.collect').count(), 0, 'the app takes the native form’s place');
+  assert.match(await toggle.innerText(), /Shown: the server’s app \(ui:\/\/fixture\/new-model-app\)/);
+  assert.equal(await app.getByLabel('Name', { exact: true }).inputValue(), 'Katherine Johnson', 'what was typed in Plangate’s form');
+  await app.getByLabel('Email', { exact: true }).fill('kj@example.com');
+  await vs.screenshot('form-toggle-app');
+  await app.getByRole('button', { name: 'Done', exact: true }).click();
+  await app.locator('#status', { hasText: /^collected: / }).waitFor({ timeout: 15_000 });
+
+  // Back to Plangate's form: the staged submission is there, reviewed as any.
+  await toggle.getByRole('button', { name: 'Show Plangate’s form' }).click();
+  const entry = shown(web).getByRole('table', { name: 'Staged entry' });
+  await entry.waitFor({ timeout: 15_000 });
+  assert.match(await entry.innerText(), /Katherine Johnson/);
+  assert.match(await entry.innerText(), /kj@example\.com/);
+  await vs.screenshot('form-toggle-native-staged');
+
+  // And to the app again: the same app, kept open meanwhile (it still says what it did), no new call.
+  const frames = web.locator('#apps iframe.app-frame');
+  const open = await frames.count();
+  await toggle.getByRole('button', { name: 'Show the server’s app' }).click();
+  await app.locator('#status', { hasText: /^collected: / }).waitFor({ timeout: 15_000 });
+  assert.equal(await frames.count(), open, 'the same app, not a second one');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['new_model_app', 'collect_form_data', 'get_form_data'],
+    'switching called nothing',
+  );
+
+  // Discarded from Plangate's form, and closed: the hidden app goes with its item.
+  await toggle.getByRole('button', { name: 'Show Plangate’s form' }).click();
+  await shown(web).getByRole('button', { name: 'Discard' }).click();
+  await shown(web)
+    .locator('.badge', { hasText: /discarded/i })
+    .waitFor({ timeout: 15_000 });
+  await web.getByRole('button', { name: 'Close Create Contact' }).last().click();
+  await until(async () => (await frames.count()) === open - 1, 'the app frame to go with its form');
+  assert.equal(callsAfter(since).length, 3, 'nothing was submitted');
+});
+
 test('create with prefill: hidden values are shown and merged into create_model; remote approval gates Submit', async () => {
   const since = lastSeq();
   const web = await openForm('new_model_app', { model: 'Project', mode: 'form', prefill: { contact_id: 'c-1' } });

@@ -22,12 +22,18 @@ export interface AppHostDeps {
   panel: {
     readonly appNonce: string;
     postApp(message: AppToWebview): boolean;
-    showResult(view: ResultView, options?: { focus?: boolean; title?: string }): void;
+    showResult(view: ResultView, options?: { focus?: boolean; title?: string; replace?: string }): void;
     /** Shows the item of app `appId` again; false when no item shows it any more. */
     selectApp(appId: string): boolean;
   };
   /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
-  collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
+  collect?: {
+    stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined>;
+    /** A submission's form tool call and result, with the user's values as defaults (collectForms.ts `formFor`). */
+    formFor(
+      submissionId: string,
+    ): { server: string; tool: string; args: Record<string, unknown>; title: string; result: ToolResult } | undefined;
+  };
   log: vscode.LogOutputChannel;
 }
 
@@ -94,6 +100,8 @@ export class AppHost implements PanelApps {
       fallback?: (note: string) => void;
       /** The item's title in the switcher (default: "<tool> result"). */
       title?: string;
+      /** The panel item the app takes the place of (Plangate's form of the same submission). */
+      replace?: string;
     } = {},
   ): Promise<string | undefined> {
     const conn = this.deps.servers.get(view.server);
@@ -128,9 +136,40 @@ export class AppHost implements PanelApps {
     if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
-    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus, title: options.title });
+    this.deps.panel.showResult(
+      { ...view, app: { appId, uri }, ...(options.submissionId ? { formOf: options.submissionId } : {}) },
+      { focus: options.focus, title: options.title, replace: options.replace },
+    );
     this.mount(app);
     return appId;
+  }
+
+  /** Whether app `appId` is open (shown, or kept hidden while Plangate's form of its submission is shown). */
+  isOpen(appId: string): boolean {
+    return this.apps.has(appId);
+  }
+
+  /**
+   * The toggle on Plangate's form of a submission: shows the server's form app instead, in item `replace`, with the
+   * values so far as the form's defaults. The error in words (the native form stays), or undefined.
+   */
+  async showForm(submissionId: string, replace: string): Promise<string | undefined> {
+    const form = this.deps.collect?.formFor(submissionId);
+    if (!form) return 'That form is no longer open.';
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const uri = config.get<boolean>(Settings.serverAppsEnabled, true)
+      ? appResourceUri(this.deps.servers.get(form.server)?.tools.find((t) => t.name === form.tool))
+      : undefined;
+    if (!uri) return `Server '${form.server}' offers no app for ${form.tool} now (or plangate.serverApps.enabled is off).`;
+    let failed: string | undefined;
+    await this.show({ server: form.server, tool: form.tool, args: form.args, result: form.result }, uri, {
+      focus: true,
+      submissionId,
+      title: form.title,
+      replace,
+      fallback: (note) => (failed = note),
+    });
+    return failed;
   }
 
   /** A plan step succeeded (gate.ts `onDidStepResult`): its result is kept when its tool has an app, for Open app. */

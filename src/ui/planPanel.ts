@@ -33,7 +33,14 @@ type ItemModel =
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
-  | { kind: 'collectForm'; id: string; title: string; submissionId: string }
+  | {
+      kind: 'collectForm';
+      id: string;
+      title: string;
+      submissionId: string;
+      /** The server's form app of the same submission, kept open and hidden while this form is shown (the toggle). */
+      parked?: ResultView;
+    }
   | {
       kind: 'callCard';
       id: string;
@@ -103,6 +110,10 @@ export interface PanelApps {
   stepResult(step: StepResult): void;
   /** Open app on a plan step; the error in words, or undefined. */
   openStep(planId: string, step: number): Promise<string | undefined>;
+  /** Whether app `appId` is still open. */
+  isOpen(appId: string): boolean;
+  /** The toggle: shows a submission's server form app in place of item `replace`; the error in words, or undefined. */
+  showForm(submissionId: string, replace: string): Promise<string | undefined>;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
@@ -215,9 +226,14 @@ export class PlanPanel extends DisposableBase {
     this.open(options.focus ?? false);
   }
 
-  showResult(view: ResultView, options: { focus?: boolean; title?: string } = {}): void {
+  showResult(view: ResultView, options: { focus?: boolean; title?: string; replace?: string } = {}): void {
     const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
-    this.items.push({ kind: 'result', id, title: options.title ?? `${view.tool} result`, view });
+    const item: ItemModel = { kind: 'result', id, title: options.title ?? `${view.tool} result`, view };
+    const at = options.replace === undefined ? -1 : this.items.findIndex((i) => i.id === options.replace);
+    if (at >= 0) {
+      this.items[at] = item;
+      this.persist();
+    } else this.items.push(item);
     this.trim();
     this.selectedId = id;
     this.open(options.focus ?? true);
@@ -547,7 +563,9 @@ export class PlanPanel extends DisposableBase {
           return { kind: 'callCard', id: model.id, title: model.title, view: model.view };
         case 'collectForm': {
           const view = this.on.collect.view(model.submissionId);
-          return view && { kind: 'collectForm', id: model.id, title: model.title, view };
+          const origin = view && view.record.phase !== 'finished' ? this.on.collect.origin(model.submissionId) : undefined;
+          const serverApp = origin && this.handlers?.apps?.pageFor(origin.server, origin.tool);
+          return view && { kind: 'collectForm', id: model.id, title: model.title, view: serverApp ? { ...view, serverApp } : view };
         }
         default:
           return assertNever(model, 'item');
@@ -614,6 +632,7 @@ export class PlanPanel extends DisposableBase {
           this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
         }
         if (item?.kind === 'result' && item.view.app) this.handlers?.apps?.closed(item.view.app.appId);
+        if (item?.kind === 'collectForm' && item.parked?.app) this.handlers?.apps?.closed(item.parked.app.appId);
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();
@@ -743,6 +762,8 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
+      case 'switchForm':
+        return wrap(message.id, () => this.switchForm(message.itemId, message.to));
       case 'openStepApp':
         return wrap(message.id, () => this.handlers?.apps?.openStep(message.planId, message.step) ?? 'Server apps are not available.');
       case 'collectForm':
@@ -753,6 +774,46 @@ export class PlanPanel extends DisposableBase {
       default:
         assertNever(message, 'webview message');
     }
+  }
+
+  /**
+   * The form toggle: Plangate's form and the server's form app of one submission take each other's place. The app is
+   * kept open (hidden) while the native form is shown, so switching back finds what was typed in it; switching to an
+   * app that is gone starts it with the values so far. The submission is the same either way, staged or not.
+   */
+  private async switchForm(itemId: string, to: 'app' | 'native'): Promise<string | undefined> {
+    const index = this.items.findIndex((i) => i.id === itemId);
+    const item = this.items[index];
+    if (to === 'native') {
+      if (item?.kind !== 'result' || !item.view.formOf) return 'That app is no longer open.';
+      const submissionId = item.view.formOf;
+      if (!this.on.collect.view(submissionId)) return 'That form is no longer open.';
+      const id = `form:${submissionId}`;
+      const other = this.items.findIndex((i) => i.id === id);
+      if (other >= 0 && other !== index) this.items.splice(other, 1);
+      this.items[this.items.indexOf(item)] = {
+        kind: 'collectForm',
+        id,
+        title: this.on.collect.title(submissionId),
+        submissionId,
+        parked: item.view,
+      };
+      this.selectedId = id;
+      this.persist();
+      this.schedulePost();
+      return undefined;
+    }
+    if (item?.kind !== 'collectForm') return 'That form is no longer open.';
+    const parked = item.parked;
+    if (parked?.app && this.handlers?.apps?.isOpen(parked.app.appId)) {
+      const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+      this.items[index] = { kind: 'result', id, title: item.title, view: parked };
+      this.selectedId = id;
+      this.persist();
+      this.schedulePost();
+      return undefined;
+    }
+    return this.handlers?.apps?.showForm(item.submissionId, itemId) ?? 'Server apps are not available.';
   }
 
   /** A re-plan replaces the old plan's tab with the new plan. */

@@ -2,6 +2,7 @@
 import type { ResultView } from '../shared/protocol';
 import { clip, h, icon, json, visible } from './dom';
 import { post } from './messaging';
+import { formToggle } from './apps/formToggle';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
@@ -56,7 +57,7 @@ function renderBlock(block: unknown, index: number): HTMLElement {
   }
 }
 
-export function renderResult(view: ResultView): HTMLElement {
+export function renderResult(view: ResultView, itemId = ''): HTMLElement {
   const result = view.result;
   const failed = Boolean(view.error || result?.isError);
   return h(
@@ -75,16 +76,18 @@ export function renderResult(view: ResultView): HTMLElement {
       view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null,
     ),
     view.error ? h('p', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(view.error)) : null,
-    view.app
-      ? h(
-          'p',
-          { class: 'app-caption' },
-          icon('window'),
-          ' The server’s app ',
-          h('code', null, visible(view.app.uri)),
-          ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
-        )
-      : null,
+    view.app && view.formOf && itemId
+      ? formToggle(itemId, 'app', view.app.uri)
+      : view.app
+        ? h(
+            'p',
+            { class: 'app-caption' },
+            icon('window'),
+            ' The server’s app ',
+            h('code', null, visible(view.app.uri)),
+            ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
+          )
+        : null,
     view.appNote ? h('p', { class: 'app-note', role: 'note' }, icon('info'), ' ', visible(view.appNote)) : null,
     view.problems?.length
       ? h(
