@@ -249,6 +249,11 @@ export interface ResultView {
    * offers Plangate's own form instead (`switchForm`).
    */
   formOf?: string;
+  /**
+   * The server's app (this `ui://` page) showed this result before the window reloaded and is not running now: the
+   * panel offers Reopen app (`reopenApp`). Plangate reopens it by itself once its server lists the tool again.
+   */
+  reopen?: string;
 }
 
 /** The Call Tool form: generated from the tool's input schema. */
@@ -481,6 +486,8 @@ export type FromWebview =
    * `itemId`). The submission is the same either way: what was staged stays staged.
    */
   | { type: 'switchForm'; id: number; itemId: string; to: 'app' | 'native' }
+  /** Reopen the server app a result item showed before the window reloaded (its `ResultView.reopen`). */
+  | { type: 'reopenApp'; id: number; itemId: string }
   /** Open the server app of a plan step that succeeded (its `StepView.app`) with the step's input and result. */
   | { type: 'openStepApp'; id: number; planId: string; step: number }
   /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */

@@ -16,6 +16,8 @@ export interface AppHostDeps {
     get(
       server: string,
     ): { tools: readonly AppToolLike[]; readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }> } | undefined;
+    /** Fires when servers start, stop or change their tools (a restored app waits for its server). */
+    onDidChange?: (listener: () => void) => { dispose(): void };
   };
   /** Where an app's calls go: the policy asks on the single-call card (an app's calls by default), refuses or sends. */
   door: Pick<Door, 'call'>;
@@ -142,6 +144,47 @@ export class AppHost implements PanelApps {
     );
     this.mount(app);
     return appId;
+  }
+
+  /**
+   * After a window reload: shows again, in item `replace`, the app a result item showed before — its page read afresh
+   * from its server, the tool's input and result replayed as the spec's host lifecycle has it (a new `ui/initialize`,
+   * then tool-input and tool-result). With `waitMs`, waits that long for the server to list the tool (servers start
+   * after the window). The reason in words when it cannot be shown (the item keeps its Reopen app), or undefined.
+   */
+  async reopen(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: { replace: string; title: string; submissionId?: string; focus: boolean; waitMs?: number },
+  ): Promise<string | undefined> {
+    if (options.waitMs) await this.whenListed(view.server, view.tool, options.waitMs);
+    let failed: string | undefined;
+    await this.show({ ...view, reopen: undefined }, uri, {
+      focus: options.focus,
+      title: options.title,
+      replace: options.replace,
+      submissionId: options.submissionId,
+      fallback: (note) => (failed = note),
+    });
+    return failed;
+  }
+
+  /** Resolves once server `server` lists `tool`, or after `ms`. */
+  private whenListed(server: string, tool: string, ms: number): Promise<void> {
+    const listed = () => this.deps.servers.get(server)?.tools.some((t) => t.name === tool) === true;
+    const onDidChange = this.deps.servers.onDidChange;
+    if (listed() || !onDidChange) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const sub = onDidChange(() => {
+        if (listed()) done();
+      });
+    });
   }
 
   /** Whether app `appId` is open (shown, or kept hidden while Plangate's form of its submission is shown). */

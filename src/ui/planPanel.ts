@@ -114,10 +114,28 @@ export interface PanelApps {
   isOpen(appId: string): boolean;
   /** The toggle: shows a submission's server form app in place of item `replace`; the error in words, or undefined. */
   showForm(submissionId: string, replace: string): Promise<string | undefined>;
+  /** After a window reload: shows an app again in item `replace`; the reason in words when it cannot, or undefined. */
+  reopen(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: { replace: string; title: string; submissionId?: string; focus: boolean; waitMs?: number },
+  ): Promise<string | undefined>;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
 const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
+const PERSIST_APPS_KEY = 'plangate.panel.openApps';
+/** The largest app item (its result, as JSON) kept for after a window reload; a larger one is not restored. */
+const MAX_PERSISTED_APP_CHARS = 512 * 1024;
+/** How long a restored app waits for its server to list its tool before it stays at Reopen app. */
+const REOPEN_WAIT_MS = 60_000;
+
+/** An app item as kept across window reloads: the call, its result, the page and the item's title. */
+interface PersistedApp {
+  title: string;
+  uri: string;
+  view: ResultView & { result: ToolResult };
+}
 /** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
 const MAX_WAIT_MS = 250;
 /**
@@ -230,12 +248,13 @@ export class PlanPanel extends DisposableBase {
     const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
     const item: ItemModel = { kind: 'result', id, title: options.title ?? `${view.tool} result`, view };
     const at = options.replace === undefined ? -1 : this.items.findIndex((i) => i.id === options.replace);
-    if (at >= 0) {
-      this.items[at] = item;
-      this.persist();
-    } else this.items.push(item);
+    // In place of another item: shown if that one was (or the user asked), else the selection stays.
+    const select = at < 0 || options.focus === true || this.selectedId === options.replace;
+    if (at >= 0) this.items[at] = item;
+    else this.items.push(item);
     this.trim();
-    this.selectedId = id;
+    if (select) this.selectedId = id;
+    if (view.app || at >= 0) this.persist();
     this.open(options.focus ?? true);
   }
 
@@ -412,7 +431,39 @@ export class PlanPanel extends DisposableBase {
       if (!this.on.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
       this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.on.collect.title(submissionId), submissionId });
     }
+    // Apps that were open come back as their result card with Reopen app, and reopen by themselves once their server
+    // lists the tool again: the page is read afresh and the tool's input and result are replayed.
+    const restored: string[] = [];
+    for (const saved of this.state.get<PersistedApp[]>(PERSIST_APPS_KEY, [])) {
+      if (!saved?.view?.result || typeof saved.uri !== 'string') continue;
+      const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+      this.items.push({ kind: 'result', id, title: saved.title, view: { ...saved.view, reopen: saved.uri } });
+      restored.push(id);
+    }
     this.selectedId ??= this.items.at(-1)?.id;
+    for (const id of restored) void this.reopenApp(id, true);
+  }
+
+  /**
+   * Reopen app on a result item restored after a reload (`auto`: by itself, waiting for the server, without focus).
+   * The reason in words when it cannot be shown (the item keeps its Reopen app), or undefined.
+   */
+  private async reopenApp(itemId: string, auto: boolean): Promise<string | undefined> {
+    const item = this.items.find((i) => i.id === itemId);
+    if (item?.kind !== 'result' || !item.view.reopen || !item.view.result) return 'That app is no longer here to reopen.';
+    const apps = this.handlers?.apps;
+    if (!apps) return 'Server apps are not available.';
+    const { reopen: uri, ...rest } = item.view;
+    const formOf = rest.formOf && this.on.collect.view(rest.formOf)?.record.phase !== 'finished' ? rest.formOf : undefined;
+    const error = await apps.reopen({ ...rest, result: rest.result! }, uri, {
+      replace: itemId,
+      title: item.title,
+      submissionId: formOf,
+      focus: !auto,
+      waitMs: auto ? REOPEN_WAIT_MS : undefined,
+    });
+    if (error) this.sources.log.warn(`Plangate: ${error}`);
+    return error;
   }
 
   private persist(): void {
@@ -424,6 +475,15 @@ export class PlanPanel extends DisposableBase {
       PERSIST_FORMS_KEY,
       this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])),
     );
+    const apps: PersistedApp[] = [];
+    for (const i of this.items) {
+      const uri = i.kind === 'result' ? (i.view.app?.uri ?? i.view.reopen) : undefined;
+      if (i.kind !== 'result' || !uri || !i.view.result) continue;
+      const { app: _app, reopen: _reopen, appNote: _note, ...view } = i.view;
+      const saved: PersistedApp = { title: i.title, uri, view: { ...view, result: i.view.result } };
+      if (JSON.stringify(saved).length <= MAX_PERSISTED_APP_CHARS) apps.push(saved);
+    }
+    void this.state.update(PERSIST_APPS_KEY, apps);
   }
 
   /**
@@ -762,6 +822,8 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
+      case 'reopenApp':
+        return wrap(message.id, () => this.reopenApp(message.itemId, false));
       case 'switchForm':
         return wrap(message.id, () => this.switchForm(message.itemId, message.to));
       case 'openStepApp':
