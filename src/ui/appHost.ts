@@ -217,7 +217,8 @@ export class AppHost implements PanelApps {
 
   /** A plan step succeeded (gate.ts `onDidStepResult`): its result is kept when its tool has an app, for Open app. */
   stepResult(step: StepResult): void {
-    if (!this.pageFor(step.server, step.tool)) return;
+    // Every step of every plan passes here: the tool's own page first (cheap), the settings only at Open app.
+    if (!appResourceUri(this.deps.servers.get(step.server)?.tools.find((t) => t.name === step.tool))) return;
     const key = `${step.planId}:${step.step}`;
     this.stepResults.delete(key);
     this.stepResults.set(key, step);
