@@ -427,21 +427,30 @@ export class PlanPanel extends DisposableBase {
       this.items.push({ kind: 'plan', id: `plan:${planId}`, planId });
       this.resolveTouched(planId);
     }
-    for (const submissionId of this.state.get<string[]>(PERSIST_FORMS_KEY, [])) {
-      if (!this.on.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
-      this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.on.collect.title(submissionId), submissionId });
-    }
     // Apps that were open come back as their result card with Reopen app, and reopen by themselves once their server
-    // lists the tool again: the page is read afresh and the tool's input and result are replayed.
+    // lists the tool again: the page is read afresh and the tool's input and result are replayed. Before the forms: the
+    // last form is still the item shown first.
     const restored: string[] = [];
     for (const saved of this.state.get<PersistedApp[]>(PERSIST_APPS_KEY, [])) {
       if (!saved?.view?.result || typeof saved.uri !== 'string') continue;
+      // A form app whose submission was submitted or discarded is history: it does not come back as a live app.
+      if (saved.view.formOf && !this.formOpen(saved.view.formOf)) continue;
       const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
       this.items.push({ kind: 'result', id, title: saved.title, view: { ...saved.view, reopen: saved.uri } });
       restored.push(id);
     }
+    for (const submissionId of this.state.get<string[]>(PERSIST_FORMS_KEY, [])) {
+      if (!this.on.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
+      this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.on.collect.title(submissionId), submissionId });
+    }
     this.selectedId ??= this.items.at(-1)?.id;
     for (const id of restored) void this.reopenApp(id, true);
+  }
+
+  /** Whether submission `id` is there and not finished (submitted, discarded or replaced). */
+  private formOpen(id: string): boolean {
+    const view = this.on.collect.view(id);
+    return view !== undefined && view.record.phase !== 'finished';
   }
 
   /**
@@ -453,8 +462,8 @@ export class PlanPanel extends DisposableBase {
     if (item?.kind !== 'result' || !item.view.reopen || !item.view.result) return 'That app is no longer here to reopen.';
     const apps = this.handlers?.apps;
     if (!apps) return 'Server apps are not available.';
-    const { reopen: uri, ...rest } = item.view;
-    const formOf = rest.formOf && this.on.collect.view(rest.formOf)?.record.phase !== 'finished' ? rest.formOf : undefined;
+    const { reopen: uri, formOf: form, ...rest } = item.view;
+    const formOf = form && this.formOpen(form) ? form : undefined;
     const error = await apps.reopen({ ...rest, result: rest.result! }, uri, {
       replace: itemId,
       title: item.title,
