@@ -5,7 +5,11 @@
 // A second fixture server, "direct", has its forms in `submitMode: "direct"` (no staging: Submit asks, then calls
 // create_model). One code-server for the whole file; the tests run in order (the reload test is last).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { test } from 'node:test';
+import { ROOT, runDir } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
@@ -15,8 +19,23 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = callLogBeside('fixture-calls.jsonl');
 const directLog = callLogBeside('direct-calls.jsonl');
 
+/** A free port on 127.0.0.1 for the extension host's inspector (the 50-app check reads its heap). */
+const INSPECT_PORT = await new Promise((resolve) => {
+  const server = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = /** @type {net.AddressInfo} */ (server.address());
+    server.close(() => resolve(port));
+  });
+});
+
 const vs = useVSCode({
   name: 'collect-mode',
+  // The test hook opens Node's inspector in the extension host (e2e/lib/inspectorProbe.cjs), as longPlan's does: the
+  // 50-app check reads the host's heap after a garbage collection.
+  env: {
+    PLANGATE_TEST_SUITE: path.join(ROOT, 'e2e', 'lib', 'inspectorProbe.cjs'),
+    PLANGATE_TEST_RESULT: path.join(runDir(), 'collect-mode-inspector.json'),
+    PLANGATE_E2E_INSPECT_PORT: String(INSPECT_PORT),
+  },
   workspace: {
     files: { 'README.md': '# collect mode workspace\n' },
     servers: (dir) => ({
@@ -216,6 +235,191 @@ test("with plangate.preferServerApps the server's form app replaces the native f
     assert.equal(/** @type {any} */ (submitted[0][1]).attributes.name, 'Alan Turing');
     await until(async () => !(await vs.viewItems('Staged')).some((i) => i.label === 'Create Contact'), 'the Staged view to empty');
   });
+});
+
+/** The extension host's JavaScript heap in use after a full garbage collection, in MB (through its inspector). */
+async function hostHeapAfterGcMB() {
+  const deadline = Date.now() + 30_000;
+  let targets = [];
+  while (Date.now() < deadline && targets.length === 0) {
+    targets = await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)
+      .then((r) => r.json())
+      .catch(() => []);
+    if (targets.length === 0) await sleep(250);
+  }
+  if (targets.length === 0) throw new Error(`the extension host's inspector did not open on port ${INSPECT_PORT}`);
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error('could not connect to the extension host inspector'));
+  });
+  let next = 0;
+  const pending = new Map();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(String(m.data));
+    pending.get(msg.id)?.(msg);
+    pending.delete(msg.id);
+  };
+  const send = (method) =>
+    new Promise((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method }));
+    });
+  try {
+    await send('HeapProfiler.collectGarbage');
+    await send('HeapProfiler.collectGarbage');
+    const { result } = await send('Runtime.getHeapUsage');
+    return Math.round((result.usedSize / 1024 / 1024) * 10) / 10;
+  } finally {
+    ws.close();
+  }
+}
+
+/**
+ * The panel webview's side after a full garbage collection: the heap in use of the renderer its document runs in (the
+ * DevTools protocol session of the webview's frame when Chromium runs it out of process, else the page's), and the
+ * iframes left in its document.
+ */
+async function webviewMemory(web) {
+  const frame = await (await web.locator('body').elementHandle())?.ownerFrame();
+  if (!frame) throw new Error('the panel webview has no frame');
+  let cdp;
+  let where = "the webview frame's own renderer";
+  try {
+    cdp = await vs.page.context().newCDPSession(frame);
+  } catch {
+    cdp = await vs.page.context().newCDPSession(vs.page);
+    where = "the window's renderer";
+  }
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+    const frames = await web.locator('body').evaluate(() => ({
+      all: document.querySelectorAll('iframe').length,
+      apps: document.querySelectorAll('#apps iframe.app-frame').length,
+    }));
+    return { heapMB: Math.round((usedSize / 1024 / 1024) * 10) / 10, where, frames: frames.all, appFrames: frames.apps };
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
+test(
+  '50 apps opened and closed from a plan leave no frame behind; the extension host heap and the webview heap are recorded',
+  { timeout: 600_000 },
+  async () => {
+    const N = 50;
+    await waitForServerRunning(vs);
+    const web = await callTool(vs, 'plan_app', {
+      fill: async (form) => {
+        await form.getByLabel(/^label/).fill('many');
+        await form.getByLabel(/^count/).fill(String(N));
+      },
+    });
+    const plan = web.locator('main article.top-plan');
+    await plan.getByRole('button', { name: 'Approve and run' }).click({ timeout: 20_000 });
+    await plan.getByRole('button', { name: `Open the app of step ${N + 1}`, exact: true }).waitFor({ timeout: 60_000 });
+    await sleep(2000);
+    const hostBefore = await hostHeapAfterGcMB();
+    const viewBefore = await webviewMemory(web);
+
+    const app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+    const started = Date.now();
+    for (let i = 1; i <= N; i++) {
+      await plan.getByRole('button', { name: `Open the app of step ${i + 1}`, exact: true }).click({ timeout: 15_000 });
+      await app.locator('#result', { hasText: new RegExp(`^App panel for many ${i}$`) }).waitFor({ timeout: 20_000 });
+      await web.getByRole('button', { name: `Close app_panel · step ${i + 1}`, exact: true }).click();
+    }
+    const cycleMs = Math.round((Date.now() - started) / N);
+    // Each close tears its app down (ui/resource-teardown, answered) before its frame goes.
+    await until(async () => (await webviewMemory(web)).appFrames === viewBefore.appFrames, 'every app frame to go', 30_000);
+    await sleep(2000);
+    const hostAfter = await hostHeapAfterGcMB();
+    const viewAfter = await webviewMemory(web);
+    const figures = {
+      apps: N,
+      msPerOpenAndClose: cycleMs,
+      extensionHostHeapMB: { before: hostBefore, after: hostAfter, growth: Number((hostAfter - hostBefore).toFixed(1)) },
+      webviewHeapMB: {
+        before: viewBefore.heapMB,
+        after: viewAfter.heapMB,
+        growth: Number((viewAfter.heapMB - viewBefore.heapMB).toFixed(1)),
+        in: viewAfter.where,
+      },
+      iframesInWebview: {
+        before: viewBefore.frames,
+        after: viewAfter.frames,
+        appFramesBefore: viewBefore.appFrames,
+        appFramesAfter: viewAfter.appFrames,
+      },
+    };
+    fs.writeFileSync(path.join(runDir(), 'apps-memory.json'), JSON.stringify(figures, null, 2));
+    console.log(`50-app check: ${JSON.stringify(figures)}`);
+    assert.equal(viewAfter.appFrames, viewBefore.appFrames, 'no app frame of these 50 is left');
+    assert.equal(viewAfter.frames, viewBefore.frames, 'no iframe of any kind is left');
+    assert.ok(hostAfter - hostBefore < 20, `the extension host's heap grew from ${hostBefore} to ${hostAfter} MB after collection`);
+    assert.ok(
+      viewAfter.heapMB - viewBefore.heapMB < 20,
+      `the webview's heap (${viewAfter.where}) grew from ${viewBefore.heapMB} to ${viewAfter.heapMB} MB after collection`,
+    );
+  },
+);
+
+test("the panel's toggle switches a form between Plangate's form and the server's app in place, keeping what was typed and what was staged", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await openForm('new_model_app', { model: 'Contact', mode: 'form' });
+  const toggle = web.locator('main .form-toggle');
+  await toggle.waitFor({ timeout: 10_000 });
+  assert.match(
+    await toggle.innerText(),
+    /Shown: Plangate’s form\. The server also offers its own app for it \(ui:\/\/fixture\/new-model-app\)/,
+    'says which one is shown',
+  );
+  await field(web, /^Name/).fill('Katherine Johnson');
+  await sleep(800); // the typed value reaches the extension as a draft
+  await toggle.getByRole('button', { name: 'Show the server’s app' }).click();
+  const app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+  await app.locator('#status', { hasText: 'ready: collect' }).waitFor({ timeout: 20_000 });
+  assert.equal(await web.locator('main div.collect').count(), 0, 'the app takes the native form’s place');
+  assert.match(await toggle.innerText(), /Shown: the server’s app \(ui:\/\/fixture\/new-model-app\)/);
+  assert.equal(await app.getByLabel('Name', { exact: true }).inputValue(), 'Katherine Johnson', 'what was typed in Plangate’s form');
+  await app.getByLabel('Email', { exact: true }).fill('kj@example.com');
+  await vs.screenshot('form-toggle-app');
+  await app.getByRole('button', { name: 'Done', exact: true }).click();
+  await app.locator('#status', { hasText: /^collected: / }).waitFor({ timeout: 15_000 });
+
+  // Back to Plangate's form: the staged submission is there, reviewed as any.
+  await toggle.getByRole('button', { name: 'Show Plangate’s form' }).click();
+  const entry = shown(web).getByRole('table', { name: 'Staged entry' });
+  await entry.waitFor({ timeout: 15_000 });
+  assert.match(await entry.innerText(), /Katherine Johnson/);
+  assert.match(await entry.innerText(), /kj@example\.com/);
+  await vs.screenshot('form-toggle-native-staged');
+
+  // And to the app again: the same app, kept open meanwhile (it still says what it did), no new call.
+  const frames = web.locator('#apps iframe.app-frame');
+  const open = await frames.count();
+  await toggle.getByRole('button', { name: 'Show the server’s app' }).click();
+  await app.locator('#status', { hasText: /^collected: / }).waitFor({ timeout: 15_000 });
+  assert.equal(await frames.count(), open, 'the same app, not a second one');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['new_model_app', 'collect_form_data', 'get_form_data'],
+    'switching called nothing',
+  );
+
+  // Discarded from Plangate's form, and closed: the hidden app goes with its item.
+  await toggle.getByRole('button', { name: 'Show Plangate’s form' }).click();
+  await shown(web).getByRole('button', { name: 'Discard' }).click();
+  await shown(web)
+    .locator('.badge', { hasText: /discarded/i })
+    .waitFor({ timeout: 15_000 });
+  await web.getByRole('button', { name: 'Close Create Contact' }).last().click();
+  await until(async () => (await frames.count()) === open - 1, 'the app frame to go with its form');
+  assert.equal(callsAfter(since).length, 3, 'nothing was submitted');
 });
 
 test('create with prefill: hidden values are shown and merged into create_model; remote approval gates Submit', async () => {

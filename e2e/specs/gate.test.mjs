@@ -719,6 +719,52 @@ test("a real MCP App server's page (the ext-apps basic example) renders; its but
   assert.match(second, iso);
 });
 
+test("a plan step on an app tool offers Open app once it ran: its app shows the step's input and result, and its calls still ask", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  const web = await callTool(vs, 'plan_app', { fill: async (form) => form.getByLabel(/^label/).fill('Dee') });
+  const plan = planOf(web);
+  await plan.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 20_000 });
+  const openButtons = plan.getByRole('button', { name: /^Open the app of step/ });
+  assert.equal(await openButtons.count(), 0, 'nothing to open before the steps ran');
+  const frames = web.locator('#apps iframe.app-frame');
+  const framesBefore = await frames.count();
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await vs.waitForStatus('Plangate: idle', 30_000);
+  const open = plan.getByRole('button', { name: 'Open the app of step 2' });
+  await open.waitFor({ timeout: 15_000 });
+  assert.equal(await openButtons.count(), 1, 'only the step whose tool has an app offers it');
+  assert.equal(await frames.count(), framesBefore, 'no frame until the user opens the app');
+  await vs.screenshot('plan-step-open-app');
+
+  await open.click();
+  const app = appFrame(web);
+  await app.locator('#result', { hasText: 'App panel for Dee' }).waitFor({ timeout: 20_000 });
+  assert.equal(await app.locator('#input').innerText(), '{"label":"Dee"}', "the step's arguments are the app's tool input");
+  assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/);
+  assert.match(await web.locator('nav.switcher .tab.selected').innerText(), /app_panel · step 2/);
+  await vs.screenshot('plan-step-app');
+
+  // The app's call goes through the door as any app's: asked on the card first.
+  await app.getByRole('button', { name: 'Call app_echo', exact: true }).dispatchEvent('click');
+  await card(web).waitFor({ timeout: 15_000 });
+  await card(web).getByRole('button', { name: 'Allow once' }).click();
+  await appSays(app, null, /^app_echo: echo: from the app$/);
+  assert.deepEqual(
+    await toolsOnceThere(since, 4),
+    ['plan_app', 'succeed', 'app_panel', 'app_echo'],
+    'the step ran once; opening its app ran nothing',
+  );
+
+  // Open app again shows the same app, not a second one.
+  const count = await frames.count();
+  await web.locator('nav.switcher .tab-button', { hasText: 'Say hello, then show the fixture app' }).click();
+  await open.waitFor({ timeout: 15_000 });
+  await open.click();
+  await app.locator('#result', { hasText: 'App panel for Dee' }).waitFor({ timeout: 20_000 });
+  assert.equal(await frames.count(), count, 'no second frame for the same step');
+});
+
 // Policy (allow / ask / deny by rule). Call Tool is an entrance like the agent's: a destructive tool is asked on the
 // single-call card, which is the same card the agent's and an app's calls get.
 const userSettingsFile = () => path.join(vs.userDataDir, 'User', 'settings.json');

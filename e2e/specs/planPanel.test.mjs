@@ -512,3 +512,28 @@ test('a reload while a plan awaits approval brings the panel back with the plan 
   await plan.getByRole('button', { name: 'Stop', exact: true }).click();
   await vs.waitForStatus('Plangate: idle');
 });
+
+test("a reload brings a server app back: its page read afresh from the server, the tool's input and result replayed, nothing called again", async () => {
+  await waitForServerRunning(vs);
+  const since = lastSeq();
+  let web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Eve') });
+  let app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+  await app.locator('#result', { hasText: 'App panel for Eve' }).waitFor({ timeout: 20_000 });
+
+  await vs.page.reload({ waitUntil: 'domcontentloaded' });
+  await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  web = await panel(vs, 60_000);
+  // The item is back at once, saying what it was; the app comes back by itself once the server runs again.
+  await web.locator('main .result .origin', { hasText: 'fixture · app_panel' }).waitFor({ timeout: 30_000 });
+  app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+  await app.locator('#result', { hasText: 'App panel for Eve' }).waitFor({ timeout: 60_000 });
+  assert.equal(await app.locator('#input').innerText(), '{"label":"Eve"}', "the tool's input, replayed");
+  assert.match(await web.locator('main .result .app-caption').innerText(), /ui:\/\/fixture\/panel-app/);
+  assert.equal(await web.locator('main .result .app-reopen').count(), 0, 'reopened: no Reopen app left');
+  await vs.screenshot('app-after-reload');
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['app_panel'],
+    'the tool was not called again: its result was replayed',
+  );
+});

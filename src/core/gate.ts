@@ -10,7 +10,7 @@ import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
 import type { OrchestratedPlan, Problem } from './plan';
-import { runPlan, type RunnerHost } from './runner';
+import { runPlan, type RunnerHost, type StepResult } from './runner';
 import type { ToolResult } from './toolResult';
 import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
 import type { AskFieldView, PendingPrompt } from '../shared/protocol';
@@ -89,6 +89,9 @@ export class Gate extends DisposableBase {
   readonly onDidFail = this._onDidFail.event;
   /** The one door for tool calls (also for the surfaces' own calls: Call Tool, collect mode, previews, the agent). */
   readonly door: Door;
+  private readonly _onDidStepResult = this._register(new Emitter<StepResult>());
+  /** A plan step succeeded with this result (the workflow keeps only its summary): for a server app to show it. */
+  readonly onDidStepResult = this._onDidStepResult.event;
 
   constructor(
     readonly workflow: Workflow,
@@ -447,6 +450,7 @@ export class Gate extends DisposableBase {
               now: this.now,
               newId: this.options.newId,
               door: this.door,
+              onStepResult: (r) => this._onDidStepResult.fire(r),
             })
           : undefined,
       )

@@ -63,6 +63,11 @@ export interface GateHandlerOptions {
    * the extension opens the panel without taking focus. Plain results are not shown.
    */
   show?: (server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs: number) => void;
+  /**
+   * Told of a plain result as it goes back to the agent (unchanged): the extension shows a server app's page with it
+   * when the tool carries one, without taking focus.
+   */
+  showPlain?: (server: string, tool: string, args: Record<string, unknown>, result: ToolResult, durationMs: number) => void;
   /** Per-call timeout of the planning call (default 120 s). */
   callTimeoutMs?: () => number;
   /** How long a plan may sit with nothing happening before the agent's call gives up and withdraws it (default 30 min). */
@@ -205,6 +210,13 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       }
       const received = gate.receive({ server, tool, args, entrance: 'agent' }, result);
       if (received.kind !== 'plain') options.show?.(server, tool, args, result, received, now() - started);
+      else {
+        try {
+          options.showPlain?.(server, tool, args, result, now() - started);
+        } catch (err) {
+          log('warn', `agent call ${server}/${tool}: its app could not be shown: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
       switch (received.kind) {
         case 'plain':
           return result;

@@ -81,6 +81,21 @@ export interface RunnerDeps {
   newId?: () => string;
   /** At most one `stepProgress` event per step in this many ms (the last one at 100 % always goes). Default 200. */
   progressIntervalMs?: number;
+  /**
+   * Told of a step's result just before the step succeeds with it (not for a failed step, nor one whose result is a
+   * plan): the result itself, which the workflow keeps only as a summary (a server app shows it, appHost.ts).
+   */
+  onStepResult?: (result: StepResult) => void;
+}
+
+/** A step's successful result, as {@link RunnerDeps.onStepResult} hears it. */
+export interface StepResult {
+  planId: string;
+  step: number;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  result: ToolResult;
 }
 
 /** The message of a step that timed out, e.g. "Timed out after 30 s". */
@@ -403,6 +418,13 @@ class PlanRun {
     if (classified.kind === 'plan' && 'plan' in classified && classified.plan) {
       await this.nested(index, server, classified.plan);
       return;
+    }
+    if (this.deps.onStepResult) {
+      try {
+        this.deps.onStepResult({ planId: this.plan!.id, step: index, server, tool: step.call.tool, args: step.call.args, result });
+      } catch {
+        /* a listener's failure is not the step's */
+      }
     }
     this.dispatch({ type: 'stepSucceeded', step: index, summary: summarize(result) });
   }

@@ -123,6 +123,11 @@ export interface StepView {
   childPlanId?: string;
   /** The policy's verdict on the step, when a rule (not Plangate's default allow) decided it; a `deny` cannot run. */
   policy?: PolicyMarkView;
+  /**
+   * The `ui://` page of the step's tool (a server app), for a step that succeeded: the panel offers to open the app
+   * with the step's result (`openStepApp`). No frame exists until the user opens it.
+   */
+  app?: string;
 }
 
 /** The policy's verdict as a plan step or a card shows it: the decision, the deciding rule and its reason, in words. */
@@ -239,6 +244,16 @@ export interface ResultView {
   app?: AppSlotView;
   /** Why the server's app is not shown (its page failed to load, has the wrong type, or is too large). */
   appNote?: string;
+  /**
+   * The collect-mode submission this app is the form of (a form app): the panel says the server's app is shown and
+   * offers Plangate's own form instead (`switchForm`).
+   */
+  formOf?: string;
+  /**
+   * The server's app (this `ui://` page) showed this result before the window reloaded and is not running now: the
+   * panel offers Reopen app (`reopenApp`). Plangate reopens it by itself once its server lists the tool again.
+   */
+  reopen?: string;
 }
 
 /** The Call Tool form: generated from the tool's input schema. */
@@ -289,6 +304,8 @@ export interface CollectFormView {
   serverDown?: string;
   /** What the user typed and has not staged or submitted, by field (kept by the extension across window reloads). */
   draft?: Record<string, ControlValue>;
+  /** The `ui://` page of the form tool's own app, when the user may switch to it (`switchForm`); absent otherwise. */
+  serverApp?: string;
 }
 
 /**
@@ -464,6 +481,15 @@ export type FromWebview =
   | { type: 'callCardAnswer'; id: number; itemId: string; answer: 'once' | 'always' | 'deny'; note?: string }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
   | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue }
+  /**
+   * Switch a collect-mode form between Plangate's form (`native`) and the server's form app (`app`) in place (item
+   * `itemId`). The submission is the same either way: what was staged stays staged.
+   */
+  | { type: 'switchForm'; id: number; itemId: string; to: 'app' | 'native' }
+  /** Reopen the server app a result item showed before the window reloaded (its `ResultView.reopen`). */
+  | { type: 'reopenApp'; id: number; itemId: string }
+  /** Open the server app of a plan step that succeeded (its `StepView.app`) with the step's input and result. */
+  | { type: 'openStepApp'; id: number; planId: string; step: number }
   /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */
   | { type: 'appMessage'; appId: string; message: unknown }
   /**

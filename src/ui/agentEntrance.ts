@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { appResourceUri } from '../core/apps/appTool';
 import type { Gate } from '../core/gate';
 import { createGateHandler } from '../core/gateHandler';
 import { forwardToolChanges, GateChannel } from '../mcp/gateChannel';
@@ -50,6 +51,14 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
     registry,
     gate,
     show: (server, tool, args, result, received, durationMs) => caller.show(server, tool, args, result, received, durationMs, false),
+    // A plain result of a tool with a server app: the app shows it in the panel, which comes up without taking focus
+    // from the chat (as a plan from the agent does); the agent gets the result as it is. Results of other tools are
+    // not shown: the chat shows them.
+    showPlain: (server, tool, args, result, durationMs) => {
+      const apps = vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.serverAppsEnabled, true);
+      if (apps && appResourceUri(registry.get(server)?.tools.find((t) => t.name === tool)))
+        caller.show(server, tool, args, result, { kind: 'plain' }, durationMs, false);
+    },
     callTimeoutMs: () => gateSettings().stepTimeoutMs,
     changedFiles,
     log: write,

@@ -3,6 +3,7 @@ import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge
 import { appResourceUri, type AppToolLike } from '../core/apps/appTool';
 import { checkAppResource, isAppRefusal } from '../core/apps/appResource';
 import type { Door } from '../core/door';
+import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
@@ -15,16 +16,26 @@ export interface AppHostDeps {
     get(
       server: string,
     ): { tools: readonly AppToolLike[]; readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }> } | undefined;
+    /** Fires when servers start, stop or change their tools (a restored app waits for its server). */
+    onDidChange?: (listener: () => void) => { dispose(): void };
   };
   /** Where an app's calls go: the policy asks on the single-call card (an app's calls by default), refuses or sends. */
   door: Pick<Door, 'call'>;
   panel: {
     readonly appNonce: string;
     postApp(message: AppToWebview): boolean;
-    showResult(view: ResultView, options?: { focus?: boolean }): void;
+    showResult(view: ResultView, options?: { focus?: boolean; title?: string; replace?: string }): void;
+    /** Shows the item of app `appId` again; false when no item shows it any more. */
+    selectApp(appId: string): boolean;
   };
   /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
-  collect?: { stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined> };
+  collect?: {
+    stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined>;
+    /** A submission's form tool call and result, with the user's values as defaults (collectForms.ts `formFor`). */
+    formFor(
+      submissionId: string,
+    ): { server: string; tool: string; args: Record<string, unknown>; title: string; result: ToolResult } | undefined;
+  };
   log: vscode.LogOutputChannel;
 }
 
@@ -54,6 +65,13 @@ interface LiveApp {
 export class AppHost implements PanelApps {
   private readonly apps = new Map<string, LiveApp>();
   private seq = 0;
+  /**
+   * The results of plan steps whose tools have apps, by `planId:step`, newest last (at most {@link MAX_STEP_RESULTS}):
+   * the workflow keeps a step's result only as a summary, and Open app needs the result itself.
+   */
+  private readonly stepResults = new Map<string, StepResult>();
+  /** The app opened for a step, by `planId:step`: Open app again shows it instead of a second one. */
+  private readonly stepApps = new Map<string, string>();
 
   constructor(private readonly deps: AppHostDeps) {}
 
@@ -82,15 +100,20 @@ export class AppHost implements PanelApps {
       submissionId?: string;
       /** What to show instead when the page cannot be shown (the native form); default: the plain result card. */
       fallback?: (note: string) => void;
+      /** The item's title in the switcher (default: "<tool> result"). */
+      title?: string;
+      /** The panel item the app takes the place of (Plangate's form of the same submission). */
+      replace?: string;
     } = {},
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const conn = this.deps.servers.get(view.server);
     const tool = conn?.tools.find((t) => t.name === view.tool);
     const why = (message: string) => {
       const note = `The server’s app (${uri}) is not shown: ${message}.`;
       this.deps.log.warn(`app ${uri} of server '${view.server}' not shown: ${message}`);
       if (options.fallback) options.fallback(note);
-      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus });
+      else this.deps.panel.showResult({ ...view, appNote: note }, { focus: options.focus, title: options.title });
+      return undefined;
     };
     if (!conn || !tool) return why('the server is no longer running');
     let read: { read: unknown; listMeta?: unknown };
@@ -115,8 +138,113 @@ export class AppHost implements PanelApps {
     if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
-    this.deps.panel.showResult({ ...view, app: { appId, uri } }, { focus: options.focus });
+    this.deps.panel.showResult(
+      { ...view, app: { appId, uri }, ...(options.submissionId ? { formOf: options.submissionId } : {}) },
+      { focus: options.focus, title: options.title, replace: options.replace },
+    );
     this.mount(app);
+    return appId;
+  }
+
+  /**
+   * After a window reload: shows again, in item `replace`, the app a result item showed before — its page read afresh
+   * from its server, the tool's input and result replayed as the spec's host lifecycle has it (a new `ui/initialize`,
+   * then tool-input and tool-result). With `waitMs`, waits that long for the server to list the tool (servers start
+   * after the window). The reason in words when it cannot be shown (the item keeps its Reopen app), or undefined.
+   */
+  async reopen(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: { replace: string; title: string; submissionId?: string; focus: boolean; waitMs?: number },
+  ): Promise<string | undefined> {
+    if (options.waitMs) await this.whenListed(view.server, view.tool, options.waitMs);
+    let failed: string | undefined;
+    await this.show({ ...view, reopen: undefined }, uri, {
+      focus: options.focus,
+      title: options.title,
+      replace: options.replace,
+      submissionId: options.submissionId,
+      fallback: (note) => (failed = note),
+    });
+    return failed;
+  }
+
+  /** Resolves once server `server` lists `tool`, or after `ms`. */
+  private whenListed(server: string, tool: string, ms: number): Promise<void> {
+    const listed = () => this.deps.servers.get(server)?.tools.some((t) => t.name === tool) === true;
+    const onDidChange = this.deps.servers.onDidChange;
+    if (listed() || !onDidChange) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const sub = onDidChange(() => {
+        if (listed()) done();
+      });
+    });
+  }
+
+  /** Whether app `appId` is open (shown, or kept hidden while Plangate's form of its submission is shown). */
+  isOpen(appId: string): boolean {
+    return this.apps.has(appId);
+  }
+
+  /**
+   * The toggle on Plangate's form of a submission: shows the server's form app instead, in item `replace`, with the
+   * values so far as the form's defaults. The error in words (the native form stays), or undefined.
+   */
+  async showForm(submissionId: string, replace: string): Promise<string | undefined> {
+    const form = this.deps.collect?.formFor(submissionId);
+    if (!form) return 'That form is no longer open.';
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const uri = config.get<boolean>(Settings.serverAppsEnabled, true)
+      ? appResourceUri(this.deps.servers.get(form.server)?.tools.find((t) => t.name === form.tool))
+      : undefined;
+    if (!uri) return `Server '${form.server}' offers no app for ${form.tool} now (or plangate.serverApps.enabled is off).`;
+    let failed: string | undefined;
+    await this.show({ server: form.server, tool: form.tool, args: form.args, result: form.result }, uri, {
+      focus: true,
+      submissionId,
+      title: form.title,
+      replace,
+      fallback: (note) => (failed = note),
+    });
+    return failed;
+  }
+
+  /** A plan step succeeded (gate.ts `onDidStepResult`): its result is kept when its tool has an app, for Open app. */
+  stepResult(step: StepResult): void {
+    // Every step of every plan passes here: the tool's own page first (cheap), the settings only at Open app.
+    if (!appResourceUri(this.deps.servers.get(step.server)?.tools.find((t) => t.name === step.tool))) return;
+    const key = `${step.planId}:${step.step}`;
+    this.stepResults.delete(key);
+    this.stepResults.set(key, step);
+    for (const old of [...this.stepResults.keys()].slice(0, Math.max(0, this.stepResults.size - MAX_STEP_RESULTS)))
+      this.stepResults.delete(old);
+  }
+
+  /**
+   * Open app on a plan step: shows the step's app with its input and result as a panel item of its own (the one already
+   * open for it, if any). The error in words, or undefined.
+   */
+  async openStep(planId: string, step: number): Promise<string | undefined> {
+    const key = `${planId}:${step}`;
+    const open = this.stepApps.get(key);
+    if (open && this.apps.has(open) && this.deps.panel.selectApp(open)) return undefined;
+    const held = this.stepResults.get(key);
+    if (!held)
+      return `Plangate no longer holds the result of step ${step + 1} (it keeps the last ${MAX_STEP_RESULTS} results of steps with apps), so its app cannot be shown.`;
+    const uri = this.pageFor(held.server, held.tool);
+    if (!uri) return `Tool '${held.tool}' of server '${held.server}' no longer carries an app, or server apps are off.`;
+    const appId = await this.show({ server: held.server, tool: held.tool, args: held.args, result: held.result }, uri, {
+      focus: true,
+      title: `${held.tool} · step ${step + 1}`,
+    });
+    if (appId) this.stepApps.set(key, appId);
+    return undefined;
   }
 
   /** How many apps are open. */
@@ -147,6 +275,7 @@ export class AppHost implements PanelApps {
     const app = this.apps.get(appId);
     if (!app) return;
     this.apps.delete(appId);
+    for (const [key, id] of this.stepApps) if (id === appId) this.stepApps.delete(key);
     app.closing.abort();
     await app.session?.teardown();
     this.deps.panel.postApp({ type: 'appUnmount', appId });
@@ -239,6 +368,9 @@ export class AppHost implements PanelApps {
     );
   }
 }
+
+/** How many plan steps' results Plangate keeps for Open app. */
+export const MAX_STEP_RESULTS = 50;
 
 /** Wraps the collect engine's answer to a form app's `collect_form_data` as the tool result the app expects. */
 function stagedResult(error: string | undefined): ToolResult {

@@ -9,6 +9,7 @@ import type { Door } from '../core/door';
 import type { PlanOrigin } from '../core/plan';
 import type { Workflow } from '../core/ledger';
 import { DisposableBase, Emitter } from '../core/lifecycle';
+import type { ToolResult } from '../core/toolResult';
 import type { ServerRegistry } from '../mcp/registry';
 import type { CollectFormView, FromWebview } from '../shared/protocol';
 import { toCollectFormView } from '../core/present/collectView';
@@ -148,6 +149,30 @@ export class CollectForms extends DisposableBase {
    */
   stageFromApp(id: string, fields: Record<string, unknown>): Promise<string | undefined> {
     return this.engine.stage(id, fields);
+  }
+
+  /**
+   * What the server's form app is shown with when the user switches a submission to it: the form tool's call, and its
+   * result with the values the user has so far — staged, then typed and not staged — as the form's defaults, so that
+   * switching loses nothing typed. Undefined when the submission is gone or finished.
+   */
+  formFor(id: string): { server: string; tool: string; args: Record<string, unknown>; title: string; result: ToolResult } | undefined {
+    const record = getSubmission(this.workflow.state.submissions, id);
+    if (!record || record.phase === 'finished') return undefined;
+    const defaults = { ...record.form.defaults, ...(record.fields ?? {}), ...(this.engine.drafts()[id] ?? {}) };
+    return {
+      server: record.origin.server,
+      tool: record.origin.tool,
+      args: record.origin.args,
+      title: submissionTitle(record),
+      result: { content: [{ type: 'text', text: JSON.stringify({ ...record.form, defaults }) }] },
+    };
+  }
+
+  /** The server and tool whose result a submission's form is. */
+  origin(id: string): { server: string; tool: string } | undefined {
+    const record = getSubmission(this.workflow.state.submissions, id);
+    return record && { server: record.origin.server, tool: record.origin.tool };
   }
 
   /** Opens a submission in the panel. */
@@ -325,4 +350,4 @@ export function submissionHistory(workflow: Workflow): SubmissionRecord[] {
 }
 
 /** What the plan panel needs from {@link CollectForms}. */
-export type CollectFormHost = Pick<CollectForms, 'view' | 'title' | 'badge' | 'handle' | 'saveDraft' | 'onDidChange'>;
+export type CollectFormHost = Pick<CollectForms, 'view' | 'title' | 'badge' | 'handle' | 'saveDraft' | 'onDidChange' | 'origin'>;

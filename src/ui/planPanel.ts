@@ -6,6 +6,7 @@ import { diffPanel } from '../core/present/panelDiff';
 import { PlanPresenter } from '../core/present/planItem';
 import { planBadge } from '../core/present/planWords';
 import { nestedPlans, rootPlanId } from '../core/planView';
+import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
 import type {
   AppToWebview,
@@ -32,7 +33,14 @@ type ItemModel =
   | { kind: 'result'; id: string; title: string; view: ResultView }
   | { kind: 'callForm'; id: string; title: string; view: CallFormView }
   | { kind: 'elicit'; id: string; title: string; view: ElicitView; answer: (a: ElicitAnswer) => void }
-  | { kind: 'collectForm'; id: string; title: string; submissionId: string }
+  | {
+      kind: 'collectForm';
+      id: string;
+      title: string;
+      submissionId: string;
+      /** The server's form app of the same submission, kept open and hidden while this form is shown (the toggle). */
+      parked?: ResultView;
+    }
   | {
       kind: 'callCard';
       id: string;
@@ -96,10 +104,38 @@ export interface PanelApps {
   webviewReady(): void;
   /** The item showing app `appId` closed: tear the app down. */
   closed(appId: string): void;
+  /** The `ui://` page of `tool` on `server` when it carries one and apps are shown (a step offers Open app). */
+  pageFor(server: string, tool: string): string | undefined;
+  /** A plan step succeeded with `result` (kept for Open app when its tool has an app). */
+  stepResult(step: StepResult): void;
+  /** Open app on a plan step; the error in words, or undefined. */
+  openStep(planId: string, step: number): Promise<string | undefined>;
+  /** Whether app `appId` is still open. */
+  isOpen(appId: string): boolean;
+  /** The toggle: shows a submission's server form app in place of item `replace`; the error in words, or undefined. */
+  showForm(submissionId: string, replace: string): Promise<string | undefined>;
+  /** After a window reload: shows an app again in item `replace`; the reason in words when it cannot, or undefined. */
+  reopen(
+    view: ResultView & { result: ToolResult },
+    uri: string,
+    options: { replace: string; title: string; submissionId?: string; focus: boolean; waitMs?: number },
+  ): Promise<string | undefined>;
 }
 
 const PERSIST_KEY = 'plangate.panel.openPlans';
 const PERSIST_FORMS_KEY = 'plangate.panel.openForms';
+const PERSIST_APPS_KEY = 'plangate.panel.openApps';
+/** The largest app item (its result, as JSON) kept for after a window reload; a larger one is not restored. */
+const MAX_PERSISTED_APP_CHARS = 512 * 1024;
+/** How long a restored app waits for its server to list its tool before it stays at Reopen app. */
+const REOPEN_WAIT_MS = 60_000;
+
+/** An app item as kept across window reloads: the call, its result, the page and the item's title. */
+interface PersistedApp {
+  title: string;
+  uri: string;
+  view: ResultView & { result: ToolResult };
+}
 /** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
 const MAX_WAIT_MS = 250;
 /**
@@ -174,6 +210,8 @@ export class PlanPanel extends DisposableBase {
     if (this.handlers) throw new Error('The Plangate panel is already connected.');
     this.handlers = handlers;
     this._register(handlers.collect.onDidChange(() => this.schedulePost()));
+    const apps = handlers.apps;
+    if (apps) this._register(this.sources.gate.onDidStepResult((r) => apps.stepResult(r)));
   }
 
   private handlers: PanelHandlers | undefined;
@@ -206,11 +244,17 @@ export class PlanPanel extends DisposableBase {
     this.open(options.focus ?? false);
   }
 
-  showResult(view: ResultView, options: { focus?: boolean } = {}): void {
+  showResult(view: ResultView, options: { focus?: boolean; title?: string; replace?: string } = {}): void {
     const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
-    this.items.push({ kind: 'result', id, title: `${view.tool} result`, view });
+    const item: ItemModel = { kind: 'result', id, title: options.title ?? `${view.tool} result`, view };
+    const at = options.replace === undefined ? -1 : this.items.findIndex((i) => i.id === options.replace);
+    // In place of another item: shown if that one was (or the user asked), else the selection stays.
+    const select = at < 0 || options.focus === true || this.selectedId === options.replace;
+    if (at >= 0) this.items[at] = item;
+    else this.items.push(item);
     this.trim();
-    this.selectedId = id;
+    if (select) this.selectedId = id;
+    if (view.app || at >= 0) this.persist();
     this.open(options.focus ?? true);
   }
 
@@ -247,6 +291,15 @@ export class PlanPanel extends DisposableBase {
       item.view = { ...item.view, ...patch };
       this.schedulePost();
     }
+  }
+
+  /** Shows the result item of app `appId` (taking focus); false when no item shows it. */
+  selectApp(appId: string): boolean {
+    const item = this.items.find((i) => i.kind === 'result' && i.view.app?.appId === appId);
+    if (!item) return false;
+    this.selectedId = item.id;
+    this.open(true);
+    return true;
   }
 
   /** The nonce app pages must carry to run in the current webview. */
@@ -374,11 +427,52 @@ export class PlanPanel extends DisposableBase {
       this.items.push({ kind: 'plan', id: `plan:${planId}`, planId });
       this.resolveTouched(planId);
     }
+    // Apps that were open come back as their result card with Reopen app, and reopen by themselves once their server
+    // lists the tool again: the page is read afresh and the tool's input and result are replayed. Before the forms: the
+    // last form is still the item shown first.
+    const restored: string[] = [];
+    for (const saved of this.state.get<PersistedApp[]>(PERSIST_APPS_KEY, [])) {
+      if (!saved?.view?.result || typeof saved.uri !== 'string') continue;
+      // A form app whose submission was submitted or discarded is history: it does not come back as a live app.
+      if (saved.view.formOf && !this.formOpen(saved.view.formOf)) continue;
+      const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+      this.items.push({ kind: 'result', id, title: saved.title, view: { ...saved.view, reopen: saved.uri } });
+      restored.push(id);
+    }
     for (const submissionId of this.state.get<string[]>(PERSIST_FORMS_KEY, [])) {
       if (!this.on.collect.view(submissionId) || this.items.some((i) => i.id === `form:${submissionId}`)) continue;
       this.items.push({ kind: 'collectForm', id: `form:${submissionId}`, title: this.on.collect.title(submissionId), submissionId });
     }
     this.selectedId ??= this.items.at(-1)?.id;
+    for (const id of restored) void this.reopenApp(id, true);
+  }
+
+  /** Whether submission `id` is there and not finished (submitted, discarded or replaced). */
+  private formOpen(id: string): boolean {
+    const view = this.on.collect.view(id);
+    return view !== undefined && view.record.phase !== 'finished';
+  }
+
+  /**
+   * Reopen app on a result item restored after a reload (`auto`: by itself, waiting for the server, without focus).
+   * The reason in words when it cannot be shown (the item keeps its Reopen app), or undefined.
+   */
+  private async reopenApp(itemId: string, auto: boolean): Promise<string | undefined> {
+    const item = this.items.find((i) => i.id === itemId);
+    if (item?.kind !== 'result' || !item.view.reopen || !item.view.result) return 'That app is no longer here to reopen.';
+    const apps = this.handlers?.apps;
+    if (!apps) return 'Server apps are not available.';
+    const { reopen: uri, formOf: form, ...rest } = item.view;
+    const formOf = form && this.formOpen(form) ? form : undefined;
+    const error = await apps.reopen({ ...rest, result: rest.result! }, uri, {
+      replace: itemId,
+      title: item.title,
+      submissionId: formOf,
+      focus: !auto,
+      waitMs: auto ? REOPEN_WAIT_MS : undefined,
+    });
+    if (error) this.sources.log.warn(`Plangate: ${error}`);
+    return error;
   }
 
   private persist(): void {
@@ -390,6 +484,15 @@ export class PlanPanel extends DisposableBase {
       PERSIST_FORMS_KEY,
       this.items.flatMap((i) => (i.kind === 'collectForm' ? [i.submissionId] : [])),
     );
+    const apps: PersistedApp[] = [];
+    for (const i of this.items) {
+      const uri = i.kind === 'result' ? (i.view.app?.uri ?? i.view.reopen) : undefined;
+      if (i.kind !== 'result' || !uri || !i.view.result) continue;
+      const { app: _app, reopen: _reopen, appNote: _note, ...view } = i.view;
+      const saved: PersistedApp = { title: i.title, uri, view: { ...view, result: i.view.result } };
+      if (JSON.stringify(saved).length <= MAX_PERSISTED_APP_CHARS) apps.push(saved);
+    }
+    void this.state.update(PERSIST_APPS_KEY, apps);
   }
 
   /**
@@ -515,6 +618,7 @@ export class PlanPanel extends DisposableBase {
             predicted: record.phase === 'awaiting_approval' ? this.sources.files.predicted(model.planId) : undefined,
             changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.sources.files.changed(model.planId) : undefined,
             annotations: (tool: string, preferred: string) => this.sources.tools.findTool(tool, preferred)?.tool.annotations,
+            appOf: this.handlers?.apps ? (tool: string, server: string) => this.handlers?.apps?.pageFor(server, tool) : undefined,
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
@@ -528,7 +632,9 @@ export class PlanPanel extends DisposableBase {
           return { kind: 'callCard', id: model.id, title: model.title, view: model.view };
         case 'collectForm': {
           const view = this.on.collect.view(model.submissionId);
-          return view && { kind: 'collectForm', id: model.id, title: model.title, view };
+          const origin = view && view.record.phase !== 'finished' ? this.on.collect.origin(model.submissionId) : undefined;
+          const serverApp = origin && this.handlers?.apps?.pageFor(origin.server, origin.tool);
+          return view && { kind: 'collectForm', id: model.id, title: model.title, view: serverApp ? { ...view, serverApp } : view };
         }
         default:
           return assertNever(model, 'item');
@@ -595,6 +701,7 @@ export class PlanPanel extends DisposableBase {
           this.presenter.forget([item.planId, ...Object.keys(nestedPlans(gate.workflow.state, item.planId))]);
         }
         if (item?.kind === 'result' && item.view.app) this.handlers?.apps?.closed(item.view.app.appId);
+        if (item?.kind === 'collectForm' && item.parked?.app) this.handlers?.apps?.closed(item.parked.app.appId);
         if (index >= 0) this.items.splice(index, 1);
         if (this.selectedId === message.itemId) this.selectedId = this.items.at(-1)?.id;
         this.persist();
@@ -724,6 +831,12 @@ export class PlanPanel extends DisposableBase {
       case 'openFile':
         await openLink(message.path);
         return;
+      case 'reopenApp':
+        return wrap(message.id, () => this.reopenApp(message.itemId, false));
+      case 'switchForm':
+        return wrap(message.id, () => this.switchForm(message.itemId, message.to));
+      case 'openStepApp':
+        return wrap(message.id, () => this.handlers?.apps?.openStep(message.planId, message.step) ?? 'Server apps are not available.');
       case 'collectForm':
         return wrap(message.id, () => this.on.collect.handle(message));
       case 'collectDraft':
@@ -732,6 +845,46 @@ export class PlanPanel extends DisposableBase {
       default:
         assertNever(message, 'webview message');
     }
+  }
+
+  /**
+   * The form toggle: Plangate's form and the server's form app of one submission take each other's place. The app is
+   * kept open (hidden) while the native form is shown, so switching back finds what was typed in it; switching to an
+   * app that is gone starts it with the values so far. The submission is the same either way, staged or not.
+   */
+  private async switchForm(itemId: string, to: 'app' | 'native'): Promise<string | undefined> {
+    const index = this.items.findIndex((i) => i.id === itemId);
+    const item = this.items[index];
+    if (to === 'native') {
+      if (item?.kind !== 'result' || !item.view.formOf) return 'That app is no longer open.';
+      const submissionId = item.view.formOf;
+      if (!this.on.collect.view(submissionId)) return 'That form is no longer open.';
+      const id = `form:${submissionId}`;
+      const other = this.items.findIndex((i) => i.id === id);
+      if (other >= 0 && other !== index) this.items.splice(other, 1);
+      this.items[this.items.indexOf(item)] = {
+        kind: 'collectForm',
+        id,
+        title: this.on.collect.title(submissionId),
+        submissionId,
+        parked: item.view,
+      };
+      this.selectedId = id;
+      this.persist();
+      this.schedulePost();
+      return undefined;
+    }
+    if (item?.kind !== 'collectForm') return 'That form is no longer open.';
+    const parked = item.parked;
+    if (parked?.app && this.handlers?.apps?.isOpen(parked.app.appId)) {
+      const id = `result:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`;
+      this.items[index] = { kind: 'result', id, title: item.title, view: parked };
+      this.selectedId = id;
+      this.persist();
+      this.schedulePost();
+      return undefined;
+    }
+    return this.handlers?.apps?.showForm(item.submissionId, itemId) ?? 'Server apps are not available.';
   }
 
   /** A re-plan replaces the old plan's tab with the new plan. */

@@ -10,6 +10,7 @@ import type { CollectFormSchemaView, ControlValue, FieldChange, FormField, FormF
 import type { CollectFormView } from '../shared/protocol';
 import { clip, h, icon, invisibleNote, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
+import { formToggle } from './apps/formToggle';
 
 type Action = 'stage' | 'submit' | 'discard' | 'requestApproval';
 
@@ -483,7 +484,7 @@ function renderOutcome(record: CollectFormSchemaView): HTMLElement {
 // ───────────────────────────── the item ─────────────────────────────
 
 /** The panel item of a collect-mode form. */
-export function renderCollectForm(view: CollectFormView): HTMLElement {
+export function renderCollectForm(view: CollectFormView, itemId = ''): HTMLElement {
   const { record } = view;
   const form = record.form;
   const finished = record.phase === 'finished';
@@ -544,6 +545,7 @@ export function renderCollectForm(view: CollectFormView): HTMLElement {
   const staged = record.phase === 'staged';
   const editing = !staged || ui.open[editKey(record.id)] === true;
   const down = view.serverDown ? h('p', { class: 'notice' }, icon('warning'), ' ', visible(view.serverDown)) : null;
+  const toggle = view.serverApp && itemId ? formToggle(itemId, 'native', view.serverApp) : null;
   const discard = h(
     'button',
     { type: 'button', class: 'secondary', disabled: busy, onclick: () => void act('discard') },
@@ -588,6 +590,7 @@ export function renderCollectForm(view: CollectFormView): HTMLElement {
       'div',
       { class: 'collect' },
       header,
+      toggle,
       renderHidden(record),
       down,
       staged
@@ -638,6 +641,7 @@ export function renderCollectForm(view: CollectFormView): HTMLElement {
     'div',
     { class: 'collect' },
     header,
+    toggle,
     renderHidden(record),
     down,
     renderReview(view),

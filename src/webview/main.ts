@@ -33,13 +33,13 @@ function renderItem(item: PanelItem): HTMLElement {
     case 'plan':
       return renderPlan(item.view);
     case 'result':
-      return renderResult(item.view);
+      return renderResult(item.view, item.id);
     case 'callForm':
       return renderCallForm(item.id, item.view);
     case 'elicit':
       return renderElicitForm(item.id, item.view);
     case 'collectForm':
-      return renderCollectForm(item.view);
+      return renderCollectForm(item.view, item.id);
     case 'callCard':
       return renderCallCard(item.id, item.view);
     default:

@@ -720,6 +720,7 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
   }
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
+  if (step.app) li.append(openAppButton(plan.id, step, step.app));
   // Policy (callCard.ts): a step the policy denies is marked before approval.
   const mark = step.state === 'pending' || step.state === 'failed' ? policyMark(step.policy) : null;
   if (mark) li.append(mark);
@@ -786,6 +787,31 @@ function skipButton(planId: string, step: StepView): HTMLElement {
     'Skip',
   );
   return button;
+}
+
+/**
+ * A step whose tool has a server app: a button that opens the app with the step's result as a panel item of its own.
+ * Only steps with apps get it, and no frame exists until it is pressed.
+ */
+function openAppButton(planId: string, step: StepView, uri: string): HTMLElement {
+  const button = h(
+    'button',
+    {
+      class: 'secondary small open-app',
+      title: `Shows the server's app (${uri}) with this step's result; its tool calls ask you first`,
+      aria: { label: `Open the app of step ${step.index + 1}` },
+      onclick: () => {
+        const id = `app-error-${planId}-${step.index}`;
+        const next = button.nextElementSibling;
+        const slot = next instanceof HTMLElement && next.id === id ? next : errorSlot(id);
+        if (slot !== next) button.after(slot);
+        void act(slot, { type: 'openStepApp', planId, step: step.index });
+      },
+    },
+    icon('window'),
+    ' Open app',
+  );
+  return h('div', { class: 'step-app' }, button);
 }
 
 /** The error slot right after `anchor`, made (and put there) the first time it is needed. */

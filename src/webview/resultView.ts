@@ -1,7 +1,8 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
 import type { ResultView } from '../shared/protocol';
-import { clip, h, icon, json, visible } from './dom';
-import { post } from './messaging';
+import { clip, h, icon, json, setText, visible } from './dom';
+import { post, request } from './messaging';
+import { formToggle } from './apps/formToggle';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
@@ -56,7 +57,39 @@ function renderBlock(block: unknown, index: number): HTMLElement {
   }
 }
 
-export function renderResult(view: ResultView): HTMLElement {
+/** A result whose app showed it before the window reloaded: says so, and offers to start the app again. */
+function reopenNote(itemId: string, uri: string): HTMLElement {
+  const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary small',
+      onclick: async () => {
+        setText(err, '');
+        button.disabled = true;
+        const reply = await request({ type: 'reopenApp', itemId });
+        button.disabled = false;
+        if (!reply.ok) setText(err, reply.error ?? 'The app could not be reopened.');
+      },
+    },
+    icon('refresh'),
+    ' Reopen app',
+  );
+  return h(
+    'p',
+    { class: 'app-note app-reopen', role: 'note' },
+    icon('window'),
+    ' The server’s app ',
+    h('code', null, visible(uri)),
+    ' showed this result before the window reloaded; it opens again once its server is running. ',
+    button,
+    ' ',
+    err,
+  );
+}
+
+export function renderResult(view: ResultView, itemId = ''): HTMLElement {
   const result = view.result;
   const failed = Boolean(view.error || result?.isError);
   return h(
@@ -75,17 +108,20 @@ export function renderResult(view: ResultView): HTMLElement {
       view.durationMs !== undefined ? h('span', { class: 'muted' }, `${view.durationMs} ms`) : null,
     ),
     view.error ? h('p', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(view.error)) : null,
-    view.app
-      ? h(
-          'p',
-          { class: 'app-caption' },
-          icon('window'),
-          ' The server’s app ',
-          h('code', null, visible(view.app.uri)),
-          ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
-        )
-      : null,
+    view.app && view.formOf && itemId
+      ? formToggle(itemId, 'app', view.app.uri)
+      : view.app
+        ? h(
+            'p',
+            { class: 'app-caption' },
+            icon('window'),
+            ' The server’s app ',
+            h('code', null, visible(view.app.uri)),
+            ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
+          )
+        : null,
     view.appNote ? h('p', { class: 'app-note', role: 'note' }, icon('info'), ' ', visible(view.appNote)) : null,
+    view.reopen && itemId ? reopenNote(itemId, view.reopen) : null,
     view.problems?.length
       ? h(
           'section',

@@ -42,6 +42,11 @@ export interface PlanItemExtras {
   changes?: ChangeView[];
   /** The MCP annotations of `tool` as the server a step would run on offers it (undefined: no hints, or not offered). */
   annotations?: (tool: string, preferredServer: string) => unknown;
+  /**
+   * The `ui://` page (server app) of `tool` on `server`, when it carries one and apps are shown. Looked up like the
+   * hints (once per tool and server per build, again when the servers' tools change), only for steps that succeeded.
+   */
+  appOf?: (tool: string, server: string) => string | undefined;
 }
 
 /** What the presenter built for a plan last time, to rebuild only what changed. */
@@ -99,11 +104,19 @@ export class PlanPresenter {
       if (!hint) hintsSeen.set(key, (hint = stepHint(extras.annotations(step.call.tool, server))));
       return hint;
     };
+    const appsSeen = new Map<string, string | undefined>();
+    const appOf = (record: PlanRecord, step: StepRecord): string | undefined => {
+      if (!extras.appOf || step.state !== 'ok' || step.call.tool === 'ask_user' || step.childPlanId) return undefined;
+      const server = step.server ?? record.origin.server;
+      const key = `${step.call.tool}\u0000${server}`;
+      if (!appsSeen.has(key)) appsSeen.set(key, extras.appOf(step.call.tool, server));
+      return appsSeen.get(key);
+    };
     const plans: Record<string, PlanView> = {};
     const queue = [root];
     for (let record = queue.shift(); record; record = queue.shift()) {
       if (Object.hasOwn(plans, record.id)) continue;
-      const c = this.steps(record, prompts.get(record.id), extras.annotations !== undefined, hintOf);
+      const c = this.steps(record, prompts.get(record.id), extras.annotations !== undefined, hintOf, appOf);
       const head = planHead(state, record, {
         ...extras,
         readOnly,
@@ -132,6 +145,7 @@ export class PlanPresenter {
     prompts: Map<number, PendingPrompt> | undefined,
     withHints: boolean,
     hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
+    appOf: (record: PlanRecord, step: StepRecord) => string | undefined = () => undefined,
   ): PlanCache {
     const promptKeys = new Map<number, string>();
     for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
@@ -151,7 +165,7 @@ export class PlanPresenter {
     let childrenChanged = whole;
     if (whole) {
       hints = record.steps.map((s) => hintOf(record, s));
-      steps = record.steps.map((s, i) => stepView(s, hints[i], prompts?.get(s.index)));
+      steps = record.steps.map((s, i) => stepView(s, hints[i], prompts?.get(s.index), appOf(record, s)));
     } else {
       steps = changed.size ? old.steps.slice() : old.steps;
       hints = old.hints;
@@ -163,7 +177,7 @@ export class PlanPresenter {
           hints[i] = hint;
           hintsChanged = true;
         }
-        steps[i] = stepView(step, hint, prompts?.get(i));
+        steps[i] = stepView(step, hint, prompts?.get(i), appOf(record, step));
         if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
       }
     }
@@ -200,8 +214,8 @@ function sameMap(a: Map<number, string>, b: Map<number, string>): boolean {
   return true;
 }
 
-/** One step's view model. */
-export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: PendingPrompt): StepView {
+/** One step's view model; `app`: the page of its tool's server app (shown for a step that succeeded). */
+export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: PendingPrompt, app?: string): StepView {
   const label = typeof step.call.label === 'string' && step.call.label ? step.call.label : '';
   const view: StepView = {
     index: step.index,
@@ -228,6 +242,7 @@ export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: 
   if (step.childPlanId) view.childPlanId = step.childPlanId;
   const mark = stepPolicyMark(step.policy); // policy: the step's verdict from resolution (core/present/callCard.ts)
   if (mark) view.policy = mark;
+  if (app && step.state === 'ok') view.app = app;
   return view;
 }
 

@@ -1,0 +1,44 @@
+/**
+ * The toggle of a collect-mode form between Plangate's own form and the server's form app (mcp-rune's forms are both):
+ * says which one is shown and switches the panel item in place. The submission is the same either way, so nothing
+ * staged is lost; the extension keeps a hidden app open while the native form is shown (src/ui/planPanel.ts).
+ */
+import { h, icon, setText, visible } from '../dom';
+import { request } from '../messaging';
+
+/** The line above a form: which one is shown (`shown`), the page of the server's app, and the button to switch. */
+export function formToggle(itemId: string, shown: 'native' | 'app', uri: string): HTMLElement {
+  const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
+  const to = shown === 'native' ? 'app' : 'native';
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary small',
+      onclick: async () => {
+        setText(err, '');
+        button.disabled = true;
+        const reply = await request({ type: 'switchForm', itemId, to });
+        button.disabled = false;
+        if (!reply.ok) setText(err, reply.error ?? 'Could not switch.');
+      },
+    },
+    icon(to === 'app' ? 'window' : 'note'),
+    to === 'app' ? ' Show the server’s app' : ' Show Plangate’s form',
+  );
+  return h(
+    'p',
+    { class: 'form-toggle', role: 'note' },
+    icon('arrow-swap'),
+    shown === 'native'
+      ? [' Shown: Plangate’s form. The server also offers its own app for it (', h('code', null, visible(uri)), '). ']
+      : [
+          ' Shown: the server’s app (',
+          h('code', null, visible(uri)),
+          '). Its Done stages the form for your review here; nothing is submitted until you Submit. ',
+        ],
+    button,
+    ' ',
+    err,
+  );
+}
