@@ -50,13 +50,13 @@ async function listMcpServers(vs) {
 
 /**
  * Answers VS Code's own confirmation dialog ("Run `update_model`"), which VS Code shows before an invokeTool of a tool
- * that is not read-only reaches its server, as a user would: Yes. Only for the fixture's destructive tool the Always
- * allow test calls; any other dialog is left alone. Returns the stop function; `seen` counts the dialogs answered.
+ * that is not read-only reaches its server, as a user would: Yes. Only for the fixture's tools the in-host tests call
+ * this way (update_model, app_panel); any other dialog is left alone. Returns the stop function; `seen` counts the dialogs answered.
  */
 function answerToolConfirmations(vs, seen) {
   let running = true;
   const loop = (async () => {
-    const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: 'update_model' });
+    const dialog = vs.page.locator('.monaco-dialog-box').filter({ hasText: /update_model|app_panel/ });
     while (running) {
       try {
         if (await dialog.isVisible()) {
@@ -108,8 +108,8 @@ test('the in-host suites pass inside the real extension host, the agent entrance
   if (!process.env.PLANGATE_TEST_GREP)
     assert.equal(
       confirmations.length,
-      2,
-      `VS Code asked its own confirmation for each of the two update_model calls of the Always allow test: ${JSON.stringify(confirmations)}`,
+      3,
+      `VS Code asked its own confirmation for each of the two update_model calls of the Always allow test and the app_panel call: ${JSON.stringify(confirmations)}`,
     );
   assert.ok(
     !listed.some((r) => r.startsWith('agentfixture (gated)')),

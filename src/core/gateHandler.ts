@@ -7,7 +7,7 @@
  *
  * No node built-ins, no vscode: the servers are seen through {@link AgentServers}, which the registry satisfies.
  */
-import { visibleToModel, type AppToolLike } from './apps/appTool';
+import { visibleToModel, withoutAppUi, type AppToolLike } from './apps/appTool';
 import { agentErrorResult, agentSummaryResult, summarizePlan, withNote, type AgentEnding } from './agentSummary';
 import { GateRefusal } from './door';
 import type { Gate, Received } from './gate';
@@ -159,8 +159,11 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       await whenStarted(conn, options.startWaitMs ?? 30_000, token);
       if (conn.state !== 'running')
         log('warn', `gated server '${server}' asked for tools while the server is ${conn.state}; it offers none until it runs`);
-      // Tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's to call.
-      return conn.state === 'running' ? conn.tools.filter((t) => visibleToModel(t as AppToolLike)) : [];
+      // Tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's to call; the others
+      // are offered without their app, which Plangate's panel shows (see withoutAppUi).
+      return conn.state === 'running'
+        ? conn.tools.filter((t) => visibleToModel(t as AppToolLike)).map((t) => withoutAppUi(t as AppToolLike))
+        : [];
     },
 
     async callTool(server, tool, args, context) {

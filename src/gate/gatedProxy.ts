@@ -2,8 +2,9 @@
  * The gated server: an MCP server (spoken to by VS Code's agent over stdio) that fronts one Plangate server. It
  * forwards `tools/list` and `tools/call` over the gate channel to the running extension, which answers through the
  * same connection, classification and panel as manual calls. Tools pass through unchanged (annotations, titles,
- * schemas), so the agent's own confirmation rules still apply. When the channel is gone every request gets a clear
- * error at once instead of hanging.
+ * schemas), so the agent's own confirmation rules still apply — but for a server app's address, which the extension
+ * leaves out (core/apps/appTool.ts `withoutAppUi`). When the channel is gone every request gets a clear error at once
+ * instead of hanging.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

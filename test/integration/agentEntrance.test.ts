@@ -27,7 +27,7 @@ interface Api {
     get(name: string): { state: string; message?: string } | undefined;
     callTool(server: string, tool: string, args: Record<string, unknown>): Promise<unknown>;
   };
-  panel: { snapshot(): { items: { id: string }[] } };
+  panel: { snapshot(): { items: { id: string; kind?: string; title?: string }[] } };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -505,6 +505,36 @@ suite('agent entrance', () => {
       }
     },
     { timeoutMs: 120_000 },
+  );
+
+  test(
+    "an agent's call of a tool with a server app: the agent gets the result, and the panel shows the app with it",
+    async (ctx) => {
+      const { vscode } = ctx;
+      const a = ctx.api as Api & PolicyApi;
+      if (!process.env[CONFIRMS_ENV])
+        skip(`nobody answers VS Code's own confirmation of a tool that is not read-only here (${CONFIRMS_ENV} is not set)`);
+      await startGated(ctx);
+      // The gated server offers app_panel without its app (Plangate's panel shows it, where the app's calls pass the gate).
+      const tool = await until('the gated app_panel tool', () => gatedTool(vscode, 'app_panel'), 10_000);
+      const before = callLog(vscode).filter((t) => t === 'app_panel').length;
+      const result = await vscode.lm.invokeTool(
+        tool.name,
+        { input: { label: 'the agent' }, toolInvocationToken: undefined },
+        new vscode.CancellationTokenSource().token,
+      );
+      assert.match(summaryOf(result, vscode).text, /App panel for the agent/, 'the agent gets the result as the server gave it');
+      assert.equal(callLog(vscode).filter((t) => t === 'app_panel').length, before + 1, 'sent once');
+      const item = await until(
+        'the app in the panel',
+        () => a.panel.snapshot().items.find((i) => i.kind === 'result' && /app_panel/.test(i.title ?? '')),
+        10_000,
+        () => JSON.stringify(a.panel.snapshot().items.map((i) => i.title)),
+      );
+      const shown = (a.panel as PolicyApi['panel']).snapshot().selected;
+      if (shown?.id === item.id) assert.ok((shown.view as { app?: unknown }).app, 'the result is shown with its app');
+    },
+    { timeoutMs: 90_000 },
   );
 
   test(

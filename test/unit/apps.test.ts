@@ -3,7 +3,7 @@
 // http(s) links only, text messages).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appResourceUri, callableByApp, visibleToModel } from '../../src/core/apps/appTool';
+import { appResourceUri, callableByApp, visibleToModel, withoutAppUi } from '../../src/core/apps/appTool';
 import { appCsp, checkAppResource, declaredCsp, isAppRefusal, preparePage, type AppPage } from '../../src/core/apps/appResource';
 import { appLogLine, checkAppToolCall, checkOpenLink, completedSignal, messageText } from '../../src/core/apps/appRequests';
 import { toolPickRows } from '../../src/core/toolPick';
@@ -40,6 +40,21 @@ test('visibility: ["app"] tools are callable by apps and hidden from the model; 
     ['m', 'p'],
     "Call Tool's list leaves out the app-only tool",
   );
+});
+
+test('a gated server offers a tool without its app (the panel shows it), keeping the rest of its _meta', () => {
+  const both = {
+    name: 't',
+    title: 'T',
+    _meta: { ui: { resourceUri: 'ui://s/a', visibility: ['model', 'app'] }, 'ui/resourceUri': 'ui://s/a', other: 1 },
+  };
+  assert.deepEqual(withoutAppUi(both), { name: 't', title: 'T', _meta: { ui: { visibility: ['model', 'app'] }, other: 1 } });
+  assert.equal(appResourceUri(withoutAppUi(both)), undefined);
+  assert.deepEqual(withoutAppUi({ name: 'l', _meta: { 'ui/resourceUri': 'ui://s/legacy' } }), { name: 'l', _meta: {} });
+  assert.deepEqual(withoutAppUi({ name: 'u', _meta: { ui: { resourceUri: 'ui://s/u' } } }), { name: 'u', _meta: {} });
+  const plain = { name: 'p', _meta: { ui: { visibility: ['model'] } } };
+  assert.equal(withoutAppUi(plain), plain, 'a tool without an app is handed over as it is');
+  assert.deepEqual(both._meta.ui, { resourceUri: 'ui://s/a', visibility: ['model', 'app'] }, "the connection's own tool is not changed");
 });
 
 test('a page of the right type gets the default policy first (network denied) and the nonce on its scripts and styles', () => {

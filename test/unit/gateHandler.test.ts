@@ -33,7 +33,7 @@ class FakeServer implements AgentServer {
   }
 }
 
-async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: number } = {}) {
+async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: number; tools?: unknown[] } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'plangate-handler-'));
   const callLog = join(root, 'calls.jsonl');
   const conn = await connectInMemory([{ name: 'demo', server: createFixtureServer({ root, callLogFile: callLog }) }]);
@@ -45,7 +45,7 @@ async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: 
     settings: () => ({ stepTimeoutMs: 10_000, allowCrossServer: true }),
     newId: () => `plan-${++n}`,
   });
-  const demo = new FakeServer(options.state ?? 'running', [{ name: 'noop' }, { name: 'plan_scaffold' }]);
+  const demo = new FakeServer(options.state ?? 'running', options.tools ?? [{ name: 'noop' }, { name: 'plan_scaffold' }]);
   const shown: string[] = [];
   const handler = createGateHandler({
     registry: { get: (name) => (name === 'demo' ? demo : undefined) },
@@ -116,6 +116,16 @@ describe('gate handler: plain calls', () => {
     const result = await pending;
     assert.notEqual(result.isError, true);
     assert.deepEqual(s.calls(), ['noop']);
+  });
+
+  test("tools/list offers an app tool without its app, and leaves out a tool for the server's app only", async (t) => {
+    const app = { name: 'app_panel', _meta: { ui: { resourceUri: 'ui://fixture/panel', visibility: ['model', 'app'] } } };
+    const s = await setup(t, { tools: [app, { name: 'app_only', _meta: { ui: { visibility: ['app'] } } }, { name: 'noop' }] });
+    assert.deepEqual(await s.handler.listTools('demo', s.cts.token), [
+      { name: 'app_panel', _meta: { ui: { visibility: ['model', 'app'] } } },
+      { name: 'noop' },
+    ]);
+    assert.equal(app._meta.ui.resourceUri, 'ui://fixture/panel', "Plangate's own copy keeps its app");
   });
 
   test("tools/list hands over the server's tools, and none while it does not run", async (t) => {

@@ -60,3 +60,20 @@ export function visibleToModel(tool: AppToolLike | undefined): boolean {
 export function callableByApp(tool: AppToolLike | undefined): boolean {
   return toolAudience(tool).has('app');
 }
+
+/**
+ * `tool` as a gated server offers it to VS Code's agent: without its app (`_meta.ui.resourceUri` and the deprecated
+ * `_meta["ui/resourceUri"]`). Plangate shows the app in its panel, where each of the app's calls is asked as an app's
+ * call. A chat that hosted the app itself would send the app's calls through the gated server, where they would look
+ * like the agent's own (which the policy may allow without asking); and a gated server offers no resources, so the
+ * chat could not read the page anyway. The rest of `_meta.ui` (visibility, …) stays. The tool is returned as it is
+ * when it carries no app.
+ */
+export function withoutAppUi<T extends AppToolLike>(tool: T): T {
+  const meta = tool._meta;
+  if (!isObj(meta) || (!('ui/resourceUri' in meta) && !(isObj(meta.ui) && 'resourceUri' in meta.ui))) return tool;
+  const { ['ui/resourceUri']: _legacy, ui, ...rest } = meta;
+  const { resourceUri: _uri, ...uiRest } = isObj(ui) ? ui : {};
+  const keptUi = isObj(ui) && Object.keys(uiRest).length ? { ui: uiRest } : ui !== undefined && !isObj(ui) ? { ui } : {};
+  return { ...tool, _meta: { ...rest, ...keptUi } };
+}
