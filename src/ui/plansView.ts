@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { callRowView, callsGroupDescription } from '../core/callRow';
+import { callRowView, callsGroupDescription, type CallRowView } from '../core/callRow';
 import { DisposableBase, Emitter, throttled } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
-import { planRowView } from '../core/planRow';
+import { planRowView, type PlanRowView } from '../core/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
 
@@ -60,26 +60,24 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
     if (id.startsWith(CALL_PREFIX)) {
       const call = this.workflow.recentCalls.get(id.slice(CALL_PREFIX.length));
       if (!call) return new vscode.TreeItem('(call no longer listed)');
-      const row = callRowView(call, new Date(call.at).toLocaleString());
-      const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
-      item.description = row.description;
-      item.tooltip = row.tooltip;
-      item.iconPath = new vscode.ThemeIcon(row.icon);
-      item.contextValue = row.contextValue;
-      item.accessibilityInformation = { label: row.accessibilityLabel };
-      return item;
+      return treeItem(callRowView(call, new Date(call.at).toLocaleString()));
     }
     if (id.startsWith('submission:'))
       return submissionTreeItem(this.workflow.state.submissions[id.slice('submission:'.length)], Date.now());
     const record = this.workflow.state.plans[id];
-    const row = planRowView(record, new Date(record.receivedAt).toLocaleString());
-    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
-    item.description = row.description;
-    item.tooltip = row.tooltip;
-    item.iconPath = new vscode.ThemeIcon(row.icon);
-    item.contextValue = row.contextValue;
+    const item = treeItem(planRowView(record, new Date(record.receivedAt).toLocaleString()));
     item.command = { command: Commands.openPlan, title: 'Open Plan', arguments: [id] };
-    item.accessibilityInformation = { label: row.accessibilityLabel };
     return item;
   }
+}
+
+/** A row of the view as core words it (a plan's or a call's). */
+function treeItem(row: PlanRowView | CallRowView): vscode.TreeItem {
+  const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+  item.description = row.description;
+  item.tooltip = row.tooltip;
+  item.iconPath = new vscode.ThemeIcon(row.icon);
+  item.contextValue = row.contextValue;
+  item.accessibilityInformation = { label: row.accessibilityLabel };
+  return item;
 }
