@@ -6,10 +6,10 @@
 // create_model). One code-server for the whole file; the tests run in order (the reload test is last).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ROOT, runDir } from '../lib/env.mjs';
+import { runDir } from '../lib/env.mjs';
+import { freePort, hostHeapAfterGcMB, hostInspectorEnv } from '../lib/hostInspector.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
@@ -19,23 +19,14 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = callLogBeside('fixture-calls.jsonl');
 const directLog = callLogBeside('direct-calls.jsonl');
 
-/** A free port on 127.0.0.1 for the extension host's inspector (the 50-app check reads its heap). */
-const INSPECT_PORT = await new Promise((resolve) => {
-  const server = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = /** @type {net.AddressInfo} */ (server.address());
-    server.close(() => resolve(port));
-  });
-});
+/** The port of the extension host's inspector (e2e/lib/hostInspector.mjs). */
+const INSPECT_PORT = await freePort();
 
 const vs = useVSCode({
   name: 'collect-mode',
   // The test hook opens Node's inspector in the extension host (e2e/lib/inspectorProbe.cjs), as longPlan's does: the
   // 50-app check reads the host's heap after a garbage collection.
-  env: {
-    PLANGATE_TEST_SUITE: path.join(ROOT, 'e2e', 'lib', 'inspectorProbe.cjs'),
-    PLANGATE_TEST_RESULT: path.join(runDir(), 'collect-mode-inspector.json'),
-    PLANGATE_E2E_INSPECT_PORT: String(INSPECT_PORT),
-  },
+  env: hostInspectorEnv('collect-mode', INSPECT_PORT),
   workspace: {
     files: { 'README.md': '# collect mode workspace\n' },
     servers: (dir) => ({
@@ -237,45 +228,6 @@ test("with plangate.preferServerApps the server's form app replaces the native f
   });
 });
 
-/** The extension host's JavaScript heap in use after a full garbage collection, in MB (through its inspector). */
-async function hostHeapAfterGcMB() {
-  const deadline = Date.now() + 30_000;
-  let targets = [];
-  while (Date.now() < deadline && targets.length === 0) {
-    targets = await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)
-      .then((r) => r.json())
-      .catch(() => []);
-    if (targets.length === 0) await sleep(250);
-  }
-  if (targets.length === 0) throw new Error(`the extension host's inspector did not open on port ${INSPECT_PORT}`);
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = () => reject(new Error('could not connect to the extension host inspector'));
-  });
-  let next = 0;
-  const pending = new Map();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(String(m.data));
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  };
-  const send = (method) =>
-    new Promise((resolve) => {
-      const id = ++next;
-      pending.set(id, resolve);
-      ws.send(JSON.stringify({ id, method }));
-    });
-  try {
-    await send('HeapProfiler.collectGarbage');
-    await send('HeapProfiler.collectGarbage');
-    const { result } = await send('Runtime.getHeapUsage');
-    return Math.round((result.usedSize / 1024 / 1024) * 10) / 10;
-  } finally {
-    ws.close();
-  }
-}
-
 /**
  * The panel webview's side after a full garbage collection: the heap in use of the renderer its document runs in (the
  * DevTools protocol session of the webview's frame when Chromium runs it out of process, else the page's), and the
@@ -322,7 +274,7 @@ test(
     await plan.getByRole('button', { name: 'Approve and run' }).click({ timeout: 20_000 });
     await plan.getByRole('button', { name: `Open the app of step ${N + 1}`, exact: true }).waitFor({ timeout: 60_000 });
     await sleep(2000);
-    const hostBefore = await hostHeapAfterGcMB();
+    const hostBefore = await hostHeapAfterGcMB(INSPECT_PORT);
     const viewBefore = await webviewMemory(web);
 
     const app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
@@ -336,7 +288,7 @@ test(
     // Each close tears its app down (ui/resource-teardown, answered) before its frame goes.
     await until(async () => (await webviewMemory(web)).appFrames === viewBefore.appFrames, 'every app frame to go', 30_000);
     await sleep(2000);
-    const hostAfter = await hostHeapAfterGcMB();
+    const hostAfter = await hostHeapAfterGcMB(INSPECT_PORT);
     const viewAfter = await webviewMemory(web);
     const figures = {
       apps: N,
