@@ -48,6 +48,16 @@ interface PolicyApi {
  */
 const CONFIRMS_ENV = 'PLANGATE_TEST_CONFIRMS_VSCODE_DIALOGS';
 
+/**
+ * For a test that invokes a tool that is not read-only: skips unless someone answers VS Code's own confirmation (see
+ * {@link CONFIRMS_ENV}), then starts the gated server.
+ */
+async function startGatedWithDialogs(ctx: InHostContext): Promise<void> {
+  if (!process.env[CONFIRMS_ENV])
+    skip(`nobody answers VS Code's own confirmation of a tool that is not read-only here (${CONFIRMS_ENV} is not set)`);
+  await startGated(ctx);
+}
+
 /** The single-call cards open in the panel now. */
 const cardsOf = (a: Api) => a.panel.snapshot().items.filter((i) => i.id.startsWith('card:'));
 
@@ -441,9 +451,7 @@ suite('agent entrance', () => {
     async (ctx) => {
       const { vscode } = ctx;
       const a = ctx.api as Api & PolicyApi;
-      if (!process.env[CONFIRMS_ENV])
-        skip(`nobody answers VS Code's own confirmation of a tool that is not read-only here (${CONFIRMS_ENV} is not set)`);
-      await startGated(ctx);
+      await startGatedWithDialogs(ctx);
       const config = () => vscode.workspace.getConfiguration('plangate');
       const userValue = () => config().inspect<{ rules?: Record<string, unknown>[] }>('policy')?.globalValue;
       const before = userValue();
@@ -512,9 +520,7 @@ suite('agent entrance', () => {
     async (ctx) => {
       const { vscode } = ctx;
       const a = ctx.api as Api & PolicyApi;
-      if (!process.env[CONFIRMS_ENV])
-        skip(`nobody answers VS Code's own confirmation of a tool that is not read-only here (${CONFIRMS_ENV} is not set)`);
-      await startGated(ctx);
+      await startGatedWithDialogs(ctx);
       // The gated server offers app_panel without its app (Plangate's panel shows it, where the app's calls pass the gate).
       const tool = await until('the gated app_panel tool', () => gatedTool(vscode, 'app_panel'), 10_000);
       const before = callLog(vscode).filter((t) => t === 'app_panel').length;
