@@ -784,18 +784,18 @@ test("an app's declared origin: blocked until the user allows it for the server,
   const declared = await countingServer();
   const other = await countingServer();
   try {
-    const web = await callTool(vs, 'app_network', {
+    let web = await callTool(vs, 'app_network', {
       fill: async (form) => {
         await form.getByLabel(/^declared/).fill(String(declared.port));
         await form.getByLabel(/^other/).fill(String(other.port));
       },
     });
     const origin = `http://127.0.0.1:${declared.port}`;
-    const notice = web.locator('main .result .app-network');
+    let notice = web.locator('main .result .app-network');
     await notice.waitFor({ timeout: 20_000 });
     assert.equal((await notice.innerText()).replace(/\s+/g, ' ').trim(), `fixture’s app asks to reach: ${origin} Allow Keep blocked`);
     assert.match((await notice.getAttribute('title')) ?? '', /Plangate: Reset Server App Network Access/);
-    const app = appFrame(web);
+    let app = appFrame(web);
     // On load, and again on the app's button: both blocked, and nothing reached either server.
     await app.locator('#declared', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
     await app.locator('#other', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
@@ -804,6 +804,23 @@ test("an app's declared origin: blocked until the user allows it for the server,
     await app.locator('#other', { hasText: 'blocked (2)' }).waitFor({ timeout: 20_000 });
     await vs.screenshot('app-network-asks');
     assert.deepEqual([declared.seen, other.seen], [[], []], 'no request left the app before Allow');
+
+    // Something typed in a native form (Call Tool's, not sent) must outlive the reload Allow causes.
+    const typed = new Error('form filled, not called');
+    await callTool(vs, 'app_panel', {
+      fill: async (form) => {
+        await form.getByLabel(/^label/).fill('typed before Allow');
+        throw typed;
+      },
+    }).catch((err) => {
+      if (err !== typed) throw err;
+    });
+    // The harness marks the panel's frame anew for each lookup: the locators follow the new mark.
+    web = await panel(vs);
+    notice = web.locator('main .result .app-network');
+    app = appFrame(web);
+    await web.locator('nav.switcher .tab-button', { hasText: 'app_network result' }).click();
+    await notice.waitFor({ timeout: 15_000 });
 
     // Allow, from the keyboard: the panel loads again with the grant and the app starts afresh, fetching on load.
     await notice.getByRole('button', { name: 'Allow', exact: true }).focus();
@@ -820,6 +837,17 @@ test("an app's declared origin: blocked until the user allows it for the server,
     await vs.screenshot('app-network-allowed');
     assert.deepEqual(declared.seen, ['/declared?try=1', '/declared?try=2'], 'the allowed origin got the requests after Allow');
     assert.deepEqual(other.seen, [], 'the undeclared origin got none');
+    await web.locator('nav.switcher .tab-button', { hasText: 'Call app_panel' }).click();
+    assert.equal(
+      await web
+        .locator('form.call-form')
+        .getByLabel(/^label/)
+        .inputValue({ timeout: 15_000 }),
+      'typed before Allow',
+      'the draft in the native form survived the reload',
+    );
+    await web.locator('nav.switcher .tab-button', { hasText: 'app_network result' }).click();
+    await notice.waitFor({ timeout: 15_000 });
 
     // Reset forgets the grant: the app asks again and reaches nothing.
     await vs.runCommand('Plangate: Reset Server App Network Access');
