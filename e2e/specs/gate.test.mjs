@@ -4,6 +4,7 @@
 // log, what the user sees from the webview.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { callToolFromPalette } from '../lib/servers.mjs';
@@ -763,6 +764,104 @@ test("a plan step on an app tool offers Open app once it ran: its app shows the 
   await open.click();
   await app.locator('#result', { hasText: 'App panel for Dee' }).waitFor({ timeout: 20_000 });
   assert.equal(await frames.count(), count, 'no second frame for the same step');
+});
+
+/** A local HTTP server answering any origin (CORS `*`), counting the requests it saw. */
+async function countingServer() {
+  /** @type {string[]} */
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'text/plain' });
+    res.end('ok');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  return { port: /** @type {import('node:net').AddressInfo} */ (server.address()).port, seen, close: () => server.close() };
+}
+
+test("an app's declared origin: blocked until the user allows it for the server, then reached; an undeclared one stays blocked", async () => {
+  await waitForServerRunning(vs);
+  const declared = await countingServer();
+  const other = await countingServer();
+  try {
+    let web = await callTool(vs, 'app_network', {
+      fill: async (form) => {
+        await form.getByLabel(/^declared/).fill(String(declared.port));
+        await form.getByLabel(/^other/).fill(String(other.port));
+      },
+    });
+    const origin = `http://127.0.0.1:${declared.port}`;
+    let notice = web.locator('main .result .app-network');
+    await notice.waitFor({ timeout: 20_000 });
+    assert.equal((await notice.innerText()).replace(/\s+/g, ' ').trim(), `fixture’s app asks to reach: ${origin} Allow Keep blocked`);
+    assert.match((await notice.getAttribute('title')) ?? '', /Plangate: Reset Server App Network Access/);
+    let app = appFrame(web);
+    // On load, and again on the app's button: both blocked, and nothing reached either server.
+    await app.locator('#declared', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
+    await app.locator('#other', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
+    await app.getByRole('button', { name: 'Fetch again' }).dispatchEvent('click');
+    await app.locator('#declared', { hasText: 'blocked (2)' }).waitFor({ timeout: 20_000 });
+    await app.locator('#other', { hasText: 'blocked (2)' }).waitFor({ timeout: 20_000 });
+    await vs.screenshot('app-network-asks');
+    assert.deepEqual([declared.seen, other.seen], [[], []], 'no request left the app before Allow');
+
+    // Something typed in a native form (Call Tool's, not sent) must outlive the reload Allow causes.
+    const typed = new Error('form filled, not called');
+    await callTool(vs, 'app_panel', {
+      fill: async (form) => {
+        await form.getByLabel(/^label/).fill('typed before Allow');
+        throw typed;
+      },
+    }).catch((err) => {
+      if (err !== typed) throw err;
+    });
+    // The harness marks the panel's frame anew for each lookup: the locators follow the new mark.
+    web = await panel(vs);
+    notice = web.locator('main .result .app-network');
+    app = appFrame(web);
+    await web.locator('nav.switcher .tab-button', { hasText: 'app_network result' }).click();
+    await notice.waitFor({ timeout: 15_000 });
+
+    // Allow, from the keyboard: the panel loads again with the grant and the app starts afresh, fetching on load.
+    await notice.getByRole('button', { name: 'Allow', exact: true }).focus();
+    await vs.page.keyboard.press('Enter');
+    const allowed = web.locator('main .result .app-network', { hasText: 'Allowed:' });
+    await allowed.waitFor({ timeout: 20_000 });
+    assert.equal((await allowed.innerText()).replace(/\s+/g, ' ').trim(), `Allowed: ${origin}`);
+    assert.equal(await web.getByRole('button', { name: 'Allow', exact: true }).count(), 0, 'nothing left to ask');
+    await app.locator('#declared', { hasText: 'reached (1)' }).waitFor({ timeout: 20_000 });
+    await app.locator('#other', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
+    await app.getByRole('button', { name: 'Fetch again' }).dispatchEvent('click');
+    await app.locator('#declared', { hasText: 'reached (2)' }).waitFor({ timeout: 20_000 });
+    await app.locator('#other', { hasText: 'blocked (2)' }).waitFor({ timeout: 20_000 });
+    await vs.screenshot('app-network-allowed');
+    assert.deepEqual(declared.seen, ['/declared?try=1', '/declared?try=2'], 'the allowed origin got the requests after Allow');
+    assert.deepEqual(other.seen, [], 'the undeclared origin got none');
+    await web.locator('nav.switcher .tab-button', { hasText: 'Call app_panel' }).click();
+    assert.equal(
+      await web
+        .locator('form.call-form')
+        .getByLabel(/^label/)
+        .inputValue({ timeout: 15_000 }),
+      'typed before Allow',
+      'the draft in the native form survived the reload',
+    );
+    await web.locator('nav.switcher .tab-button', { hasText: 'app_network result' }).click();
+    await notice.waitFor({ timeout: 15_000 });
+
+    // Reset forgets the grant: the app asks again and reaches nothing.
+    await vs.runCommand('Plangate: Reset Server App Network Access');
+    await web.locator('main .result .app-network', { hasText: 'asks to reach' }).waitFor({ timeout: 20_000 });
+    await app.locator('#declared', { hasText: 'blocked (1)' }).waitFor({ timeout: 20_000 });
+    assert.equal(declared.seen.length, 2, 'nothing more reached the origin after the reset');
+    // Keep blocked: the notice says so and stops asking.
+    await web.getByRole('button', { name: 'Keep blocked', exact: true }).click();
+    await web.locator('main .result .app-network', { hasText: `Kept blocked: ${origin}` }).waitFor({ timeout: 15_000 });
+    assert.equal(await web.getByRole('button', { name: 'Allow', exact: true }).count(), 0);
+  } finally {
+    declared.close();
+    other.close();
+  }
 });
 
 // Policy (allow / ask / deny by rule). Call Tool is an entrance like the agent's: a destructive tool is asked on the

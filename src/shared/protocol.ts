@@ -254,6 +254,24 @@ export interface ResultView {
    * panel offers Reopen app (`reopenApp`). Plangate reopens it by itself once its server lists the tool again.
    */
   reopen?: string;
+  /** The server's app asks to reach network origins, or declared some Plangate refuses: the notice (appNetwork). */
+  network?: AppNetworkView;
+}
+
+/**
+ * A server app's network notice, built by the app host (src/ui/appHost.ts) from the page's `_meta.ui.csp` and the
+ * user's grants. The webview asks with **Allow** / **Keep blocked** while `asking` is not empty and not `kept`.
+ */
+export interface AppNetworkView {
+  server: string;
+  /** Declared origins not granted to this server yet (checked: plain origins only). */
+  asking: string[];
+  /** Declared origins granted to this server: the app may reach them. */
+  allowed: string[];
+  /** The user pressed Keep blocked for this app: `asking` stays blocked, not asked again while it is open. */
+  kept?: boolean;
+  /** What the page declared and Plangate refuses, each with why (invalid origins, frames, base URIs, permissions). */
+  refused: { value: string; why: string }[];
 }
 
 /** The Call Tool form: generated from the tool's input schema. */
@@ -488,6 +506,8 @@ export type FromWebview =
   | { type: 'switchForm'; id: number; itemId: string; to: 'app' | 'native' }
   /** Reopen the server app a result item showed before the window reloaded (its `ResultView.reopen`). */
   | { type: 'reopenApp'; id: number; itemId: string }
+  /** The network notice of app item `itemId`: Allow (grant its server the asked origins) or Keep blocked. */
+  | { type: 'appNetwork'; id: number; itemId: string; allow: boolean }
   /** Open the server app of a plan step that succeeded (its `StepView.app`) with the step's input and result. */
   | { type: 'openStepApp'; id: number; planId: string; step: number }
   /** A JSON-RPC message app `appId`'s iframe posted (unchecked: the extension validates it). */

@@ -45,6 +45,7 @@ export interface Engine {
 export interface Surfaces {
   panel: PlanPanel;
   caller: ToolCaller;
+  apps: AppHost;
 }
 
 /**
@@ -106,7 +107,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     timeoutMs: () => gateSettings().stepTimeoutMs,
     memento: context.workspaceState,
   });
-  const apps = new AppHost({ servers, door: gate.door, panel, collect, log });
+  const apps = new AppHost({ servers, door: gate.door, panel, collect, log, state: context.workspaceState });
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
   servers.onElicit = elicitationHandler(panel);
@@ -122,7 +123,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     ...registerViews(servers, configs, workflow),
     trackApprovals(workflow),
   );
-  return { panel, caller };
+  return { panel, caller, apps };
 }
 
 /**
@@ -136,9 +137,9 @@ export function registerEntrances(
   log: vscode.LogOutputChannel,
 ): void {
   const { servers, configs, gate, files } = engine;
-  const { panel, caller } = surfaces;
+  const { panel, caller, apps } = surfaces;
   context.subscriptions.push(
-    ...registerCommands({ gate, registry: servers, configs, panel, caller, log, extensionUri: context.extensionUri }),
+    ...registerCommands({ gate, registry: servers, configs, panel, caller, apps, log, extensionUri: context.extensionUri }),
     ...registerSignIn(servers, log),
     registerAgentEntrance(context, {
       registry: servers,

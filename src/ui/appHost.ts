@@ -2,6 +2,17 @@ import * as vscode from 'vscode';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { appResourceUri, type AppToolLike } from '../core/apps/appTool';
 import { checkAppResource, isAppRefusal } from '../core/apps/appResource';
+import {
+  allGranted,
+  networkView,
+  originsOf,
+  readGrants,
+  ungrantedPart,
+  withGrant,
+  type AppCsp,
+  type AppCspRefusal,
+  type NetworkGrants,
+} from '../core/apps/appNetwork';
 import type { Door } from '../core/door';
 import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
@@ -27,7 +38,16 @@ export interface AppHostDeps {
     showResult(view: ResultView, options?: { focus?: boolean; title?: string; replace?: string }): void;
     /** Shows the item of app `appId` again; false when no item shows it any more. */
     selectApp(appId: string): boolean;
+    /**
+     * Sets the origins apps may reach in the panel's policy: a change reloads the webview (open apps mount again);
+     * false when the policy stays as it was.
+     */
+    setAppNetwork(granted: AppCsp): boolean;
+    /** Changes the view of app `appId`'s item (its network notice). */
+    updateApp(appId: string, patch: Partial<ResultView>): void;
   };
+  /** Workspace state: where the user's network grants to servers' apps are kept. */
+  state: vscode.Memento;
   /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
   collect?: {
     stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined>;
@@ -54,7 +74,15 @@ interface LiveApp {
   session?: AppSession;
   /** Aborted when the app closes: a card still waiting for one of its calls is withdrawn, the call not sent. */
   closing: AbortController;
+  /** The network origins its page declared (checked), and what of its request Plangate refuses. */
+  declared: AppCsp;
+  refused: AppCspRefusal[];
+  /** The user pressed Keep blocked on its notice. */
+  kept?: boolean;
 }
+
+/** Workspace state key of the network grants (server name → origins). */
+const GRANTS_KEY = 'plangate.apps.networkGrants';
 
 /**
  * Hosts server apps (MCP Apps) in the plan panel. A plain result of a tool whose definition carries a `ui://` page shows
@@ -73,7 +101,13 @@ export class AppHost implements PanelApps {
   /** The app opened for a step, by `planId:step`: Open app again shows it instead of a second one. */
   private readonly stepApps = new Map<string, string>();
 
-  constructor(private readonly deps: AppHostDeps) {}
+  /** The origins the user let each server's apps reach (workspace state). */
+  private grants: NetworkGrants;
+
+  constructor(private readonly deps: AppHostDeps) {
+    this.grants = readGrants(deps.state.get(GRANTS_KEY));
+    deps.panel.setAppNetwork(allGranted(this.grants));
+  }
 
   /**
    * The `ui://` page of `tool` on `server`, when the tool carries one and the user wants it shown: server apps are on
@@ -122,7 +156,10 @@ export class AppHost implements PanelApps {
     } catch (err) {
       return why(`reading it failed (${err instanceof Error ? err.message : String(err)})`);
     }
-    const page = checkAppResource(uri, read.read, this.deps.panel.appNonce, { listMeta: read.listMeta });
+    const page = checkAppResource(uri, read.read, this.deps.panel.appNonce, {
+      listMeta: read.listMeta,
+      granted: this.grants[view.server],
+    });
     if (isAppRefusal(page)) return why(page.message);
     const appId = `app-${++this.seq}-${Math.random().toString(36).slice(2, 8)}`;
     const app: LiveApp = {
@@ -133,13 +170,25 @@ export class AppHost implements PanelApps {
       args: view.args,
       result: view.result,
       closing: new AbortController(),
+      declared: page.declared,
+      refused: page.refused,
       ...read,
     };
     if (options.submissionId) app.submissionId = options.submissionId;
     this.apps.set(appId, app);
     this.deps.log.info(`app ${uri} of server '${view.server}' shown for ${view.tool} (${appId})`);
+    if (page.refused.length)
+      this.deps.log.warn(
+        `app ${uri} of server '${view.server}': refused from its declared policy: ${page.refused.map((r) => `${r.value} (${r.why})`).join('; ')}`,
+      );
+    const network = this.networkOf(app);
     this.deps.panel.showResult(
-      { ...view, app: { appId, uri }, ...(options.submissionId ? { formOf: options.submissionId } : {}) },
+      {
+        ...view,
+        app: { appId, uri },
+        ...(options.submissionId ? { formOf: options.submissionId } : {}),
+        ...(network ? { network } : {}),
+      },
       { focus: options.focus, title: options.title, replace: options.replace },
     );
     this.mount(app);
@@ -247,6 +296,55 @@ export class AppHost implements PanelApps {
     return undefined;
   }
 
+  /**
+   * The network notice of app `appId` answered. Allow grants the app's server the origins its page asked for (kept in
+   * workspace state, logged), and the panel loads again with them in its policy; Keep blocked leaves them blocked.
+   */
+  async answerNetwork(appId: string, allow: boolean): Promise<string | undefined> {
+    const app = this.apps.get(appId);
+    if (!app) return 'That app is no longer open.';
+    const asked = ungrantedPart(app.declared, this.grants[app.server]);
+    if (!originsOf(asked).length) return undefined;
+    if (!allow) {
+      app.kept = true;
+      this.deps.log.info(`app ${app.uri} of server '${app.server}': network kept blocked (${originsOf(asked).join(' ')})`);
+      this.deps.panel.updateApp(appId, { network: this.networkOf(app) });
+      return undefined;
+    }
+    app.kept = false;
+    this.grants = withGrant(this.grants, app.server, asked);
+    await this.deps.state.update(GRANTS_KEY, this.grants);
+    this.deps.log.info(
+      `network: server '${app.server}' allowed to reach ${originsOf(asked).join(' ')} from its apps (asked by ${app.uri}; Plangate: Reset Server App Network Access forgets it)`,
+    );
+    this.networkChanged(app.server);
+    return undefined;
+  }
+
+  /** Plangate: Reset Server App Network Access — forgets every grant; open apps lose their network at once. */
+  async resetNetwork(): Promise<void> {
+    const had = Object.keys(this.grants);
+    this.grants = {};
+    await this.deps.state.update(GRANTS_KEY, undefined);
+    this.deps.log.info(`network: every server app network grant forgotten${had.length ? ` (servers: ${had.join(', ')})` : ''}`);
+    this.networkChanged();
+  }
+
+  /**
+   * The grants changed (of `server`, or of all): every open app's notice says so, and the panel loads again with the new
+   * policy. When the panel's policy already held them (another server's grant), the apps of `server` mount again, with
+   * the grant in their page's own policy.
+   */
+  private networkChanged(server?: string): void {
+    for (const app of this.apps.values()) this.deps.panel.updateApp(app.appId, { network: this.networkOf(app) });
+    if (this.deps.panel.setAppNetwork(allGranted(this.grants))) return;
+    for (const app of this.apps.values()) if (server === undefined || app.server === server) this.mount(app);
+  }
+
+  private networkOf(app: LiveApp) {
+    return networkView(app.server, app.declared, app.refused, this.grants[app.server], app.kept);
+  }
+
   /** How many apps are open. */
   get size(): number {
     return this.apps.size;
@@ -290,7 +388,10 @@ export class AppHost implements PanelApps {
   private mount(app: LiveApp): void {
     void app.session?.close();
     app.session = undefined;
-    const page = checkAppResource(app.uri, app.read, this.deps.panel.appNonce, { listMeta: app.listMeta });
+    const page = checkAppResource(app.uri, app.read, this.deps.panel.appNonce, {
+      listMeta: app.listMeta,
+      granted: this.grants[app.server],
+    });
     if (isAppRefusal(page)) return;
     this.deps.panel.postApp({
       type: 'appMount',

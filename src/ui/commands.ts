@@ -3,6 +3,7 @@ import type { Gate } from '../core/gate';
 import { callExport } from '../core/callRow';
 import { nestedPlans } from '../core/planView';
 import type { ServerRegistry } from '../mcp/registry';
+import type { AppHost } from './appHost';
 import type { ToolCaller } from './callTool';
 import { Commands } from './constants';
 import { addDemoServer } from './demo';
@@ -19,6 +20,8 @@ export interface CommandServices {
   log: vscode.LogOutputChannel;
   /** Where the bundled demo server lives (dist/fixtureServer.js). */
   extensionUri: vscode.Uri;
+  /** Server apps: Reset Server App Network Access forgets their network grants. */
+  apps?: Pick<AppHost, 'resetNetwork'>;
 }
 
 /** Registers every Plangate command; each is listed in package.json under the "Plangate" category. */
@@ -52,6 +55,12 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
     }),
     vscode.commands.registerCommand(Commands.refreshServers, () => configs.reload()),
     vscode.commands.registerCommand(Commands.showLog, () => log.show(true)),
+    vscode.commands.registerCommand(Commands.resetAppNetwork, async () => {
+      await services.apps?.resetNetwork();
+      void vscode.window.showInformationMessage(
+        'Plangate: server apps may reach no network origin again until you allow one on the app’s notice.',
+      );
+    }),
     vscode.commands.registerCommand(Commands.resetInputs, async () => {
       const n = await configs.resetInputs();
       void vscode.window.showInformationMessage(

@@ -8,6 +8,7 @@ export const Commands = {
   refreshServers: 'plangate.refreshServers',
   showLog: 'plangate.showLog',
   resetInputs: 'plangate.resetInputs',
+  resetAppNetwork: 'plangate.resetAppNetwork',
   openPlan: 'plangate.openPlan',
   exportPlan: 'plangate.exportPlan',
   exportCalls: 'plangate.exportCalls',

@@ -8,6 +8,7 @@ import { planBadge } from '../core/present/planWords';
 import { nestedPlans, rootPlanId } from '../core/planView';
 import type { StepResult } from '../core/runner';
 import type { ToolResult } from '../core/toolResult';
+import type { AppCsp } from '../core/apps/appNetwork';
 import type {
   AppToWebview,
   CallCardView,
@@ -114,6 +115,8 @@ export interface PanelApps {
   isOpen(appId: string): boolean;
   /** The toggle: shows a submission's server form app in place of item `replace`; the error in words, or undefined. */
   showForm(submissionId: string, replace: string): Promise<string | undefined>;
+  /** The network notice of app `appId` answered: Allow grants its server the origins asked; the error in words, or undefined. */
+  answerNetwork(appId: string, allow: boolean): Promise<string | undefined>;
   /** After a window reload: shows an app again in item `replace`; the reason in words when it cannot, or undefined. */
   reopen(
     view: ResultView & { result: ToolResult },
@@ -161,6 +164,8 @@ export class PlanPanel extends DisposableBase {
   private readonly presenter = new PlanPresenter();
   /** The nonce server apps' pages carry in this webview load (webviewHtml.ts). */
   private _appNonce = newAppNonce();
+  /** The origins server apps may reach (granted by the user), in the panel's policy (webviewHtml.ts). */
+  private appNetwork: AppCsp | undefined;
   /** Updates of this webview load: `seq` of the last one posted, and the state the webview holds after applying it. */
   private seq = 0;
   private sent: PanelState | undefined;
@@ -307,6 +312,26 @@ export class PlanPanel extends DisposableBase {
     return this._appNonce;
   }
 
+  /**
+   * Sets the origins server apps may reach; false when they are what they were. The panel's policy cannot be widened in a loaded page, so a change loads
+   * the webview afresh: its items come back from the next snapshot, native forms' drafts from the webview's state, and
+   * open apps are mounted again (webviewReady), starting afresh.
+   */
+  setAppNetwork(granted: AppCsp): boolean {
+    if (JSON.stringify(granted) === JSON.stringify(this.appNetwork ?? { connectDomains: [], resourceDomains: [] })) return false;
+    this.appNetwork = granted;
+    if (this.panel) this.load(this.panel);
+    return true;
+  }
+
+  /** Changes the view of the result item showing app `appId` (its network notice). */
+  updateApp(appId: string, patch: Partial<ResultView>): void {
+    const item = this.items.find((i) => i.kind === 'result' && i.view.app?.appId === appId);
+    if (item?.kind !== 'result') return;
+    item.view = { ...item.view, ...patch };
+    this.schedulePost();
+  }
+
   /** Posts an app message to the webview; false when there is no loaded webview (it mounts the apps when it loads). */
   postApp(message: AppToWebview): boolean {
     if (!this.panel || !this.ready) return false;
@@ -396,8 +421,7 @@ export class PlanPanel extends DisposableBase {
     this.resetUpdates();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'plangate.svg');
     panel.webview.options = panelOptions(this.extensionUri);
-    this._appNonce = newAppNonce();
-    panel.webview.html = panelHtml(panel.webview, this.extensionUri, this._appNonce);
+    this.load(panel);
     if (restored) this.restoreItems();
     const subs = [
       panel.webview.onDidReceiveMessage((m: FromWebview) => void this.onMessage(m)),
@@ -415,6 +439,14 @@ export class PlanPanel extends DisposableBase {
         }
       }),
     ];
+  }
+
+  /** Loads the webview's page (again): it says `ready` when it listens, and gets a snapshot. */
+  private load(panel: vscode.WebviewPanel): void {
+    this.ready = false;
+    this.resetUpdates();
+    this._appNonce = newAppNonce();
+    panel.webview.html = panelHtml(panel.webview, this.extensionUri, this._appNonce, this.appNetwork);
   }
 
   /** After a reload: the plans that were open and are still active (awaiting approval, blocked, …) come back. */
@@ -488,7 +520,7 @@ export class PlanPanel extends DisposableBase {
     for (const i of this.items) {
       const uri = i.kind === 'result' ? (i.view.app?.uri ?? i.view.reopen) : undefined;
       if (i.kind !== 'result' || !uri || !i.view.result) continue;
-      const { app: _app, reopen: _reopen, appNote: _note, ...view } = i.view;
+      const { app: _app, reopen: _reopen, appNote: _note, network: _network, ...view } = i.view;
       const saved: PersistedApp = { title: i.title, uri, view: { ...view, result: i.view.result } };
       if (JSON.stringify(saved).length <= MAX_PERSISTED_APP_CHARS) apps.push(saved);
     }
@@ -833,6 +865,13 @@ export class PlanPanel extends DisposableBase {
         return;
       case 'reopenApp':
         return wrap(message.id, () => this.reopenApp(message.itemId, false));
+      case 'appNetwork':
+        return wrap(message.id, () => {
+          const item = this.items.find((i) => i.id === message.itemId);
+          const appId = item?.kind === 'result' ? item.view.app?.appId : undefined;
+          if (!appId || !this.handlers?.apps) return 'That app is no longer open.';
+          return this.handlers.apps.answerNetwork(appId, message.allow);
+        });
       case 'switchForm':
         return wrap(message.id, () => this.switchForm(message.itemId, message.to));
       case 'openStepApp':

@@ -1,27 +1,19 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
+import { panelCsp, type AppCsp } from '../core/apps/appNetwork';
 
 /**
  * The panel's HTML shell: a strict CSP with a fresh nonce (no unsafe-inline, no unsafe-eval), scripts and
  * styles only from the extension's own dist/ and media/ folders, images only from those or data: URIs.
  * `appNonce` is a second nonce, for server apps: their sandboxed srcdoc iframes inherit this policy, so their inline
  * scripts and styles carry it (src/core/apps/appResource.ts). It is not the panel's own script nonce, and the panel
- * renders all server text as text, so knowing it gives an app nothing in the panel.
+ * renders all server text as text, so knowing it gives an app nothing in the panel. `granted`: the origins the user let
+ * server apps reach (core/apps/appNetwork.ts `panelCsp`); none, no network.
  */
-export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, appNonce: string): string {
+export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, appNonce: string, granted?: AppCsp): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${appNonce}'`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}' 'nonce-${appNonce}'`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-src 'none'",
-    "object-src 'none'",
-  ].join('; ');
+  const csp = panelCsp({ cspSource: webview.cspSource, nonce, appNonce, granted });
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

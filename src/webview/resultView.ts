@@ -1,5 +1,5 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
-import type { ResultView } from '../shared/protocol';
+import type { AppNetworkView, ResultView } from '../shared/protocol';
 import { clip, h, icon, json, setText, visible } from './dom';
 import { post, request } from './messaging';
 import { formToggle } from './apps/formToggle';
@@ -89,6 +89,64 @@ function reopenNote(itemId: string, uri: string): HTMLElement {
   );
 }
 
+const origins = (list: string[]) => list.flatMap((o, i) => [i ? ', ' : '', h('code', null, visible(o))]);
+
+/**
+ * The app's network notice: what its page asks to reach, with Allow / Keep blocked while it asks; what is allowed;
+ * what Plangate refuses. Nothing is granted without the click.
+ */
+function networkNotice(itemId: string, view: AppNetworkView): HTMLElement {
+  const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
+  const answer = (allow: boolean) => async (e: Event) => {
+    const buttons = (e.currentTarget as HTMLElement).parentElement?.querySelectorAll('button') ?? [];
+    setText(err, '');
+    buttons.forEach((b) => (b.disabled = true));
+    const reply = await request({ type: 'appNetwork', itemId, allow });
+    buttons.forEach((b) => (b.disabled = false));
+    if (!reply.ok) setText(err, reply.error ?? 'The answer did not reach Plangate.');
+  };
+  const asking = view.asking.length > 0 && !view.kept;
+  return h(
+    'div',
+    {
+      class: 'app-note app-network',
+      role: 'group',
+      aria: { label: 'Network access of the server’s app' },
+      title:
+        'Allow lets this server’s apps reach these origins in this workspace; the panel reloads, and open apps start again. ' +
+        'Plangate: Reset Server App Network Access forgets every grant.',
+    },
+    asking
+      ? h(
+          'p',
+          null,
+          icon('globe'),
+          ' ',
+          h('strong', null, visible(view.server)),
+          '’s app asks to reach: ',
+          ...origins(view.asking),
+          ' ',
+          h('button', { type: 'button', class: 'small', onclick: answer(true) }, 'Allow'),
+          ' ',
+          h('button', { type: 'button', class: 'secondary small', onclick: answer(false) }, 'Keep blocked'),
+          ' ',
+          err,
+        )
+      : null,
+    view.kept && view.asking.length ? h('p', null, icon('circle-slash'), ' Kept blocked: ', ...origins(view.asking)) : null,
+    view.allowed.length ? h('p', null, icon('pass'), ' Allowed: ', ...origins(view.allowed)) : null,
+    view.refused.length
+      ? h(
+          'p',
+          null,
+          icon('warning'),
+          ' Not offered: ',
+          ...view.refused.flatMap((r, i) => [i ? '; ' : '', h('code', null, visible(r.value)), ` (${visible(r.why)})`]),
+        )
+      : null,
+  );
+}
+
 export function renderResult(view: ResultView, itemId = ''): HTMLElement {
   const result = view.result;
   const failed = Boolean(view.error || result?.isError);
@@ -120,6 +178,7 @@ export function renderResult(view: ResultView, itemId = ''): HTMLElement {
             ' shows this result below. Its tool calls go through Plangate: each asks you first (a collect form’s Done only stages it for your review).',
           )
         : null,
+    view.network && view.app && itemId ? networkNotice(itemId, view.network) : null,
     view.appNote ? h('p', { class: 'app-note', role: 'note' }, icon('info'), ' ', visible(view.appNote)) : null,
     view.reopen && itemId ? reopenNote(itemId, view.reopen) : null,
     view.problems?.length

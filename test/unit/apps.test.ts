@@ -93,7 +93,8 @@ test('declared origins widen the policy; policy words, paths and separators a se
   assert.deepEqual(declared, { connectDomains: ['https://api.example.com'], resourceDomains: ['https://*.cdn.example.com'] });
   const csp = appCsp(declared, 'n');
   assert.match(csp, /connect-src https:\/\/api\.example\.com;/);
-  assert.match(csp, /script-src 'nonce-n' https:\/\/\*\.cdn\.example\.com;/);
+  assert.match(csp, /script-src 'nonce-n';/, 'resource origins serve no scripts');
+  assert.match(csp, /img-src data: https:\/\/\*\.cdn\.example\.com;/);
   // The resources/list entry's _meta is the fallback when the contents carry none.
   const page = checkAppResource('ui://s/a', { contents: [{ uri: 'ui://s/a', mimeType: MIME, text: '' }] }, 'n', {
     listMeta: { ui: { csp: { connectDomains: ['wss://live.example.com'] } } },

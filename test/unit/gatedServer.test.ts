@@ -17,6 +17,7 @@ import { Gate } from '../../src/core/gate';
 import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
 import { GateEnv } from '../../src/gate/channelProtocol';
 import { createGateHandler } from '../../src/core/gateHandler';
+import { withoutAppUi } from '../../src/core/apps/appTool';
 import { forwardToolChanges, GateChannel } from '../../src/mcp/gateChannel';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { testBundles } from './helpers/bundles';
@@ -105,8 +106,11 @@ describe('gated server', { concurrency: 2 }, () => {
   test('tools pass through unchanged (titles, annotations, schemas) and a plain result goes straight back', async (t) => {
     const s = await setup(t);
     const { tools } = await s.agent.listTools();
-    // Unchanged, except that tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's.
-    const all = JSON.parse(JSON.stringify(s.reg.get('demo')!.tools)) as { name: string; _meta?: { ui?: { visibility?: string[] } } }[];
+    // Unchanged, except that tools meant only for a server's own app (MCP Apps visibility ["app"]) are not the agent's,
+    // and app tools come without their app's ui:// address (the panel shows the app).
+    const all = (
+      JSON.parse(JSON.stringify(s.reg.get('demo')!.tools)) as { name: string; _meta?: { ui?: { visibility?: string[] } } }[]
+    ).map(withoutAppUi);
     const appOnly = all.filter((x) => x._meta?.ui?.visibility?.includes('model') === false).map((x) => x.name);
     assert.ok(appOnly.includes('collect_form_data'), `app-only tools: ${appOnly.join(', ')}`);
     assert.deepEqual(

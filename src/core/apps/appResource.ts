@@ -1,33 +1,32 @@
 /**
  * An MCP App's HTML as Plangate renders it: the `ui://` resource checked (type, size), and its Content Security
- * Policy built from the resource's own `_meta.ui.csp` with network denied unless declared. The page runs in a
- * sandboxed iframe inside the panel; the policy written here travels as the first element of its document, and the
- * panel's own policy (which the iframe inherits) stays the ceiling above it.
+ * Policy built from the resource's own `_meta.ui.csp` with network denied unless declared and granted by the user
+ * (appNetwork.ts). The page runs in a sandboxed iframe inside the panel; the policy written here travels as the first
+ * element of its document, and the panel's own policy (which the iframe inherits) stays the ceiling above it.
  *
  * Pure: no vscode, no I/O.
  */
 import { APP_MIME_TYPE } from './appTool';
+import { declaredNetwork, grantedPart, type AppCsp, type AppCspRefusal } from './appNetwork';
 
 /** The largest app page Plangate renders (characters of HTML); a larger one falls back to the plain result. */
 export const MAX_APP_HTML = 5 * 1024 * 1024;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The app's declared policy, as far as Plangate honours it (`_meta.ui.csp`). */
-export interface AppCsp {
-  connectDomains: string[];
-  resourceDomains: string[];
-}
+export type { AppCsp } from './appNetwork';
 
 /** A checked app page, ready for the panel. */
 export interface AppPage {
   uri: string;
   /** The page with its policy `<meta>` first and the panel's app nonce on its inline scripts and styles. */
   html: string;
-  /** The policy put into the page. */
+  /** The policy put into the page: the declared origins granted to the app's server, and no others. */
   csp: string;
-  /** Origins the app declared for network access (they are in its policy; the panel's own policy still denies them). */
+  /** Origins the app declared for network access (src/core/apps/appNetwork.ts), granted or not. */
   declared: AppCsp;
+  /** What the page declared and Plangate refuses (invalid origins, frames, base URIs, permissions). */
+  refused: AppCspRefusal[];
   /** `_meta.ui.prefersBorder`. */
   prefersBorder?: boolean;
 }
@@ -38,43 +37,29 @@ export interface AppRefusal {
   message: string;
 }
 
-/**
- * An origin a resource may name in its policy: `https://host[:port]`, optionally `*.` before the host, or `wss://`
- * likewise. Anything else (a keyword, a quote, a path, a `;`) is dropped, so a server cannot widen the policy with
- * words of its own.
- */
-const ORIGIN = /^(https|wss):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/i;
-
-function origins(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  return [...new Set(value.filter((v): v is string => typeof v === 'string' && v.length <= 253 && ORIGIN.test(v)))].slice(0, 32);
-}
-
-/** The declared policy of a resource (contents entry first, then its `resources/list` entry). */
+/** The declared policy of a resource (contents entry first, then its `resources/list` entry); see appNetwork.ts. */
 export function declaredCsp(...metas: unknown[]): AppCsp {
-  for (const meta of metas) {
-    const csp = isObj(meta) && isObj(meta.ui) && isObj(meta.ui.csp) ? meta.ui.csp : undefined;
-    if (csp) return { connectDomains: origins(csp.connectDomains), resourceDomains: origins(csp.resourceDomains) };
-  }
-  return { connectDomains: [], resourceDomains: [] };
+  return declaredNetwork(...metas).declared;
 }
 
 /**
  * The page's policy: the spec's restrictive default (no network at all, no frames, no plugins, no navigation of
- * forms or base), widened only by the origins the resource declared. `nonce` is the panel's app nonce (the inherited
- * panel policy admits inline scripts and styles that carry it).
+ * forms or base), widened only by `origins` — the declared origins granted to the app's server (appNetwork.ts
+ * `grantedPart`). Resource origins serve images, styles, fonts and media, not scripts (the panel's policy, which the
+ * frame inherits, keeps scripts to its nonces). `nonce` is the panel's app nonce (the inherited panel policy admits
+ * inline scripts and styles that carry it).
  */
-export function appCsp(declared: AppCsp, nonce: string): string {
-  const res = declared.resourceDomains.join(' ');
+export function appCsp(origins: AppCsp, nonce: string): string {
+  const res = origins.resourceDomains.join(' ');
   const src = (extra: string) => [extra, res].filter(Boolean).join(' ');
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'${res ? ` ${res}` : ''}`,
+    `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'${res ? ` ${res}` : ''}`,
     `img-src ${src('data:')}`,
     `media-src ${src('data:')}`,
     `font-src ${src('data:')}`,
-    `connect-src ${declared.connectDomains.length ? declared.connectDomains.join(' ') : "'none'"}`,
+    `connect-src ${origins.connectDomains.length ? origins.connectDomains.join(' ') : "'none'"}`,
     "frame-src 'none'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -98,12 +83,15 @@ export function preparePage(html: string, csp: string, nonce: string): string {
     : `<!DOCTYPE html>${meta}${withNonce.replace(/^\uFEFF/, '')}`;
 }
 
-/** The contents of a `resources/read` result for `uri`, checked; `listMeta` is the `resources/list` entry's `_meta`. */
+/**
+ * The contents of a `resources/read` result for `uri`, checked; `listMeta` is the `resources/list` entry's `_meta`,
+ * `granted` the origins the user granted to the app's server (none: the page gets no network).
+ */
 export function checkAppResource(
   uri: string,
   read: unknown,
   nonce: string,
-  options: { maxChars?: number; listMeta?: unknown } = {},
+  options: { maxChars?: number; listMeta?: unknown; granted?: AppCsp } = {},
 ): AppPage | AppRefusal {
   const max = options.maxChars ?? MAX_APP_HTML;
   const contents = isObj(read) && Array.isArray(read.contents) ? read.contents.filter(isObj) : [];
@@ -127,14 +115,15 @@ export function checkAppResource(
     }
   } else return { reason: 'unreadable', message: 'it has neither text nor blob content' };
   if (html.length > max) return tooLarge(max);
-  const declared = declaredCsp(entry._meta, options.listMeta);
-  const csp = appCsp(declared, nonce);
+  const { declared, refused } = declaredNetwork(entry._meta, options.listMeta);
+  const csp = appCsp(grantedPart(declared, options.granted), nonce);
   const meta = isObj(entry._meta) && isObj(entry._meta.ui) ? entry._meta.ui : {};
   return {
     uri,
     html: preparePage(html, csp, nonce),
     csp,
     declared,
+    refused,
     ...(typeof meta.prefersBorder === 'boolean' && { prefersBorder: meta.prefersBorder }),
   };
 }
