@@ -3,6 +3,7 @@ import type { AppNetworkView, ResultView } from '../shared/protocol';
 import { clip, h, icon, json, setText, visible } from './dom';
 import { post, request } from './messaging';
 import { formToggle } from './apps/formToggle';
+import { intentButton } from './intentButton';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
@@ -59,20 +60,9 @@ function renderBlock(block: unknown, index: number): HTMLElement {
 
 /** A result whose app showed it before the window reloaded: says so, and offers to start the app again. */
 function reopenNote(itemId: string, uri: string): HTMLElement {
-  const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
-  const button = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: async () => {
-        setText(err, '');
-        button.disabled = true;
-        const reply = await request({ type: 'reopenApp', itemId });
-        button.disabled = false;
-        if (!reply.ok) setText(err, reply.error ?? 'The app could not be reopened.');
-      },
-    },
+  const { button, error: err } = intentButton(
+    { type: 'reopenApp', itemId },
+    'The app could not be reopened.',
     icon('refresh'),
     ' Reopen app',
   );

@@ -3,26 +3,15 @@
  * says which one is shown and switches the panel item in place. The submission is the same either way, so nothing
  * staged is lost; the extension keeps a hidden app open while the native form is shown (src/ui/planPanel.ts).
  */
-import { h, icon, setText, visible } from '../dom';
-import { request } from '../messaging';
+import { h, icon, visible } from '../dom';
+import { intentButton } from '../intentButton';
 
 /** The line above a form: which one is shown (`shown`), the page of the server's app, and the button to switch. */
 export function formToggle(itemId: string, shown: 'native' | 'app', uri: string): HTMLElement {
-  const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
   const to = shown === 'native' ? 'app' : 'native';
-  const button = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: async () => {
-        setText(err, '');
-        button.disabled = true;
-        const reply = await request({ type: 'switchForm', itemId, to });
-        button.disabled = false;
-        if (!reply.ok) setText(err, reply.error ?? 'Could not switch.');
-      },
-    },
+  const { button, error: err } = intentButton(
+    { type: 'switchForm', itemId, to },
+    'Could not switch.',
     icon(to === 'app' ? 'window' : 'note'),
     to === 'app' ? ' Show the server’s app' : ' Show Plangate’s form',
   );
