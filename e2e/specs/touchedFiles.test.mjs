@@ -120,8 +120,12 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   await vs.screenshot('revert-conflict');
   await conflict.getByRole('button', { name: 'Revert the Others' }).click();
   await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
-  const deadline = Date.now() + 15_000;
-  while (fs.existsSync(path.join(root, 'outside/undeclared.txt')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  // The revert runs after the dialog closes, one file after another: wait until it is through (a loaded machine has
+  // been seen to take longer than the removal of one file alone would suggest).
+  const deadline = Date.now() + 30_000;
+  const reverted = () =>
+    !fs.existsSync(path.join(root, 'outside/undeclared.txt')) && fs.readFileSync(path.join(root, 'notes.md')).equals(before);
+  while (!reverted() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'the others were reverted');
   assert.equal(fs.readFileSync(path.join(root, 'src/new.txt'), 'utf8'), 'my own edit\n', 'the edited file was not overwritten');
 
