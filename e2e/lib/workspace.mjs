@@ -74,13 +74,27 @@ export function callLogBeside(name) {
     path: logPath,
     of(workspaceDir) {
       const entries = () => readJsonLines(logPath(workspaceDir()));
+      /** @param {number} since */
+      const callsAfter = (since) =>
+        entries()
+          .filter((e) => e.seq > since)
+          .map((e) => [e.tool, e.args]);
+      /** @param {number} since */
+      const toolsAfter = (since) => callsAfter(since).map(([tool]) => tool);
       return {
         entries,
         lastSeq: () => entries().reduce((max, e) => Math.max(max, e.seq), 0),
-        callsAfter: (since) =>
-          entries()
-            .filter((e) => e.seq > since)
-            .map((e) => [e.tool, e.args]),
+        callsAfter,
+        toolsAfter,
+        /**
+         * The tools called after `since`, once there are `count` of them (the fixture flushes its log a little late).
+         * @param {number} since @param {number} count
+         */
+        async toolsOnceThere(since, count, timeout = 15_000) {
+          const deadline = Date.now() + timeout;
+          while (toolsAfter(since).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+          return toolsAfter(since);
+        },
       };
     },
   };

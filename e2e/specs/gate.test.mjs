@@ -34,17 +34,9 @@ afterEach(async (t) => {
   if (/** @type {any} */ (t)?.passed === false) await settlePanel(vs);
 });
 
-const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
+const { lastSeq, callsAfter, toolsAfter, toolsOnceThere } = log.of(() => vs.workspaceDir);
 const planOf = (web) => web.locator('main article.top-plan');
-const toolsAfter = (since) => callsAfter(since).map(([tool]) => tool);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The tools called after `since`, once there are `count` of them (the fixture flushes its log a little late). */
-async function toolsOnceThere(since, count, timeout = 15_000) {
-  const deadline = Date.now() + timeout;
-  while (toolsAfter(since).length < count && Date.now() < deadline) await sleep(100);
-  return toolsAfter(since);
-}
 
 test('each step shows the server it runs on before you approve', async () => {
   await waitForServerRunning(vs);
