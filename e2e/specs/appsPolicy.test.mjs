@@ -20,14 +20,7 @@ const BASIC_APP_SERVER = path.join(ROOT, 'node_modules', '@modelcontextprotocol'
 const vs = useVSCode({
   name: 'apps-policy',
   workspace: {
-    files: {
-      'README.md': '# gate workspace\n',
-      'notes.txt': 'hello world\n',
-      // For the touched-files count: one file counts; one is hidden by files.exclude, one by search.exclude.
-      'src/modules/audit/screen.ts': 'export {};\n',
-      'src/modules/audit/gen/out.ts': 'export {};\n',
-      'src/modules/audit/screen.snap': 'snapshot\n',
-    },
+    files: { 'README.md': '# apps and policy workspace\n' },
     servers: (dir) => ({
       fixture: fixtureServer(dir, { callLog: log.path(dir) }),
       // A real MCP App server published by the protocol's maintainers (the ext-apps "basic" example), over stdio.
