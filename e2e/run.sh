@@ -29,7 +29,7 @@ fi
 
 # Longest first: three spec files run at a time (the machine idles between the steps of one: dialogs, waits for the
 # server), and a long one started last would leave the other lanes idle at the end.
-longest_first=(gate appsPolicy collectMode planPanel longPlan servers inHost inputs touchedFiles trust)
+longest_first=(gate appsPolicy collectMode planPanel longPlan servers inHost inputs touchedFiles demo trust)
 ordered=()
 for name in "${longest_first[@]}"; do [ -f "$E2E_DIR/specs/$name.test.mjs" ] && ordered+=("$E2E_DIR/specs/$name.test.mjs"); done
 for f in "$E2E_DIR"/specs/*.test.mjs; do [[ " ${ordered[*]} " == *" $f "* ]] || ordered+=("$f"); done

@@ -4,6 +4,7 @@
 # On a fresh machine it installs everything first: root `npm ci` (when node_modules is missing or older than
 # package-lock.json), build, package, then e2e/setup.sh (Chromium, libkrb5-dev, Node 24, code-server).
 # State lives in .demo/ (profile with the extension installed, workspace, logs); it survives restarts.
+# PLANGATE_DEMO_HOME moves it (the end-to-end suite's smoke run keeps its own in its run folder).
 #   npm run demo                 serve on http://127.0.0.1:$PORT (default 8080, or the next free port) until Ctrl-C
 #   npm run demo -- --smoke      start, check /healthz, then in a browser that Plangate activated (status bar) and
 #                                the demo server runs (Servers view); print OK and exit
@@ -23,7 +24,7 @@ for arg in "$@"; do
 done
 
 cd "$PLANGATE_ROOT"
-DEMO_HOME=$PLANGATE_ROOT/.demo
+DEMO_HOME=${PLANGATE_DEMO_HOME:-$PLANGATE_ROOT/.demo}
 WS=$DEMO_HOME/workspace
 PROFILE=$DEMO_HOME/profile
 t_all=$(date +%s)

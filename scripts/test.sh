@@ -7,12 +7,9 @@ cd "$(dirname "$0")/.."
 t0=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  step "npm ci"
-  npm ci --no-audit --no-fund
-fi
-# The end-to-end tools (Chromium, Node 24, code-server with its native modules: about two minutes on a new machine)
-# install in the background while the project is built and unit-tested; the e2e step waits for them.
+# The end-to-end tools (Chromium, Node 24, code-server with its native modules: two to five minutes on a new machine)
+# install in the background, from the start (they need nothing of the project's own node_modules), while the
+# project is installed, built and unit-tested; the e2e step waits for them.
 setup_pid=
 if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
   mkdir -p .e2e/logs
@@ -20,6 +17,10 @@ if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
   bash e2e/setup.sh > .e2e/logs/setup.log 2>&1 &
   setup_pid=$!
   trap '[ -n "$setup_pid" ] && kill "$setup_pid" 2>/dev/null; true' EXIT
+fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
 fi
 step "build";      npm run build
 step "type check"; npm run check
