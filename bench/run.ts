@@ -10,6 +10,7 @@ import { bundleFigures } from './bundle';
 import { classifyVsParse } from './classifyVsParse';
 import { engineVsSdk } from './engineVsSdk';
 import { ledgerLoadFigures } from './ledgerLoad';
+import { longPlanInVscodeFigures } from './longPlanInVscode';
 import { notMeasured, type Figure } from './figure';
 import { panelUpdateFigures } from './panelUpdates';
 import { webviewRenderFigures } from './webviewRender';
@@ -39,6 +40,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['panel_updates', panelUpdateFigures],
   ['webview_render', webviewRenderFigures],
   ['policy', policyFigures],
+  ['long_plan_in_vscode', longPlanInVscodeFigures],
 ];
 
 async function main(): Promise<number> {
@@ -76,7 +78,7 @@ function formatValue(f: Figure): string {
     ? `${f.value.toFixed(2)}×`
     : f.unit === 'count'
       ? String(f.value)
-      : `${f.value.toFixed(f.unit === 'MB' ? 2 : 1)} ${f.unit}`;
+      : `${f.value.toFixed(f.unit === 'MB' || f.unit === 's' ? 2 : 1)} ${f.unit}`;
 }
 
 function formatTarget(f: Figure): string {

@@ -1,19 +1,21 @@
-// Long plans in a real VS Code: the four figures of a 1,000-step plan, measured and asserted.
-// 1. Panel ready (every step row in the DOM, Approve and run usable) for 1,000 steps ≤ 2× for 3 steps.
+// Long plans in a real VS Code: a 1,000-step plan shown, approved and run from the panel, and the four figures of the
+// house issue, measured.
+// 1. Panel ready (its head, first rows and Approve and run usable) for 1,000 steps ≤ 2× for 3 steps.
 // 2. The 1,000-step plan run from the panel (Approve and run → follow-up shown) ≤ 2× `plangate run --yes` of the same
 //    plan on the same fixture server, as a whole process (start, connect, plan, 1,000 calls, exit).
 // 3. The panel's "Running step k of n" never more than 1 s behind the server's call log.
 // 4. The extension host's JavaScript heap after the run within 50 MB of before it, each read after a full garbage
 //    collection (through the host's inspector). A resident size read without one swung from -45 to +48 MB between
 //    runs, depending on when V8 had last collected.
-// Times are asserted as ratios against a baseline measured in the same session on the same machine, never as absolute
-// times: this machine is shared (2 cores, other test runs), and load stretches both sides of a ratio alike where it
-// would fail an absolute bound at random. The lag bound is absolute because it is what a user watching the panel
-// notices, and it is measured on the same clock as the server's log; memory is a difference, not a time.
-// Asserted: what is met with a margin on this machine (memory: +4.7 MB). Recorded with `meets`, not asserted yet: panel
-// ready (1.8–2.6× alone on a quiet machine, about 4× beside two other spec files), the run against the CLI
-// (1.2–2.4×) and the lag (0.2–0.6 s alone, 1.7 s beside others). Assert each once it is met with a margin. Every run writes the figures to long-plan-figure.json in the run
-// folder.
+// Two modes. In `npm test` (beside other spec files, on a machine that may be busy) the spec checks what must hold
+// whatever the load: every row is drawn, the run completes with every step sent once, the page approves mid-draw and
+// every row ends done, and the memory bound (4) is asserted; the lag is printed. With E2E_LONG_PLAN_FIGURES=1 — what
+// `npm run bench -- long_plan` sets, running this file alone — it also measures (1) over three interleaved rounds
+// after a warm-up and (2) against three `plangate run` of the same plan, and writes every figure to
+// long-plan-figure.json in the run folder (or PLANGATE_LONG_PLAN_FIGURES_FILE). Times are ratios against a baseline
+// measured in the same session on the same machine, never absolute times, except the lag, which is what a user
+// watching the panel notices, measured on the same clock as the server's log. Figures are recorded, not asserted:
+// they are a benchmark's, and a test run beside others would only measure the other tests.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,6 +31,8 @@ import { callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const STEPS = 1000;
+/** The benchmark's mode (see the top of this file). */
+const FIGURES = process.env.E2E_LONG_PLAN_FIGURES === '1';
 
 /** The port of the extension host's inspector (e2e/lib/hostInspector.mjs). */
 const INSPECT_PORT = await freePort();
@@ -48,7 +52,8 @@ const figures = [];
 
 function record(figure) {
   figures.push({ ...figure, meets: figure.target === null || figure.value <= figure.target });
-  fs.writeFileSync(path.join(runDir(), 'long-plan-figure.json'), JSON.stringify(figures, null, 2));
+  const file = process.env.PLANGATE_LONG_PLAN_FIGURES_FILE || path.join(runDir(), 'long-plan-figure.json');
+  fs.writeFileSync(file, JSON.stringify({ mode: FIGURES ? 'figures' : 'test', figures }, null, 2));
   console.log(
     `[e2e long-plan] ${figure.name}: ${figure.value}${figure.unit} (${figure.target === null ? 'no target' : `target ≤ ${figure.target}${figure.unit}`}) ${figure.detail ?? ''}`,
   );
@@ -193,45 +198,54 @@ async function cliRunMs(durable = false) {
   return ms;
 }
 
-test('a 1,000-step plan renders completely; its time to ready is recorded against a 3-step plan', { timeout: 600_000 }, async () => {
-  await waitForServerRunning(vs, 'fixture');
-  const small = [];
-  const big = [];
-  // One round first, not counted: the first plans of a session also pay for loading the webview and warming up.
-  await timeToReady(3);
-  await timeToReady(STEPS);
-  for (let i = 0; i < 3; i++) {
-    small.push(await timeToReady(3));
-    big.push(await timeToReady(STEPS));
-  }
-  const ready = (runs) => median(runs.map((r) => r.ms));
-  const complete = (runs) => median(runs.map((r) => r.completeMs));
-  record({
-    name: 'panel ready: 1,000-step plan / 3-step plan',
-    value: Number((ready(big) / ready(small)).toFixed(2)),
-    unit: '×',
-    target: 2,
-    detail: `(3 steps ${small.map((r) => r.ms).join('/')} ms, 1,000 steps ${big.map((r) => r.ms).join('/')} ms; medians; ready: head, first rows, Approve and run enabled)`,
-  });
-  record({
-    name: 'every row in the panel: 1,000-step plan / 3-step plan',
-    value: Number((complete(big) / complete(small)).toFixed(2)),
-    unit: '×',
-    target: null,
-    detail: `(3 steps ${small.map((r) => r.completeMs).join('/')} ms, 1,000 steps ${big.map((r) => r.completeMs).join('/')} ms; medians)`,
-  });
-  await vs.screenshot('long-plan-ready');
-});
+test(
+  'a 1,000-step plan renders completely; with E2E_LONG_PLAN_FIGURES=1 its time to ready is measured against a 3-step plan',
+  { timeout: 600_000 },
+  async () => {
+    await waitForServerRunning(vs, 'fixture');
+    if (!FIGURES) {
+      const { ms, completeMs } = await timeToReady(STEPS);
+      console.log(`[e2e long-plan] 1,000-step plan: ready ${ms} ms, every row ${completeMs} ms after Call (one run, not a figure)`);
+      return;
+    }
+    const small = [];
+    const big = [];
+    // One round first, not counted: the first plans of a session also pay for loading the webview and warming up.
+    await timeToReady(3);
+    await timeToReady(STEPS);
+    for (let i = 0; i < 3; i++) {
+      small.push(await timeToReady(3));
+      big.push(await timeToReady(STEPS));
+    }
+    const ready = (runs) => median(runs.map((r) => r.ms));
+    const complete = (runs) => median(runs.map((r) => r.completeMs));
+    record({
+      name: 'panel ready: 1,000-step plan / 3-step plan',
+      value: Number((ready(big) / ready(small)).toFixed(2)),
+      unit: '×',
+      target: 2,
+      detail: `(3 steps ${small.map((r) => r.ms).join('/')} ms, 1,000 steps ${big.map((r) => r.ms).join('/')} ms; medians; ready: head, first rows, Approve and run enabled)`,
+    });
+    record({
+      name: 'every row in the panel: 1,000-step plan / 3-step plan',
+      value: Number((complete(big) / complete(small)).toFixed(2)),
+      unit: '×',
+      target: null,
+      detail: `(3 steps ${small.map((r) => r.completeMs).join('/')} ms, 1,000 steps ${big.map((r) => r.completeMs).join('/')} ms; medians)`,
+    });
+    await vs.screenshot('long-plan-ready');
+  },
+);
 
 test(
-  'a 1,000-step run from the panel completes; extension host memory stays within 50 MB; run time and lag are recorded',
+  'a 1,000-step run from the panel completes, every step sent once; extension host memory stays within 50 MB',
   { timeout: 600_000 },
   async () => {
     await waitForServerRunning(vs, 'fixture');
     // Three of each, interleaved (a median of two would be the slower one).
     const cli = [];
     const cliDurable = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; FIGURES && i < 3; i++) {
       cli.push(await cliRunMs());
       cliDurable.push(await cliRunMs(true));
     }
@@ -290,21 +304,22 @@ test(
     const memAfter = rssMB(host);
     const heapAfter = await hostHeapAfterGcMB(INSPECT_PORT);
 
-    const ratio = Number((runMs / median(cli)).toFixed(2));
-    record({
-      name: 'run from the panel / plangate run (whole process)',
-      value: ratio,
-      unit: '×',
-      target: 2,
-      detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)`,
-    });
-    record({
-      name: 'run from the panel / plangate run --ledger FILE (both on file before each call)',
-      value: Number((runMs / median(cliDurable)).toFixed(2)),
-      unit: '×',
-      target: null,
-      detail: `(panel ${runMs} ms, CLI with a file ledger ${cliDurable.join('/')} ms)`,
-    });
+    if (FIGURES) {
+      record({
+        name: 'run from the panel / plangate run (whole process)',
+        value: Number((runMs / median(cli)).toFixed(2)),
+        unit: '×',
+        target: 2,
+        detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)`,
+      });
+      record({
+        name: 'run from the panel / plangate run --ledger FILE (both on file before each call)',
+        value: Number((runMs / median(cliDurable)).toFixed(2)),
+        unit: '×',
+        target: null,
+        detail: `(panel ${runMs} ms, CLI with a file ledger ${cliDurable.join('/')} ms)`,
+      });
+    } else console.log(`[e2e long-plan] 1,000-step run from the panel: ${runMs} ms (one run, not a figure)`);
     record({
       name: 'panel behind the call log (most)',
       value: maxLag,
