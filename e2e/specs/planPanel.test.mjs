@@ -484,9 +484,15 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   await vs.waitForStatus('Plangate: idle');
 });
 
-test('a reload while a plan awaits approval brings the panel back with the plan and a working Approve and run', async () => {
+// One window reload for both things a reload must bring back (each reload of the workbench costs the machine as
+// much as a new session).
+test("a window reload brings back a plan awaiting approval, with a working Approve and run, and an open server app: its page read afresh from the server, the tool's input and result replayed, nothing called again", async () => {
+  await waitForServerRunning(vs);
   const since = lastSeq();
-  let web = await callTool(vs, 'plan_failing');
+  let web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Eve') });
+  let app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
+  await app.locator('#result', { hasText: 'App panel for Eve' }).waitFor({ timeout: 20_000 });
+  web = await callTool(vs, 'plan_failing');
   await planOf(web).getByRole('button', { name: 'Approve and run' }).waitFor();
   await vs.waitForStatus('Plangate: awaiting approval (1)');
 
@@ -494,36 +500,20 @@ test('a reload while a plan awaits approval brings the panel back with the plan 
   await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   await vs.waitForStatus('Plangate: awaiting approval (1)', 60_000);
   web = await panel(vs, 60_000);
+  const switcher = web.getByRole('navigation', { name: 'Open items' });
+  const planTab = switcher.locator('button.tab-button').filter({ hasText: /Run three steps; the second one fails\. · awaiting approval$/ });
+  await planTab.click({ timeout: 30_000 });
   const plan = planOf(web);
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 30_000 });
   await plan.locator('p.instruction', { hasText: 'Run three steps; the second one fails.' }).waitFor();
   assert.deepEqual(await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts(), ['pending', 'pending', 'pending']);
   await vs.screenshot('dark-after-reload');
 
-  // The restored panel is live: approving it runs the plan (the fixture server was restarted with the window).
-  await waitForServerRunning(vs);
-  await plan.getByRole('button', { name: 'Approve and run' }).click();
-  await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 20_000 });
-  for (let i = 0; i < 50 && callsAfter(since).length < 3; i++) await sleep(100);
-  assert.deepEqual(
-    callsAfter(since).map(([tool]) => tool),
-    ['plan_failing', 'succeed', 'fail'],
-  );
-  await plan.getByRole('button', { name: 'Stop', exact: true }).click();
-  await vs.waitForStatus('Plangate: idle');
-});
-
-test("a reload brings a server app back: its page read afresh from the server, the tool's input and result replayed, nothing called again", async () => {
-  await waitForServerRunning(vs);
-  const since = lastSeq();
-  let web = await callTool(vs, 'app_panel', { fill: async (form) => form.getByLabel(/^label/).fill('Eve') });
-  let app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
-  await app.locator('#result', { hasText: 'App panel for Eve' }).waitFor({ timeout: 20_000 });
-
-  await vs.page.reload({ waitUntil: 'domcontentloaded' });
-  await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  web = await panel(vs, 60_000);
-  // The item is back at once, saying what it was; the app comes back by itself once the server runs again.
+  // The app's item is back at once, saying what it was; the app comes back by itself once the server runs again.
+  await switcher
+    .locator('button.tab-button')
+    .filter({ hasText: /app_panel/ })
+    .click();
   await web.locator('main .result .origin', { hasText: 'fixture · app_panel' }).waitFor({ timeout: 30_000 });
   app = web.frameLocator('#apps iframe.app-frame:not([hidden])');
   await app.locator('#result', { hasText: 'App panel for Eve' }).waitFor({ timeout: 60_000 });
@@ -533,7 +523,20 @@ test("a reload brings a server app back: its page read afresh from the server, t
   await vs.screenshot('app-after-reload');
   assert.deepEqual(
     callsAfter(since).map(([tool]) => tool),
-    ['app_panel'],
-    'the tool was not called again: its result was replayed',
+    ['app_panel', 'plan_failing'],
+    "nothing was called again: the app tool's result was replayed, the plan waits",
   );
+
+  // The restored plan is live: approving it runs the plan (the fixture server was restarted with the window).
+  await waitForServerRunning(vs);
+  await planTab.click();
+  await plan.getByRole('button', { name: 'Approve and run' }).click();
+  await plan.getByRole('button', { name: 'Retry step' }).waitFor({ timeout: 20_000 });
+  for (let i = 0; i < 50 && callsAfter(since).length < 4; i++) await sleep(100);
+  assert.deepEqual(
+    callsAfter(since).map(([tool]) => tool),
+    ['app_panel', 'plan_failing', 'succeed', 'fail'],
+  );
+  await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+  await vs.waitForStatus('Plangate: idle');
 });
