@@ -11,7 +11,8 @@
 // whatever the load: every row is drawn, the run completes with every step sent once, the page approves mid-draw and
 // every row ends done, and the memory bound (4) is asserted; the lag is printed. With E2E_LONG_PLAN_FIGURES=1 — what
 // `npm run bench -- long_plan` sets, running this file alone — it also measures (1) over three interleaved rounds
-// after a warm-up and (2) against three `plangate run` of the same plan, and writes every figure to
+// after a warm-up and (2) as three runs from the panel interleaved with three `plangate run` of the same plan (medians;
+// the lag is the worst of the three), and writes every figure to
 // long-plan-figure.json in the run folder (or PLANGATE_LONG_PLAN_FIGURES_FILE). Times are ratios against a baseline
 // measured in the same session on the same machine, never absolute times, except the lag, which is what a user
 // watching the panel notices, measured on the same clock as the server's log. Figures are recorded, not asserted:
@@ -77,6 +78,9 @@ async function showPlan(steps) {
       // which the plan was ready to read and act on (its "Steps (n)" heading, its first row, Approve and run enabled)
       // and the first in which every row was in it. A MutationObserver sees each change as it is made; waiting for
       // them from here would add Playwright's polling intervals and its selectors over a thousand rows to the figure.
+      // The time is taken in a task queued from the change: it runs once the frame the change is drawn in has been laid
+      // out and painted, before the next frame (where a long plan adds its next 120 rows; a requestAnimationFrame here
+      // counted them in).
       await /** @type {import('playwright-core').Locator} */ (/** @type {unknown} */ (form)).evaluate((_, n) => {
         const w = /** @type {any} */ (window);
         w.__ready = { readyAt: 0, completeAt: 0 };
@@ -88,10 +92,10 @@ async function showPlan(steps) {
             const approve = [...document.querySelectorAll('.action-bar button.primary')].some(
               (b) => !(/** @type {HTMLButtonElement} */ (b).disabled) && /Approve and run/.test(b.textContent ?? ''),
             );
-            if (heading && approve && document.querySelector('li.step')) requestAnimationFrame(() => (r.readyAt ||= Date.now()));
+            if (heading && approve && document.querySelector('li.step')) setTimeout(() => (r.readyAt ||= Date.now()), 0);
           }
           if (!r.completeAt && document.querySelector('ol.steps[data-complete]') && document.querySelectorAll('li.step').length === n)
-            requestAnimationFrame(() => (r.completeAt ||= Date.now()));
+            setTimeout(() => (r.completeAt ||= Date.now()), 0);
         };
         w.__readyObserver = new MutationObserver(check);
         w.__readyObserver.observe(document.body, {
@@ -237,96 +241,116 @@ test(
   },
 );
 
+/**
+ * Approves the 1,000-step plan shown in `web` and waits for its follow-up; returns the time from the click to the
+ * follow-up and how far the panel's progress line was behind the server's call log, then answers the follow-up No.
+ */
+async function runFromPanel(web) {
+  // Every text the panel's "Running step k of n" takes, with the time it took it: a MutationObserver in the panel's
+  // own page records them as they happen. (Polling the text from here instead costs the page a query over its
+  // 1,000 rows every 100 ms: the test would slow down the panel it measures.) Same clock as the server's call log.
+  await web.locator('body').evaluate(() => {
+    const w = /** @type {any} */ (window);
+    w.__progressObserver?.disconnect();
+    w.__progress = [];
+    let last = '';
+    w.__progressObserver = new MutationObserver(() => {
+      const text = document.querySelector('.action-bar .actions span.muted')?.textContent ?? '';
+      if (text !== last) w.__progress.push({ t: Date.now(), text: (last = text) });
+    });
+    w.__progressObserver.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  const t0 = Date.now();
+  await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).click();
+  await web.locator('p.follow-up').waitFor({ timeout: 300_000 });
+  const runMs = Date.now() - t0;
+  const tEnd = Date.now();
+  /** @type {{ t: number, text: string }[]} */
+  const changes = await web.locator('body').evaluate(() => /** @type {any} */ (window).__progress);
+  // What the panel showed from each change to the next: "Running step k" (or "k of n done") holds until the next change.
+  const samples = changes
+    .map(({ t, text }) => ({ t, m: /Running step (\d+) of|(\d+) of \d+ done/.exec(text) }))
+    .filter(({ m }) => m)
+    .map(({ t, m }) => ({ t, shown: Number(m?.[1] ?? m?.[2]) }));
+
+  // The server's log of this run: noop calls since the click, in order (call j is step j).
+  const calls = vs
+    .readCallLog(callLogFile())
+    .filter((c) => c.tool === 'noop' && c.at >= t0)
+    .map((c) => c.at);
+  assert.equal(calls.length, STEPS, 'every step reached the server once');
+  // The panel shows step k from its change until the next one (the first: from the click, showing none; the last:
+  // until the follow-up). If the server had call k+1 before that interval ended, the panel was behind by the time
+  // from that call to the interval's end; the most of that over the run is the figure.
+  const shown = [{ t: t0, shown: 0 }, ...samples];
+  const ends = changes.filter((c) => c.t > samples[samples.length - 1]?.t).map((c) => c.t);
+  const lags = shown.map(({ shown: k }, i) => {
+    const until = shown[i + 1]?.t ?? ends[0] ?? tEnd;
+    return k < calls.length && calls[k] <= until ? until - calls[k] : 0;
+  });
+  const maxLag = lags.length > 1 ? Math.max(...lags) : Number.NaN;
+  assert.ok(samples.length >= 5, `the progress was seen ${samples.length} times`);
+
+  await web.locator('.action-bar button', { hasText: 'No' }).click();
+  await web.locator('p.outcome', { hasText: `Completed: ${STEPS} of ${STEPS} steps ran` }).waitFor({ timeout: 60_000 });
+  return {
+    runMs,
+    maxLag,
+    samples: shown.map(({ t, shown: k }, i) => ({ ms: t - t0, shown: k, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
+  };
+}
+
 test(
   'a 1,000-step run from the panel completes, every step sent once; extension host memory stays within 50 MB',
   { timeout: 600_000 },
   async () => {
     await waitForServerRunning(vs, 'fixture');
-    // Three of each, interleaved (a median of two would be the slower one).
-    const cli = [];
-    const cliDurable = [];
-    for (let i = 0; FIGURES && i < 3; i++) {
-      cli.push(await cliRunMs());
-      cliDurable.push(await cliRunMs(true));
-    }
     const host = extensionHostPid();
     const { web } = await showPlan(STEPS);
     await sleep(2000); // let the host settle after rendering the plan before memory is read
     const memBefore = rssMB(host);
     const heapBefore = await hostHeapAfterGcMB(INSPECT_PORT);
-
-    // Every text the panel's "Running step k of n" takes, with the time it took it: a MutationObserver in the panel's
-    // own page records them as they happen. (Polling the text from here instead costs the page a query over its
-    // 1,000 rows every 100 ms: the test would slow down the panel it measures.) Same clock as the server's call log.
-    await web.locator('body').evaluate(() => {
-      const w = /** @type {any} */ (window);
-      w.__progress = [];
-      let last = '';
-      new MutationObserver(() => {
-        const text = document.querySelector('.action-bar .actions span.muted')?.textContent ?? '';
-        if (text !== last) w.__progress.push({ t: Date.now(), text: (last = text) });
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
-    const t0 = Date.now();
-    await web.locator('.action-bar button.primary', { hasText: 'Approve and run' }).click();
-    await web.locator('p.follow-up').waitFor({ timeout: 300_000 });
-    const runMs = Date.now() - t0;
-    const tEnd = Date.now();
-    /** @type {{ t: number, text: string }[]} */
-    const changes = await web.locator('body').evaluate(() => /** @type {any} */ (window).__progress);
-    // What the panel showed from each change to the next: "Running step k" (or "k of n done") holds until the next change.
-    const samples = changes
-      .map(({ t, text }) => ({ t, m: /Running step (\d+) of|(\d+) of \d+ done/.exec(text) }))
-      .filter(({ m }) => m)
-      .map(({ t, m }) => ({ t, shown: Number(m?.[1] ?? m?.[2]) }));
+    const first = await runFromPanel(web);
     await vs.screenshot('long-plan-run-done');
-
-    // The server's log of this run: noop calls since the click, in order (call j is step j).
-    const calls = vs
-      .readCallLog(callLogFile())
-      .filter((c) => c.tool === 'noop' && c.at >= t0)
-      .map((c) => c.at);
-    assert.equal(calls.length, STEPS, 'every step reached the server once');
-    // The panel shows step k from its change until the next one (the first: from the click, showing none; the last:
-    // until the follow-up). If the server had call k+1 before that interval ended, the panel was behind by the time
-    // from that call to the interval's end; the most of that over the run is the figure.
-    const shown = [{ t: t0, shown: 0 }, ...samples];
-    const ends = changes.filter((c) => c.t > samples[samples.length - 1]?.t).map((c) => c.t);
-    const lags = shown.map(({ shown: k }, i) => {
-      const until = shown[i + 1]?.t ?? ends[0] ?? tEnd;
-      return k < calls.length && calls[k] <= until ? until - calls[k] : 0;
-    });
-    const maxLag = lags.length > 1 ? Math.max(...lags) : Number.NaN;
-
-    await web.locator('.action-bar button', { hasText: 'No' }).click();
-    await web.locator('p.outcome', { hasText: `Completed: ${STEPS} of ${STEPS} steps ran` }).waitFor({ timeout: 60_000 });
     await sleep(3000);
     const memAfter = rssMB(host);
     const heapAfter = await hostHeapAfterGcMB(INSPECT_PORT);
+    const runs = [first];
 
     if (FIGURES) {
+      // Three of each, interleaved with the panel's runs (a median of two would be the slower one).
+      const cli = [];
+      const cliDurable = [];
+      for (let i = 0; i < 3; i++) {
+        cli.push(await cliRunMs());
+        cliDurable.push(await cliRunMs(true));
+        if (i < 2) runs.push(await runFromPanel((await showPlan(STEPS)).web));
+      }
+      const panelMs = median(runs.map((r) => r.runMs));
+      const panelRuns = runs.map((r) => r.runMs).join('/');
       record({
         name: 'run from the panel / plangate run (whole process)',
-        value: Number((runMs / median(cli)).toFixed(2)),
+        value: Number((panelMs / median(cli)).toFixed(2)),
         unit: '×',
         target: 2,
-        detail: `(panel ${runMs} ms, CLI ${cli.join('/')} ms)`,
+        detail: `(panel ${panelRuns} ms, CLI ${cli.join('/')} ms; medians)`,
       });
       record({
         name: 'run from the panel / plangate run --ledger FILE (both on file before each call)',
-        value: Number((runMs / median(cliDurable)).toFixed(2)),
+        value: Number((panelMs / median(cliDurable)).toFixed(2)),
         unit: '×',
         target: null,
-        detail: `(panel ${runMs} ms, CLI with a file ledger ${cliDurable.join('/')} ms)`,
+        detail: `(panel ${panelRuns} ms, CLI with a file ledger ${cliDurable.join('/')} ms; medians)`,
       });
-    } else console.log(`[e2e long-plan] 1,000-step run from the panel: ${runMs} ms (one run, not a figure)`);
+    } else console.log(`[e2e long-plan] 1,000-step run from the panel: ${first.runMs} ms (one run, not a figure)`);
+    const worst = runs.reduce((a, b) => (b.maxLag > a.maxLag ? b : a));
     record({
       name: 'panel behind the call log (most)',
-      value: maxLag,
+      value: worst.maxLag,
       unit: ' ms',
       target: 1000,
-      detail: `(${samples.length} samples)`,
-      samples: shown.map(({ t, shown: k }, i) => ({ ms: t - t0, shown: k, server: calls.filter((at) => at <= t).length, lag: lags[i] })),
+      detail: `(the most over ${runs.length} run(s): ${runs.map((r) => r.maxLag).join('/')} ms; ${worst.samples.length} samples in the worst)`,
+      samples: worst.samples,
     });
     record({
       name: 'extension host heap after the run - before (each after a garbage collection)',
@@ -335,7 +359,6 @@ test(
       target: 50,
       detail: `(${heapBefore} → ${heapAfter} MB in use; resident ${memBefore} → ${memAfter} MB)`,
     });
-    assert.ok(samples.length >= 5, `the progress was seen ${samples.length} times`);
     assert.ok(heapAfter - heapBefore <= 50, `the extension host's heap grew from ${heapBefore} to ${heapAfter} MB after collection`);
   },
 );
