@@ -49,9 +49,10 @@ ls -1dt "$E2E_HOME"/runs/*/ 2>/dev/null | tail -n +$(( ${E2E_KEEP_RUNS:-20} + 1 
 echo "[e2e] ready after $(( $(date +%s) - t_all ))s; running ${#specs[@]} spec file(s), artefacts in $E2E_RUN_DIR"
 set +e
 name_filter=()
-[ -n "${E2E_TEST_NAME_PATTERN:-}" ] && name_filter=(--test-name-pattern="$E2E_TEST_NAME_PATTERN")
-timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" --test --test-reporter=spec "${name_filter[@]}" \
-  --test-concurrency="${E2E_CONCURRENCY:-3}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
+[ -n "${E2E_TEST_NAME_PATTERN:-}" ] && name_filter=(--test-name-pattern "$E2E_TEST_NAME_PATTERN")
+# Not `node --test`: it sorts the files by name (see e2e/lib/runSpecs.mjs).
+timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" "$E2E_DIR/lib/runSpecs.mjs" "${name_filter[@]}" \
+  --concurrency "${E2E_CONCURRENCY:-3}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
 rc=${PIPESTATUS[0]}
 set -e
 "$NODE24" "$E2E_DIR/lib/processes.mjs" reap
