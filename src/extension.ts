@@ -3,12 +3,11 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from './mcp/registry';
 import { openSurfaces, registerEntrances, startEngine } from './ui/activation';
-import type { PlangateApi } from './ui/api';
 import { registerTestHook } from './ui/testHook';
 
 let registry: ServerRegistry | undefined;
 
-export function activate(context: vscode.ExtensionContext): PlangateApi {
+export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Plangate', { log: true });
   // The ledger and its workflow, the servers, the policy, the gate with its one door, the plans' files.
   const engine = startEngine(context, log);
@@ -18,11 +17,13 @@ export function activate(context: vscode.ExtensionContext): PlangateApi {
   // Commands, sign-in, the agent entrance; then the configuration is read and the servers start.
   registerEntrances(context, engine, surfaces, log);
 
-  const { workflow, gate, servers, configs, policy } = engine;
-  const api: PlangateApi = { workflow, gate, registry: servers, configs, panel: surfaces.panel, caller: surfaces.caller, policy };
-  const hook = registerTestHook(context, api);
+  // activate() returns nothing: no other extension gets a handle that approves or calls. Only the in-host test hook,
+  // under the test harness's environment, receives the services.
+  const hook = registerTestHook(context, () => {
+    const { workflow, gate, servers, configs, policy } = engine;
+    return { workflow, gate, registry: servers, configs, panel: surfaces.panel, caller: surfaces.caller, policy };
+  });
   if (hook) context.subscriptions.push(hook);
-  return api;
 }
 
 export async function deactivate(): Promise<void> {

@@ -2,6 +2,13 @@ import * as vscode from 'vscode';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute } from 'node:path';
+import type { Gate } from '../core/gate';
+import type { Workflow } from '../core/ledger';
+import type { ServerRegistry } from '../mcp/registry';
+import type { ToolCaller } from './callTool';
+import type { PlanPanel } from './planPanel';
+import type { PolicySource } from './policy';
+import type { ServerConfigs } from './serverConfigs';
 
 /** Names the bundle of in-host tests to run (absolute path of a CommonJS file exporting `run`). */
 export const TestSuiteEnv = 'PLANGATE_TEST_SUITE';
@@ -24,6 +31,21 @@ export interface InHostSuiteResult {
   tests: InHostTestResult[];
 }
 
+/**
+ * The running services an in-host suite drives. Handed only to a suite the test harness names through the
+ * environment, never returned from `activate()`: an extension that could reach these could approve or call.
+ */
+export interface InHostServices {
+  workflow: Workflow;
+  gate: Gate;
+  registry: ServerRegistry;
+  configs: ServerConfigs;
+  panel: PlanPanel;
+  caller: ToolCaller;
+  /** The policy's sources (settings and the workspace file) and its verdicts. */
+  policy: PolicySource;
+}
+
 /** How long to wait for `activate()` to finish before running the suite anyway (it then reports the failure). */
 const activationWaitMs = 30_000;
 
@@ -36,7 +58,7 @@ const activationWaitMs = 30_000;
  * outcome, or the load error as one failed test, is written atomically to the result file. Never throws.
  * The returned disposable stops a pending run from starting (and from writing) when the extension deactivates.
  */
-export function registerTestHook(context: vscode.ExtensionContext, api: unknown): vscode.Disposable | undefined {
+export function registerTestHook(context: vscode.ExtensionContext, services: () => InHostServices): vscode.Disposable | undefined {
   const suitePath = process.env[TestSuiteEnv];
   const resultPath = process.env[TestResultEnv];
   if (!suitePath || !resultPath) return undefined;
@@ -48,7 +70,7 @@ export function registerTestHook(context: vscode.ExtensionContext, api: unknown)
   void (async () => {
     await whenActive(context.extension.id, () => disposed);
     if (disposed) return;
-    const result = await runSuite(suitePath, api);
+    const result = await runSuite(suitePath, services());
     if (!disposed) writeResult(resultPath, result);
   })().catch((err: unknown) => {
     console.error('[plangate test hook] could not write the result file', err);
@@ -67,7 +89,7 @@ async function whenActive(extensionId: string, cancelled: () => boolean): Promis
   }
 }
 
-async function runSuite(suitePath: string, api: unknown): Promise<InHostSuiteResult> {
+async function runSuite(suitePath: string, api: InHostServices): Promise<InHostSuiteResult> {
   const started = Date.now();
   try {
     const load = createRequire(__filename);

@@ -1,5 +1,5 @@
 // Plangate starts in a real extension host: it activates, registers every command it contributes, and hands
-// its services to whoever activates it.
+// its services to nobody but the in-host test hook.
 import { assert, suite, test } from './suite';
 
 interface ContributedCommand {
@@ -21,11 +21,17 @@ suite('activation', () => {
     assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(', ')}`);
   });
 
-  test('activate() returns the API object with its services', ({ api, extension }) => {
-    assert.ok(api !== null && typeof api === 'object', 'activate() returned no object');
-    assert.equal(extension.exports, api, 'extension.exports is not the object activate() returned');
-    for (const service of ['workflow', 'gate', 'registry', 'configs', 'panel', 'caller']) {
-      assert.ok(service in (api as Record<string, unknown>), `the API has no "${service}"`);
+  test('another extension gets nothing that approves or calls: activate() exports nothing', async ({ vscode, extension }) => {
+    assert.equal(extension.exports, undefined, `extension.exports holds ${Object.keys(Object(extension.exports)).join(', ')}`);
+    // What another extension would do: look Plangate up and activate it.
+    const other = vscode.extensions.getExtension(extension.id);
+    assert.equal(await other?.activate(), undefined, 'activate() handed out an object');
+  });
+
+  test('the test hook, and only it, hands the suite the services', ({ api }) => {
+    assert.ok(api !== null && typeof api === 'object', 'the test hook passed no services');
+    for (const service of ['workflow', 'gate', 'registry', 'configs', 'panel', 'caller', 'policy']) {
+      assert.ok(service in (api as Record<string, unknown>), `the services have no "${service}"`);
     }
   });
 });

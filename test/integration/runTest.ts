@@ -7,7 +7,7 @@
 import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
 import { execFileSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
@@ -54,9 +54,13 @@ async function main(): Promise<void> {
       throw err;
     }
   }
+  const resultFile = join(home, 'test-electron-result.json');
+  rmSync(resultFile, { force: true });
   const code = await runTests({
     extensionDevelopmentPath: root,
     extensionTestsPath: suite,
+    // Plangate's test hook runs the same bundle with the services (activate() returns none) and writes this file.
+    extensionTestsEnv: { PLANGATE_TEST_SUITE: suite, PLANGATE_TEST_RESULT: resultFile },
     vscodeExecutablePath: executable,
     launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', join(cachePath, 'user-data')],
   });

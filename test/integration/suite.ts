@@ -11,7 +11,7 @@ export { assert };
 export interface InHostContext {
   /** The host's `vscode` module. */
   vscode: typeof vscodeTypes;
-  /** What Plangate's `activate()` returned (a PlangateApi; typed loosely so suites state what they rely on). */
+  /** The services Plangate's test hook hands the suite (InHostServices; typed loosely so suites state what they rely on). */
   api: unknown;
   /** Plangate's own extension object. */
   extension: vscodeTypes.Extension<unknown>;
