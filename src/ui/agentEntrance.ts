@@ -7,7 +7,7 @@ import { forwardToolChanges, GateChannel } from '../mcp/gateChannel';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ToolCaller } from './callTool';
 import { Settings } from './constants';
-import { gateSettings } from './settings';
+import { appSettings, gateSettings, userFlag } from './settings';
 
 /** The id of the provider in package.json `contributes.mcpServerDefinitionProviders`. */
 export const GatedServersProviderId = 'plangate.gatedServers';
@@ -43,7 +43,7 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
   }
   const program = context.asAbsolutePath('dist/gatedServer.js');
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0');
-  const enabled = () => vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.gatedServersEnabled, true);
+  const enabled = () => userFlag(Settings.gatedServersEnabled, true);
 
   const write = (level: 'info' | 'warn', text: string) =>
     level === 'warn' ? log.warn(`Agent entrance: ${text}`) : log.info(`Agent entrance: ${text}`);
@@ -55,7 +55,7 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
     // from the chat (as a plan from the agent does); the agent gets the result as it is. Results of other tools are
     // not shown: the chat shows them.
     showPlain: (server, tool, args, result, durationMs) => {
-      const apps = vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.serverAppsEnabled, true);
+      const apps = appSettings().enabled;
       if (apps && appResourceUri(registry.get(server)?.tools.find((t) => t.name === tool)))
         caller.show(server, tool, args, result, { kind: 'plain' }, durationMs, false);
     },

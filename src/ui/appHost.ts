@@ -19,7 +19,7 @@ import type { ToolResult } from '../core/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
 import type { PanelApps } from './planPanel';
-import { Settings } from './constants';
+import { appSettings } from './settings';
 
 /** Where the app host reads pages and tools, sends calls, and shows results. */
 export interface AppHostDeps {
@@ -115,9 +115,9 @@ export class AppHost implements PanelApps {
    * the server's app (`plangate.preferServerApps`).
    */
   pageFor(server: string, tool: string, options: { form?: boolean } = {}): string | undefined {
-    const config = vscode.workspace.getConfiguration(Settings.section);
-    if (!config.get<boolean>(Settings.serverAppsEnabled, true)) return undefined;
-    if (options.form && !config.get<boolean>(Settings.preferServerApps, false)) return undefined;
+    const apps = appSettings();
+    if (!apps.enabled) return undefined;
+    if (options.form && !apps.preferForForms) return undefined;
     return appResourceUri(this.deps.servers.get(server)?.tools.find((t) => t.name === tool));
   }
 
@@ -248,8 +248,7 @@ export class AppHost implements PanelApps {
   async showForm(submissionId: string, replace: string): Promise<string | undefined> {
     const form = this.deps.collect?.formFor(submissionId);
     if (!form) return 'That form is no longer open.';
-    const config = vscode.workspace.getConfiguration(Settings.section);
-    const uri = config.get<boolean>(Settings.serverAppsEnabled, true)
+    const uri = appSettings().enabled
       ? appResourceUri(this.deps.servers.get(form.server)?.tools.find((t) => t.name === form.tool))
       : undefined;
     if (!uri) return `Server '${form.server}' offers no app for ${form.tool} now (or plangate.serverApps.enabled is off).`;

@@ -46,3 +46,19 @@ export const Settings = {
   policy: 'policy',
   autoApprovePlans: 'autoApprovePlans',
 } as const;
+
+/**
+ * The settings that widen or narrow what reaches a server or what Plangate shows. Each has `application` scope in
+ * package.json and is read from the user's settings only (settings.ts `userFlag`, policy.ts): a repository cannot
+ * change them, in Restricted Mode or not.
+ */
+export const UserOnlySettings = [
+  Settings.allowCrossServerSteps,
+  Settings.previewWithDryRun,
+  Settings.serverAppsEnabled,
+  Settings.preferServerApps,
+  Settings.gatedServersEnabled,
+  Settings.autoApprovePlans,
+  Settings.policy,
+] as const;
+export type UserOnlySetting = (typeof UserOnlySettings)[number];

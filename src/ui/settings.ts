@@ -1,21 +1,29 @@
 import * as vscode from 'vscode';
-import { Settings } from './constants';
+import { Settings, type UserOnlySetting } from './constants';
+
+/**
+ * A boolean setting of `UserOnlySettings`: the user's value, else `fallback`. Workspace and folder values are
+ * ignored whatever scope the running VS Code gives the key, so a repository's `.vscode/settings.json` cannot change it.
+ */
+export function userFlag(key: UserOnlySetting, fallback: boolean): boolean {
+  const value = vscode.workspace.getConfiguration(Settings.section).inspect<unknown>(key)?.globalValue;
+  return typeof value === 'boolean' ? value : fallback;
+}
 
 /** The settings the gate reads at each run (so a change applies to the next plan without a reload). */
 export function gateSettings(): { stepTimeoutMs: number; allowCrossServer: boolean } {
   const config = vscode.workspace.getConfiguration(Settings.section);
   return {
     stepTimeoutMs: Math.max(1, config.get<number>(Settings.stepTimeoutSeconds, 120)) * 1000,
-    allowCrossServer: config.get<boolean>(Settings.allowCrossServerSteps, true),
+    allowCrossServer: userFlag(Settings.allowCrossServerSteps, true),
   };
 }
 
 /** What a plan's preview may do before approval: dry runs (on the step's resolved server), and whether cross-server steps may run. */
 export function previewSettings(): { dryRun: boolean; allowCrossServer: boolean } {
-  const config = vscode.workspace.getConfiguration(Settings.section);
   return {
-    dryRun: config.get<boolean>(Settings.previewWithDryRun, true),
-    allowCrossServer: config.get<boolean>(Settings.allowCrossServerSteps, true),
+    dryRun: userFlag(Settings.previewWithDryRun, true),
+    allowCrossServer: userFlag(Settings.allowCrossServerSteps, true),
   };
 }
 
@@ -31,5 +39,10 @@ export function ledgerRetention(): { maxSizeMB: number; maxAgeDays: number } {
 
 /** `plangate.autoApprovePlans` as the user set it (a user setting only: a workspace value is ignored). */
 export function autoApprovePlans(): boolean {
-  return vscode.workspace.getConfiguration(Settings.section).inspect<boolean>(Settings.autoApprovePlans)?.globalValue === true;
+  return userFlag(Settings.autoApprovePlans, false);
+}
+
+/** Server apps in the panel (`plangate.serverApps.enabled`), and whether a form prefers its server's app. User settings only. */
+export function appSettings(): { enabled: boolean; preferForForms: boolean } {
+  return { enabled: userFlag(Settings.serverAppsEnabled, true), preferForForms: userFlag(Settings.preferServerApps, false) };
 }

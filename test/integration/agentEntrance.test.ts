@@ -13,7 +13,7 @@ const SERVER = 'agentfixture';
 const GATED_ID = `plangate.plangate/${SERVER} (gated)`;
 const CALL_LOG = '.plangate-agent-calls.jsonl';
 
-/** What these tests use of the PlangateApi (typed here: the suite receives it as unknown). */
+/** What these tests use of the in-host services (typed here: the suite receives it as unknown). */
 interface Api {
   workflow: {
     state: { plans: Record<string, { phase: string; outcome?: string; origin: { entrance: string; tool: string } }> };
@@ -572,7 +572,7 @@ suite('agent entrance', () => {
       await startGated(ctx);
       const config = () => vscode.workspace.getConfiguration('plangate');
       try {
-        await config().update('gatedServers.enabled', false, vscode.ConfigurationTarget.Workspace);
+        await config().update('gatedServers.enabled', false, vscode.ConfigurationTarget.Global);
         await until(
           'the gated tools to leave vscode.lm.tools',
           () => !gatedTool(vscode, 'plan_scaffold'),
@@ -588,7 +588,7 @@ suite('agent entrance', () => {
         else skip(`the tools left; whether the gated server process exited is read from /proc, which ${process.platform} lacks`);
       } finally {
         // Leave the workspace as the suite found it for the suites that run after this one.
-        await config().update('gatedServers.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+        await config().update('gatedServers.enabled', undefined, vscode.ConfigurationTarget.Global);
         await config().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
         started = undefined;
       }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { Commands, PanelViewType, Settings, Views } from '../../src/ui/constants';
+import { Commands, PanelViewType, Settings, UserOnlySettings, Views } from '../../src/ui/constants';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
@@ -53,4 +53,19 @@ test('marketplace fields and walkthrough media exist', () => {
   assert.ok(existsSync(pkg.icon), 'the icon file exists');
   const steps = pkg.contributes.walkthroughs[0].steps as { media: { markdown: string } }[];
   for (const s of steps) assert.ok(existsSync(s.media.markdown), `${s.media.markdown} exists`);
+});
+
+test("the settings that decide what reaches a server are the user's only: application scope, said in the description", () => {
+  const props = pkg.contributes.configuration.properties as Record<string, { scope?: string; markdownDescription?: string }>;
+  for (const key of UserOnlySettings) {
+    const p = props[`plangate.${key}`];
+    assert.equal(p?.scope, 'application', `plangate.${key} can be set by a workspace (scope ${p?.scope})`);
+    assert.match(
+      p.markdownDescription ?? '',
+      /A user setting: a workspace cannot change it\b/,
+      `plangate.${key} does not say it is the user's`,
+    );
+  }
+  for (const key of ['allowCrossServerSteps', 'previewWithDryRun', 'serverApps.enabled', 'preferServerApps', 'gatedServers.enabled'])
+    assert.ok((UserOnlySettings as readonly string[]).includes(key), `plangate.${key} is missing from UserOnlySettings`);
 });
