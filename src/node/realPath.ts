@@ -14,22 +14,23 @@ const MAX_HOPS = 40;
 export const nodeRealPath: RealPath = (path) => realPathOf(path, 0);
 
 function realPathOf(path: string, hops: number): string | undefined {
+  let stats;
+  try {
+    stats = lstatSync(path, { throwIfNoEntry: false }); // most paths a rule tests are new files: no exception for them
+  } catch (err) {
+    if (missing(err)) return undefined;
+    throw err;
+  }
+  if (stats === undefined) return undefined;
+  if (!stats.isSymbolicLink()) return realpathSync.native(path);
   try {
     return realpathSync.native(path);
   } catch (err) {
     if (!missing(err)) throw err;
   }
-  // Nothing there, unless the last name is a link whose target is missing.
-  let link: string;
-  try {
-    if (!lstatSync(path).isSymbolicLink()) return undefined;
-    link = readlinkSync(path);
-  } catch (err) {
-    if (missing(err)) return undefined;
-    throw err;
-  }
+  // A link whose target is missing: where it leads.
   if (hops >= MAX_HOPS) throw new Error(`${path}: too many links`);
-  const target = resolve(dirname(path), link);
+  const target = resolve(dirname(path), readlinkSync(path));
   const real = realPathOf(target, hops + 1);
   if (real !== undefined) return real;
   const parent = realPathOf(dirname(target), hops + 1);

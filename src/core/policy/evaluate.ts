@@ -80,6 +80,8 @@ export function toolAsks(meta: unknown): boolean {
 /** The policy's verdict on `call` under `rules`. Never throws on hostile input. */
 export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyContext = {}): PolicyVerdict {
   const paths = new Map<string, ResolvedArgPath>(); // each argument value is resolved once per call
+  // …and each place on disk looked up once per call (the workspace folder's real path, shared by every value).
+  if (context.realPath) context = { ...context, realPath: once(context.realPath) };
   const user = rules.user.filter((r) => ruleMatches(r, call, context, paths));
   const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
   const mine = decide(user, call);
@@ -91,6 +93,24 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
     return { ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule };
   }
   return { ...all, matched };
+}
+
+/** `realPath` with its answers (and its failures) kept for the life of one verdict. */
+function once(realPath: RealPath): RealPath {
+  const seen = new Map<string, { real: string | undefined } | { error: unknown }>();
+  return (path) => {
+    let r = seen.get(path);
+    if (!r) {
+      try {
+        r = { real: realPath(path) };
+      } catch (error) {
+        r = { error };
+      }
+      seen.set(path, r);
+    }
+    if ('error' in r) throw r.error;
+    return r.real;
+  };
 }
 
 /** The decision of the matched rules (in order) with Plangate's defaults and the tool's declaration. */
