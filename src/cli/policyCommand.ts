@@ -14,6 +14,7 @@ import { lintPolicy } from '../core/policy/lint';
 import { lineStarts, locate, parsePolicyText, type ParsedPolicy } from '../core/policy/parse';
 import { POLICY_ENTRANCES, type PolicyEntrance } from '../core/policy/rules';
 import { parseTree } from 'jsonc-parser';
+import { nodeRealPath } from '../node/realPath';
 import type { Output } from './output';
 import { safeText } from './safeText';
 
@@ -119,7 +120,7 @@ export async function policyExplainCommand(options: ExplainOptions, out: Output)
     annotations: options.annotations,
     meta: options.meta,
   };
-  const verdict = evaluate({ user: user.rules, workspace: workspace.rules }, call, { workspaceRoot: cwd });
+  const verdict = evaluate({ user: user.rules, workspace: workspace.rules }, call, { workspaceRoot: cwd, realPath: nodeRealPath });
   if (options.json) {
     out.report({ decision: verdict.decision, rule: verdict.rule, matched: verdict.matched, notHonoured: verdict.notHonoured ?? null });
     return 0;

@@ -24,6 +24,7 @@ import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow';
 import { isSecretKey, type ResolvedServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
 import { openFileLedger } from '../node/fileLedger';
+import { nodeRealPath } from '../node/realPath';
 import { CliRunnerHost } from './cliRunnerHost';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
@@ -371,7 +372,7 @@ async function run(
     newId: randomUUID,
     ...(policy
       ? {
-          policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd() }),
+          policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd(), realPath: nodeRealPath }),
           toolInfo: (_server: string, tool: string) => connection.tools.find((t) => t.name === tool),
           // A call the policy asks about (not covered by "Proceed?"): asked on the terminal; --yes allows it once.
           ask: async ({ call, verdict }): Promise<CallAskAnswer> => {

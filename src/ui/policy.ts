@@ -5,6 +5,7 @@ import { lintPolicy, type PolicyCatalog } from '../core/policy/lint';
 import { lineStarts, locate, parsePolicyText, parsePolicyValue, type ParsedPolicy, type PolicyProblem } from '../core/policy/parse';
 import type { PolicyRule, PolicyRules } from '../core/policy/rules';
 import type { ServerRegistry } from '../mcp/registry';
+import { nodeRealPath } from '../node/realPath';
 import { findNodeAtLocation, getNodeValue, parseTree, type Node } from 'jsonc-parser';
 import { Settings } from './constants';
 
@@ -61,7 +62,7 @@ export class PolicySource extends DisposableBase {
 
   /** The policy's verdict on a call now. */
   verdict(call: PolicyCall): PolicyVerdict {
-    return evaluate(this.rules, call, { workspaceRoot: this.workspaceRoot });
+    return evaluate(this.rules, call, { workspaceRoot: this.workspaceRoot, realPath: nodeRealPath });
   }
 
   /** The user's rules as written in settings (for Always allow, which adds one). */

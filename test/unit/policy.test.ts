@@ -129,7 +129,12 @@ describe('what a rule matches', () => {
   });
 
   test('paths resolve against the workspace, Windows forms too', () => {
-    assert.deepEqual(resolveArgPath('C:\\w\\src\\a.ts', 'C:\\w'), { outside: false, normalised: 'C:/w/src/a.ts', relative: 'src/a.ts' });
+    assert.deepEqual(resolveArgPath('C:\\w\\src\\a.ts', 'C:\\w'), {
+      outside: false,
+      normalised: 'C:/w/src/a.ts',
+      relative: 'src/a.ts',
+      forms: ['src/a.ts'],
+    });
     assert.equal(resolveArgPath('c:/W/x', 'C:\\w').outside, false);
     assert.equal(resolveArgPath('D:/w/x', 'C:\\w').outside, true);
     assert.equal(resolveArgPath('/home/u/project-other/x', ROOT).outside, true, 'a sibling with the same prefix is outside');

@@ -11,8 +11,13 @@
  * rule that asks; Call Tool's, the agent's and an app's calls open the single-call card.
  * - a workspace rule never loosens what the user's own policy (with Plangate's defaults) decides: where it would, the
  *   user's decision stands and the verdict names the workspace rule (`notHonoured`), so the panel says so.
- * Server data (names, annotations, `_meta`, arguments) is untrusted: it is only ever compared, never executed.
- * Pure: no vscode, no node built-ins.
+ * Server data (names, annotations, `_meta`, arguments) is untrusted: it is only ever compared, never executed, and every
+ * match takes time linear in it: names and patterns run on RE2 (nameGlob.ts, pattern.ts), path globs on picomatch.
+ * A condition Plangate cannot run (a pattern RE2 refuses, a name glob it cannot read: both reported when the policy is
+ * read) or cannot settle leans to the stricter side: it holds for a deny or ask rule, and not for an allow rule. The
+ * same goes for a path argument that reads two ways (as written, and where a link on disk leads): a deny or ask rule's
+ * `glob` holds when either form matches, an allow rule's only when both do.
+ * Pure: no vscode, no node built-ins; the disk only through {@link PolicyContext.realPath}.
  */
 import picomatch from 'picomatch';
 import { stepHint } from '../toolHints';
@@ -26,7 +31,9 @@ import {
   type RuleRef,
   type SourcedRule,
 } from './rules';
-import { resolveArgPath, type ResolvedArgPath } from './workspacePath';
+import { compileNameGlob } from './nameGlob';
+import { compilePattern } from './pattern';
+import { resolveArgPath, type RealPath, type ResolvedArgPath } from './workspacePath';
 
 /** One call as the policy sees it. `annotations` and `meta` are the tool's definition as its server lists it (untrusted). */
 export interface PolicyCall {
@@ -41,6 +48,8 @@ export interface PolicyCall {
 export interface PolicyContext {
   /** The workspace folder (absolute) that argument paths resolve against; without one every path is outside. */
   workspaceRoot?: string;
+  /** Where a path leads on disk (links resolved): the CLI and the extension pass src/node/realPath.ts. Without it, paths are read as written. */
+  realPath?: RealPath;
 }
 
 /** What the policy decided for a call, and why. */
@@ -71,6 +80,8 @@ export function toolAsks(meta: unknown): boolean {
 /** The policy's verdict on `call` under `rules`. Never throws on hostile input. */
 export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyContext = {}): PolicyVerdict {
   const paths = new Map<string, ResolvedArgPath>(); // each argument value is resolved once per call
+  // …and each place on disk looked up once per call (the workspace folder's real path, shared by every value).
+  if (context.realPath) context = { ...context, realPath: once(context.realPath) };
   const user = rules.user.filter((r) => ruleMatches(r, call, context, paths));
   const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
   const mine = decide(user, call);
@@ -82,6 +93,24 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
     return { ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule };
   }
   return { ...all, matched };
+}
+
+/** `realPath` with its answers (and its failures) kept for the life of one verdict. */
+function once(realPath: RealPath): RealPath {
+  const seen = new Map<string, { real: string | undefined } | { error: unknown }>();
+  return (path) => {
+    let r = seen.get(path);
+    if (!r) {
+      try {
+        r = { real: realPath(path) };
+      } catch (error) {
+        r = { error };
+      }
+      seen.set(path, r);
+    }
+    if ('error' in r) throw r.error;
+    return r.real;
+  };
 }
 
 /** The decision of the matched rules (in order) with Plangate's defaults and the tool's declaration. */
@@ -137,8 +166,9 @@ export function ruleMatches(
   paths: Map<string, ResolvedArgPath> = new Map(),
 ): boolean {
   if (rule.entrance && !rule.entrance.includes(call.entrance)) return false;
-  if (rule.server !== undefined && !nameMatches(rule.server, call.server)) return false;
-  if (rule.tool !== undefined && !nameMatches(rule.tool, call.tool)) return false;
+  const strict = rule.decision !== 'allow';
+  if (rule.server !== undefined && !nameHolds(rule.server, call.server, strict)) return false;
+  if (rule.tool !== undefined && !nameHolds(rule.tool, call.tool, strict)) return false;
   if (rule.annotations) {
     const hint = stepHint(call.annotations);
     const has = {
@@ -152,19 +182,20 @@ export function ruleMatches(
       if (want !== undefined && has[key] !== want) return false;
     }
   }
-  return (rule.args ?? []).every((c) => argMatches(c, call.args, context, paths));
+  return (rule.args ?? []).every((c) => argMatches(c, call.args, context, paths, strict));
 }
 
 /** Compiled globs and expressions, by their text: a policy's rules are compiled once, not at every call. */
-const compiled = new Map<string, (text: string) => boolean>();
+const compiled = new Map<string, (text: string) => boolean | undefined>();
 
-function cachedMatcher(key: string, make: () => (text: string) => boolean): (text: string) => boolean {
+/** The matcher for `key`, made once; its answer is undefined when the glob or pattern cannot be used. */
+function cachedMatcher(key: string, make: () => (text: string) => boolean | undefined): (text: string) => boolean | undefined {
   let m = compiled.get(key);
   if (!m) {
     try {
       m = make();
     } catch {
-      m = () => false;
+      m = () => undefined;
     }
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, m);
@@ -172,9 +203,25 @@ function cachedMatcher(key: string, make: () => (text: string) => boolean): (tex
   return m;
 }
 
-/** A server or tool name against a rule's glob (picomatch; `\` escapes a glob character). */
+function nameMatcher(glob: string): (name: string) => boolean | undefined {
+  return cachedMatcher(`n\u0000${glob}`, () => {
+    const c = compileNameGlob(glob);
+    return c.ok ? c.test : () => undefined;
+  });
+}
+
+/**
+ * A server or tool name against a rule's glob, names as names (see nameGlob.ts: `*` matches `/` and leading dots;
+ * `\` escapes a glob character). False when the glob cannot be used.
+ */
 export function nameMatches(glob: string, name: string): boolean {
-  return typeof name === 'string' && cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(name);
+  return typeof name === 'string' && nameMatcher(glob)(name) === true;
+}
+
+/** {@link nameMatches} for a rule: a glob that cannot be used holds for a deny or ask rule (`strict`), not for an allow. */
+function nameHolds(glob: string, name: string, strict: boolean): boolean {
+  if (typeof name !== 'string') return false;
+  return nameMatcher(glob)(name) ?? strict;
 }
 
 /** The longest text a `pattern` is tested on (a longer value is cut there): keeps a costly expression bounded. */
@@ -185,32 +232,37 @@ function argMatches(
   args: Record<string, unknown>,
   context: PolicyContext,
   paths: Map<string, ResolvedArgPath>,
+  strict: boolean,
 ): boolean {
   const values = jsonPathValues(args, condition.path);
   return values.some((value) => {
     if (condition.glob !== undefined || condition.outsideWorkspace !== undefined) {
       if (typeof value !== 'string') return false;
       let resolved = paths.get(value);
-      if (!resolved) paths.set(value, (resolved = resolveArgPath(value, context.workspaceRoot)));
+      if (!resolved) paths.set(value, (resolved = resolveArgPath(value, context.workspaceRoot, context.realPath)));
       if (condition.outsideWorkspace !== undefined && resolved.outside !== condition.outsideWorkspace) return false;
-      if (condition.glob !== undefined && !pathMatches(condition.glob, resolved.outside ? resolved.normalised : resolved.relative))
-        return false;
+      if (condition.glob !== undefined) {
+        const glob = condition.glob;
+        const hits = resolved.forms.map((form) => pathMatches(glob, form));
+        if (strict ? !hits.some(Boolean) : !hits.every(Boolean)) return false;
+      }
     }
     if (condition.pattern !== undefined) {
       const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
       const pattern = condition.pattern;
       const test = cachedMatcher(`r\u0000${pattern}`, () => {
-        const re = new RegExp(pattern, 'u');
-        return (t) => re.test(t);
+        const c = compilePattern(pattern);
+        return c.ok ? c.test : () => undefined;
       });
-      if (!test(text.slice(0, MAX_PATTERN_INPUT))) return false;
+      if (!(test(text.slice(0, MAX_PATTERN_INPUT)) ?? strict)) return false;
     }
     return true;
   });
 }
 
+/** An argument path against a rule's `glob` (picomatch: these are paths). */
 function pathMatches(glob: string, path: string): boolean {
-  return nameMatches(glob, path);
+  return cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(path) === true;
 }
 
 /**

@@ -6,6 +6,8 @@
  */
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parseJsonPath } from './evaluate';
+import { compileNameGlob } from './nameGlob';
+import { compilePattern } from './pattern';
 import {
   POLICY_ENTRANCES,
   type AnnotationCondition,
@@ -167,10 +169,23 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
   if (typeof raw.reason !== 'string' || raw.reason.trim() === '')
     return error(`${name} needs a "reason": it is shown wherever the rule decides, and sent to the caller with a deny.`, 'reason');
   const rule: SourcedRule = { id: ruleId, decision: raw.decision as PolicyDecision, reason: raw.reason.trim(), source, index };
+  // A glob or pattern Plangate cannot run is an error, but the rule is kept: evaluate.ts lets the condition hold for a
+  // deny or ask rule (so a rule that protects never silently stops) and not for an allow rule.
+  const unusable = (what: string, reason: string, ...rest: (string | number)[]) =>
+    problems.push({
+      severity: 'error',
+      message: `${what} ${reason}. Until it is fixed, ${
+        rule.decision === 'allow' ? 'this allow rule never applies' : `this ${rule.decision} rule applies as if it matched`
+      }.`,
+      path: at(...rest),
+      ruleId: rule.id,
+    });
   for (const key of ['server', 'tool'] as const) {
     const v = raw[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || v === '') return error(`${name}: "${key}" must be a glob (text), e.g. "fs-*".`, key);
+    const glob = compileNameGlob(v);
+    if (!glob.ok) unusable(`${name}: "${key}" glob ${shown(v)}`, glob.reason, key);
     rule[key] = v;
   }
   if (raw.annotations !== undefined) {
@@ -189,8 +204,11 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
     if (!Array.isArray(raw.args)) return error(`${name}: "args" must be a list of conditions.`, 'args');
     const args: ArgCondition[] = [];
     for (let i = 0; i < raw.args.length; i++) {
-      const c = parseArgCondition(raw.args[i], `${name}, argument condition ${i + 1}`, (message, ...rest) =>
-        error(message, 'args', i, ...rest),
+      const c = parseArgCondition(
+        raw.args[i],
+        `${name}, argument condition ${i + 1}`,
+        (message, ...rest) => error(message, 'args', i, ...rest),
+        (what, reason, ...rest) => unusable(what, reason, 'args', i, ...rest),
       );
       if (!c) return undefined;
       args.push(c);
@@ -210,6 +228,7 @@ function parseArgCondition(
   raw: unknown,
   name: string,
   error: (message: string, ...rest: (string | number)[]) => undefined,
+  unusable: (what: string, reason: string, ...rest: (string | number)[]) => void,
 ): ArgCondition | undefined {
   if (!isObject(raw)) return error(`${name} is not an object such as { "path": "$.path", "glob": "src/**" }.`);
   for (const key of Object.keys(raw)) if (!ARG_KEYS.has(key)) return error(`${name}: unknown key '${key}'.`, key);
@@ -222,11 +241,8 @@ function parseArgCondition(
   }
   if (raw.pattern !== undefined) {
     if (typeof raw.pattern !== 'string') return error(`${name}: "pattern" must be a regular expression (text).`, 'pattern');
-    try {
-      new RegExp(raw.pattern, 'u');
-    } catch (err) {
-      return error(`${name}: "pattern" is not a valid regular expression (${(err as Error).message}).`, 'pattern');
-    }
+    const compiled = compilePattern(raw.pattern);
+    if (!compiled.ok) unusable(`${name}: "pattern" ${shown(raw.pattern)}`, compiled.reason, 'pattern');
     c.pattern = raw.pattern;
   }
   if (raw.outsideWorkspace !== undefined) {
@@ -236,6 +252,11 @@ function parseArgCondition(
   if (c.glob === undefined && c.pattern === undefined && c.outsideWorkspace === undefined)
     return error(`${name} tests nothing: give it a "glob", a "pattern" or "outsideWorkspace".`);
   return c;
+}
+
+/** A glob or pattern quoted in a message (a long one cut). */
+function shown(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -33,9 +33,10 @@ export interface AnnotationCondition {
 /**
  * One condition on the call's arguments. `path`: a JSON path (`$.path`, `$.files[*]`, `$.options.target`, or the same
  * without `$.`). It holds when any value found there satisfies every test given: `glob` (a picomatch glob, matched
- * against the value as a path relative to the workspace when it lies inside, else against the value as written),
- * `pattern` (a JavaScript regular expression, tested on the value's text), `outsideWorkspace` (the value, as a path,
- * resolves outside — or inside, with `false` — the workspace folder).
+ * against the value as a path relative to the workspace when it lies inside, else against the value as written; and
+ * against where it leads on disk when a link makes that differ, see evaluate.ts), `pattern` (a JavaScript regular
+ * expression, tested on the value's text on RE2, see pattern.ts), `outsideWorkspace` (the value, as a path, resolves
+ * outside — or inside, with `false` — the workspace folder, links on disk followed).
  */
 export interface ArgCondition {
   path: string;
@@ -50,9 +51,9 @@ export interface PolicyRule {
   decision: PolicyDecision;
   /** Shown wherever the rule decides ("asked because: …"), and sent to the caller with a deny. */
   reason: string;
-  /** A glob over server names (as configured). */
+  /** A glob over server names (as configured); names are not paths (see nameGlob.ts). */
   server?: string;
-  /** A glob over tool names. */
+  /** A glob over tool names; names are not paths (see nameGlob.ts). */
   tool?: string;
   annotations?: AnnotationCondition;
   /** Every condition must hold. */
