@@ -4,6 +4,7 @@
 // they shared, so the two run side by side.) What ran is read from the fixture's call log, what the user sees from the
 // webview.
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -124,7 +125,7 @@ test('an app cannot call a model-only tool, reach the network or the webview, or
   await appSays(app, 'Fetch', /^network blocked$/);
   await appSays(app, 'Reach the webview', /^webview not reached$/);
   // A frame the app makes inside its own posts a fake empty panel to the panel's document: ignored.
-  await appSays(app, 'Spoof the panel', /^spoof sent$/);
+  await appSays(app, 'Spoof the panel', /^spoof sent from the app \(its own frame refused: TypeError\)$/);
   await sleep(1000);
   assert.match(await web.locator('main .result .origin').innerText(), /fixture · app_panel/, 'the panel still shows its own state');
 
@@ -332,6 +333,55 @@ test("an app's declared origin: blocked until the user allows it for the server,
   } finally {
     declared.close();
     other.close();
+  }
+});
+
+/** A UDP socket on a random local port that keeps every datagram it hears (a TURN/STUN server that never answers). */
+async function udpListener() {
+  /** @type {Buffer[]} */
+  const heard = [];
+  const socket = dgram.createSocket('udp4');
+  socket.on('message', (msg) => heard.push(msg));
+  await new Promise((resolve) => socket.bind(0, '127.0.0.1', () => resolve(undefined)));
+  return { port: socket.address().port, heard, close: () => socket.close() };
+}
+
+test('an app has no WebRTC: not in its page, nor in a frame it makes or writes; and no script from a URL — nothing is heard', async () => {
+  await waitForServerRunning(vs);
+  const udp = await udpListener();
+  const scripts = await countingServer();
+  try {
+    const web = await callTool(vs, 'app_webrtc', {
+      fill: async (form) => {
+        await form.getByLabel(/^udp/).fill(String(udp.port));
+        await form.getByLabel(/^http/).fill(String(scripts.port));
+      },
+    });
+    const app = appFrame(web);
+    await app.locator('h2', { hasText: 'WebRTC app' }).waitFor({ timeout: 20_000 });
+    const said = async (id) => (await app.locator(`#${id}`).innerText()).trim();
+    for (const id of ['top', 'nested', 'xslt', 'scripts'])
+      await app
+        .locator(`#${id}`)
+        .filter({ hasNotText: /^not tried$/ })
+        .waitFor({ timeout: 20_000 });
+    // Let anything the page started reach the listeners (ICE gathering sends at once; TURN retries for seconds).
+    await sleep(5000);
+    await vs.screenshot('app-webrtc');
+    const outcomes = { top: await said('top'), nested: await said('nested'), parsed: await said('parsed'), xslt: await said('xslt') };
+    assert.deepEqual(
+      { datagrams: udp.heard.length, withData: udp.heard.filter((b) => b.includes('secret-from')).length, scriptRequests: scripts.seen },
+      { datagrams: 0, withData: 0, scriptRequests: [] },
+      `nothing reached the network (the page said ${JSON.stringify(outcomes)})`,
+    );
+    assert.equal(outcomes.top, 'RTCPeerConnection unavailable', 'the page has no RTCPeerConnection');
+    assert.match(outcomes.nested, /^frame refused: TypeError$/, 'a frame of its own that runs scripts is refused');
+    assert.equal(outcomes.parsed, 'no word from it', "the frame in the page's HTML runs no script");
+    assert.equal(outcomes.xslt, 'refused: XSLTProcessor unavailable');
+    assert.equal(await said('scripts'), 'import blocked');
+  } finally {
+    udp.close();
+    scripts.close();
   }
 });
 

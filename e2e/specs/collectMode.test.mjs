@@ -184,6 +184,17 @@ test('create: every field type rendered from the schema, checked before staging,
   await vs.screenshot('contact-submitted');
 });
 
+/**
+ * A form app's Done stages through collect_form_data, which is the app's call: the single-call card asks (as for any
+ * call an app makes), showing the fields; Allow once lets it go.
+ */
+async function allowAppStaging(web) {
+  const card = web.locator('main .call-card');
+  await card.waitFor({ timeout: 15_000 });
+  assert.match(await card.locator('.card-who').innerText(), /An MCP App of server 'fixture' calls collect_form_data on server fixture/);
+  await card.getByRole('button', { name: 'Allow once' }).click();
+}
+
 test("with plangate.preferServerApps the server's form app replaces the native form: its Done stages the submission, Submit sends once", async () => {
   await waitForServerRunning(vs);
   await withWorkspaceSettings(vs.workspaceDir, { 'plangate.preferServerApps': true }, async () => {
@@ -202,6 +213,7 @@ test("with plangate.preferServerApps the server's form app replaces the native f
     await app.getByLabel('Email', { exact: true }).fill('alan@example.com');
     await vs.screenshot('form-app-filled');
     await app.getByRole('button', { name: 'Done', exact: true }).click();
+    await allowAppStaging(web);
     await app.locator('#status', { hasText: /^collected: .*Staged for review in Plangate/ }).waitFor({ timeout: 15_000 });
     const calls = callsAfter(since);
     assert.deepEqual(
@@ -341,6 +353,7 @@ test("the panel's toggle switches a form between Plangate's form and the server'
   await app.getByLabel('Email', { exact: true }).fill('kj@example.com');
   await vs.screenshot('form-toggle-app');
   await app.getByRole('button', { name: 'Done', exact: true }).click();
+  await allowAppStaging(web);
   await app.locator('#status', { hasText: /^collected: / }).waitFor({ timeout: 15_000 });
 
   // Back to Plangate's form: the staged submission is there, reviewed as any.

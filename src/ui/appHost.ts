@@ -4,14 +4,17 @@ import { appResourceUri, type AppToolLike } from '../core/apps/appTool';
 import { checkAppResource, isAppRefusal } from '../core/apps/appResource';
 import {
   allGranted,
+  grantKey,
   networkView,
   originsOf,
   readGrants,
+  serverOfKey,
   ungrantedPart,
   withGrant,
   type AppCsp,
   type AppCspRefusal,
   type NetworkGrants,
+  type ServerIdentity,
 } from '../core/apps/appNetwork';
 import type { Door } from '../core/door';
 import type { StepResult } from '../core/runner';
@@ -25,9 +28,14 @@ import { appSettings } from './settings';
 /** Where the app host reads pages and tools, sends calls, and shows results. */
 export interface AppHostDeps {
   servers: {
-    get(
-      server: string,
-    ): { tools: readonly AppToolLike[]; readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }> } | undefined;
+    get(server: string):
+      | {
+          tools: readonly AppToolLike[];
+          readResource(uri: string): Promise<{ read: unknown; listMeta?: unknown }>;
+          /** How the server is reached now: its grants are kept under it (appNetwork.ts `grantKey`). */
+          config: ServerIdentity;
+        }
+      | undefined;
     /** Fires when servers start, stop or change their tools (a restored app waits for its server). */
     onDidChange?: (listener: () => void) => { dispose(): void };
   };
@@ -49,9 +57,12 @@ export interface AppHostDeps {
   };
   /** Workspace state: where the user's network grants to servers' apps are kept. */
   state: vscode.Memento;
-  /** Collect mode: stages a submission with the fields a form app collected (as Stage for review does); the error, if any. */
+  /**
+   * Collect mode: stages a submission with the fields a form app collected, recorded as the app's doing (entrance
+   * `app`, asked as an app's calls are); the error, if any.
+   */
   collect?: {
-    stageFromApp(submissionId: string, fields: Record<string, unknown>): Promise<string | undefined>;
+    stageFromApp(submissionId: string, fields: Record<string, unknown>, app: string): Promise<string | undefined>;
     /** A submission's form tool call and result, with the user's values as defaults (collectForms.ts `formFor`). */
     formFor(
       submissionId: string,
@@ -63,6 +74,8 @@ export interface AppHostDeps {
 interface LiveApp {
   appId: string;
   server: string;
+  /** The server as it was when its page was read: its grants' key (appNetwork.ts `grantKey`). */
+  grantKey: string;
   tool: AppToolLike;
   uri: string;
   args: Record<string, unknown>;
@@ -82,7 +95,10 @@ interface LiveApp {
   kept?: boolean;
 }
 
-/** Workspace state key of the network grants (server name → origins). */
+/**
+ * Workspace state key of the network grants (server identity → origins). A new key: grants kept by server name alone
+ * (before 0.2) are not carried over (readGrants drops them); the user allows again.
+ */
 const GRANTS_KEY = 'plangate.apps.networkGrants';
 
 /**
@@ -151,6 +167,7 @@ export class AppHost implements PanelApps {
       return undefined;
     };
     if (!conn || !tool) return why('the server is no longer running');
+    const key = grantKey(conn.config);
     let read: { read: unknown; listMeta?: unknown };
     try {
       read = await conn.readResource(uri);
@@ -159,13 +176,14 @@ export class AppHost implements PanelApps {
     }
     const page = checkAppResource(uri, read.read, this.deps.panel.appNonce, {
       listMeta: read.listMeta,
-      granted: this.grants[view.server],
+      granted: this.grants[key],
     });
     if (isAppRefusal(page)) return why(page.message);
     const appId = `app-${++this.seq}-${Math.random().toString(36).slice(2, 8)}`;
     const app: LiveApp = {
       appId,
       server: view.server,
+      grantKey: key,
       tool,
       uri,
       args: view.args,
@@ -303,7 +321,7 @@ export class AppHost implements PanelApps {
   async answerNetwork(appId: string, allow: boolean): Promise<string | undefined> {
     const app = this.apps.get(appId);
     if (!app) return 'That app is no longer open.';
-    const asked = ungrantedPart(app.declared, this.grants[app.server]);
+    const asked = ungrantedPart(app.declared, this.grants[app.grantKey]);
     if (!originsOf(asked).length) return undefined;
     if (!allow) {
       app.kept = true;
@@ -312,18 +330,18 @@ export class AppHost implements PanelApps {
       return undefined;
     }
     app.kept = false;
-    this.grants = withGrant(this.grants, app.server, asked);
+    this.grants = withGrant(this.grants, app.grantKey, asked);
     await this.deps.state.update(GRANTS_KEY, this.grants);
     this.deps.log.info(
       `network: server '${app.server}' allowed to reach ${originsOf(asked).join(' ')} from its apps (asked by ${app.uri}; Plangate: Reset Server App Network Access forgets it)`,
     );
-    this.networkChanged(app.server);
+    this.networkChanged(app.grantKey);
     return undefined;
   }
 
   /** Plangate: Reset Server App Network Access — forgets every grant; open apps lose their network at once. */
   async resetNetwork(): Promise<void> {
-    const had = Object.keys(this.grants);
+    const had = [...new Set(Object.keys(this.grants).map(serverOfKey))];
     this.grants = {};
     await this.deps.state.update(GRANTS_KEY, undefined);
     this.deps.log.info(`network: every server app network grant forgotten${had.length ? ` (servers: ${had.join(', ')})` : ''}`);
@@ -331,18 +349,18 @@ export class AppHost implements PanelApps {
   }
 
   /**
-   * The grants changed (of `server`, or of all): every open app's notice says so, and the panel loads again with the new
-   * policy. When the panel's policy already held them (another server's grant), the apps of `server` mount again, with
-   * the grant in their page's own policy.
+   * The grants changed (under `key`, or all): every open app's notice says so, and the panel loads again with the new
+   * policy. When the panel's policy already held them (another server's grant), the apps of that server mount again,
+   * with the grant in their page's own policy.
    */
-  private networkChanged(server?: string): void {
+  private networkChanged(key?: string): void {
     for (const app of this.apps.values()) this.deps.panel.updateApp(app.appId, { network: this.networkOf(app) });
     if (this.deps.panel.setAppNetwork(allGranted(this.grants))) return;
-    for (const app of this.apps.values()) if (server === undefined || app.server === server) this.mount(app);
+    for (const app of this.apps.values()) if (key === undefined || app.grantKey === key) this.mount(app);
   }
 
   private networkOf(app: LiveApp) {
-    return networkView(app.server, app.declared, app.refused, this.grants[app.server], app.kept);
+    return networkView(app.server, app.declared, app.refused, this.grants[app.grantKey], app.kept);
   }
 
   /** How many apps are open. */
@@ -390,7 +408,7 @@ export class AppHost implements PanelApps {
     app.session = undefined;
     const page = checkAppResource(app.uri, app.read, this.deps.panel.appNonce, {
       listMeta: app.listMeta,
-      granted: this.grants[app.server],
+      granted: this.grants[app.grantKey],
     });
     if (isAppRefusal(page)) return;
     this.deps.panel.postApp({
@@ -405,7 +423,7 @@ export class AppHost implements PanelApps {
     const fields = args.fields;
     if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return stagedResult('the app sent no fields');
     this.deps.log.info(`app ${app.uri} of server '${app.server}' collected its form: staging submission ${app.submissionId}`);
-    return stagedResult(await this.deps.collect!.stageFromApp(app.submissionId!, fields as Record<string, unknown>));
+    return stagedResult(await this.deps.collect!.stageFromApp(app.submissionId!, fields as Record<string, unknown>, app.uri));
   }
 
   private startSession(app: LiveApp, theme: Partial<McpUiHostContext>): AppSession {

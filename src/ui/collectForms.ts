@@ -144,11 +144,12 @@ export class CollectForms extends DisposableBase {
   }
 
   /**
-   * The server's form app collected its fields (its Done): stages the submission for review exactly as the native
-   * form's Stage for review does. Returns the error in words, or undefined.
+   * The server's form app `app` (its ui:// page) collected its fields (its Done): stages the submission for review as
+   * the native form's Stage for review does, but as the app's doing — the ledger's entrance is the app, and the policy
+   * asks as it does for an app's calls. Returns the error in words, or undefined.
    */
-  stageFromApp(id: string, fields: Record<string, unknown>): Promise<string | undefined> {
-    return this.engine.stage(id, fields);
+  stageFromApp(id: string, fields: Record<string, unknown>, app: string): Promise<string | undefined> {
+    return this.engine.stage(id, fields, { app });
   }
 
   /**

@@ -8,12 +8,15 @@ import {
   checkOrigin,
   declaredNetwork,
   grantedPart,
+  grantKey,
   MAX_ORIGINS,
   networkView,
   panelCsp,
   readGrants,
+  serverOfKey,
   withGrant,
   type AppCsp,
+  type ServerIdentity,
 } from '../../src/core/apps/appNetwork';
 import { checkAppResource, type AppPage } from '../../src/core/apps/appResource';
 
@@ -163,15 +166,44 @@ test('the notice: asked until granted, then allowed; kept blocked; refused named
   assert.deepEqual(networkView('s', none, [{ value: '*', why: 'x' }], undefined)?.refused, [{ value: '*', why: 'x' }]);
 });
 
-test('grants read back from workspace state are checked again', () => {
+test('grants read back from workspace state are checked again; grants kept by a bare server name are dropped', () => {
+  const good = grantKey({ name: 'good', type: 'http', url: 'https://mcp.example.com/' });
+  const bad = grantKey({ name: 'bad', type: 'http', url: 'https://mcp.example.com/' });
   assert.deepEqual(
     readGrants({
-      good: { connectDomains: ['https://api.example.com', "'unsafe-eval'"], resourceDomains: ['*'] },
-      bad: { connectDomains: ['*; script-src *'] },
+      [good]: { connectDomains: ['https://api.example.com', "'unsafe-eval'"], resourceDomains: ['*'] },
+      [bad]: { connectDomains: ['*; script-src *'] },
       junk: 'https://x.example.com',
+      // As kept before grants were keyed by identity: whatever server is named "fixture" next would get it.
+      fixture: { connectDomains: ['https://api.example.com'], resourceDomains: [] },
     }),
-    { good: { connectDomains: ['https://api.example.com'], resourceDomains: [] } },
+    { [good]: { connectDomains: ['https://api.example.com'], resourceDomains: [] } },
   );
   assert.deepEqual(readGrants(undefined), {});
   assert.deepEqual(readGrants([1, 2]), {});
+});
+
+test("a grant is kept by the server's identity: the same name with another command line, folder or URL inherits nothing", () => {
+  const read = {
+    contents: [{ uri: 'ui://x/a', mimeType: MIME, text: '<p>', _meta: { ui: { csp: { connectDomains: ['https://api.example.com'] } } } }],
+  };
+  const a: ServerIdentity = { name: 'x', type: 'stdio', command: 'node', args: ['server-a.js'], cwd: '/w' };
+  const grants = withGrant({}, grantKey(a), { connectDomains: ['https://api.example.com'], resourceDomains: [] });
+  const pagePolicy = (server: ServerIdentity) =>
+    directive((checkAppResource('ui://x/a', read, 'n', { granted: grants[grantKey(server)] }) as AppPage).csp, 'connect-src');
+  assert.equal(pagePolicy(a), 'connect-src https://api.example.com', 'the server the user allowed');
+  assert.equal(pagePolicy({ ...a, args: ['server-a.js'] }), 'connect-src https://api.example.com', 'the same server, configured again');
+  for (const other of [
+    { ...a, args: ['server-b.js'] },
+    { ...a, command: 'python3' },
+    { ...a, cwd: '/elsewhere' },
+    { ...a, args: ['server-a.js', '--evil'] },
+    { name: 'x', type: 'http', url: 'https://x.example.com/mcp' },
+  ] satisfies ServerIdentity[])
+    assert.equal(pagePolicy(other), "connect-src 'none'", `not honoured for ${JSON.stringify(other)}`);
+  // Arguments are a list, not a line: ["a b"] and ["a", "b"] are two servers.
+  assert.notEqual(grantKey({ ...a, args: ['a b'] }), grantKey({ ...a, args: ['a', 'b'] }));
+  assert.notEqual(grantKey({ name: 'x', type: 'http', url: 'https://h/' }), grantKey({ name: 'x', type: 'sse', url: 'https://h/' }));
+  assert.equal(serverOfKey(grantKey(a)), 'x');
+  assert.equal(serverOfKey(grantKey({ ...a, name: 'my server 1' })), 'my server 1');
 });

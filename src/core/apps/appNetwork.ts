@@ -11,6 +11,7 @@
  */
 
 import type { AppNetworkView } from '../../shared/protocol';
+import { sha256Hex } from '../json';
 
 /** The most origins of each kind a page may ask for; the rest are refused. */
 export const MAX_ORIGINS = 20;
@@ -30,8 +31,32 @@ export interface AppCspRefusal {
   why: string;
 }
 
-/** Origins granted to one server (workspace state: server name → grant). */
+/** Origins granted to servers (workspace state: {@link grantKey} of a server → its grant). */
 export type NetworkGrants = Record<string, AppCsp>;
+
+/**
+ * What a server is, as far as its grants go: its name and how it is reached — its command line and working folder
+ * (stdio), or its URL (http, sse). Environment and headers are left out: they hold tokens that change, not the server.
+ */
+export type ServerIdentity =
+  | { name: string; type: 'stdio'; command: string; args: readonly string[]; cwd?: string }
+  | { name: string; type: 'http' | 'sse'; url: string };
+
+/**
+ * The key a server's grants are kept under: its name, a space, and the SHA-256 of its {@link ServerIdentity}. A later
+ * server of the same name with another command line or URL has another key, so it inherits nothing.
+ */
+export function grantKey(server: ServerIdentity): string {
+  const how = server.type === 'stdio' ? [server.command, [...server.args], server.cwd ?? null] : [server.url];
+  return `${server.name} ${sha256Hex(JSON.stringify([server.name, server.type, ...how]))}`;
+}
+
+const GRANT_KEY = /^(.*) [0-9a-f]{64}$/s;
+
+/** The server name in a {@link grantKey} (for the log). */
+export function serverOfKey(key: string): string {
+  return GRANT_KEY.exec(key)?.[1] ?? key;
+}
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -131,7 +156,7 @@ export function originsOf(csp: AppCsp): string[] {
   return [...new Set([...csp.connectDomains, ...csp.resourceDomains])];
 }
 
-/** `grants` with `origins` added to server `server`'s grant. */
+/** `grants` with `origins` added to the grant under `server` (its {@link grantKey}). */
 export function withGrant(grants: NetworkGrants, server: string, origins: AppCsp): NetworkGrants {
   const had = grants[server] ?? { connectDomains: [], resourceDomains: [] };
   return {
@@ -145,13 +170,14 @@ export function withGrant(grants: NetworkGrants, server: string, origins: AppCsp
 
 /**
  * The grants as read back from workspace state, checked again (the state is ours, but an older or edited one must not
- * widen the panel's policy): each origin passes {@link checkOrigin} or is dropped.
+ * widen the panel's policy): each origin passes {@link checkOrigin} or is dropped, and so is a grant kept under a bare
+ * server name (before grants were keyed by {@link grantKey}): it would go to whatever server takes that name.
  */
 export function readGrants(stored: unknown): NetworkGrants {
   const out: NetworkGrants = {};
   if (!isObj(stored)) return out;
   for (const [server, grant] of Object.entries(stored)) {
-    if (!isObj(grant)) continue;
+    if (!isObj(grant) || !GRANT_KEY.test(server)) continue;
     const connect = checkOrigins(grant.connectDomains, 'connectDomains').origins;
     const resource = checkOrigins(grant.resourceDomains, 'resourceDomains').origins;
     if (connect.length || resource.length) out[server] = { connectDomains: connect, resourceDomains: resource };

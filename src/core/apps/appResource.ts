@@ -6,8 +6,10 @@
  *
  * Pure: no vscode, no I/O.
  */
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { APP_MIME_TYPE } from './appTool';
 import { declaredNetwork, grantedPart, type AppCsp, type AppCspRefusal } from './appNetwork';
+import { APP_GUARD, TRUSTED_TYPES_DIRECTIVES, WEBRTC_DIRECTIVE, urlFreePolicy } from './appGuard';
 
 /** The largest app page Plangate renders (characters of HTML); a larger one falls back to the plain result. */
 export const MAX_APP_HTML = 5 * 1024 * 1024;
@@ -23,6 +25,8 @@ export interface AppPage {
   html: string;
   /** The policy put into the page: the declared origins granted to the app's server, and no others. */
   csp: string;
+  /** The page's second policy, which only narrows the first: no script URL at all (appGuard.ts `urlFreePolicy`). */
+  urlFree: string;
   /** Origins the app declared for network access (src/core/apps/appNetwork.ts), granted or not. */
   declared: AppCsp;
   /** What the page declared and Plangate refuses (invalid origins, frames, base URIs, permissions). */
@@ -47,7 +51,8 @@ export function declaredCsp(...metas: unknown[]): AppCsp {
  * forms or base), widened only by `origins` — the declared origins granted to the app's server (appNetwork.ts
  * `grantedPart`). Resource origins serve images, styles, fonts and media, not scripts (the panel's policy, which the
  * frame inherits, keeps scripts to its nonces). `nonce` is the panel's app nonce (the inherited panel policy admits
- * inline scripts and styles that carry it).
+ * inline scripts and styles that carry it). No WebRTC and no `srcdoc` frames: Trusted Types with only the guard's
+ * policy, and `webrtc 'block'` where the browser knows it (appGuard.ts).
  */
 export function appCsp(origins: AppCsp, nonce: string): string {
   const res = origins.resourceDomains.join(' ');
@@ -64,23 +69,57 @@ export function appCsp(origins: AppCsp, nonce: string): string {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
+    ...TRUSTED_TYPES_DIRECTIVES,
+    WEBRTC_DIRECTIVE,
   ].join('; ');
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+type Node = DefaultTreeAdapterMap['node'];
+
 /**
- * The page as the iframe loads it: the policy `<meta>` goes before anything of the server's (after a leading doctype,
- * which must stay first), so it covers every script and style; every `<script` and `<style` start tag gets the nonce
- * (an inline element that already names a nonce keeps ours: the first attribute wins).
+ * The offsets in `html` of the start tags that get the app nonce: every `<style>` and every inline `<script>` (HTML or
+ * SVG) as the HTML parser reads the page — so never a `<script` written inside an attribute value (a `srcdoc`), a
+ * comment or a script's text. A script with a URL gets none: the panel admits no script URL (appGuard.ts).
  */
-export function preparePage(html: string, csp: string, nonce: string): string {
-  const meta = `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">`;
-  const withNonce = html.replace(/<(script|style)(?=[\s>/])/gi, (_m, tag: string) => `<${tag} nonce="${nonce}"`);
-  const doctype = /^\uFEFF?\s*<!doctype[^>]*>/i.exec(withNonce);
-  return doctype
-    ? `${doctype[0]}${meta}${withNonce.slice(doctype[0].length)}`
-    : `<!DOCTYPE html>${meta}${withNonce.replace(/^\uFEFF/, '')}`;
+function nonceOffsets(html: string): number[] {
+  const offsets: number[] = [];
+  const visit = (node: Node): void => {
+    if ('tagName' in node && (node.tagName === 'script' || node.tagName === 'style')) {
+      const start = node.sourceCodeLocation?.startTag?.startOffset;
+      const fromUrl = node.tagName === 'script' && node.attrs.some((a) => a.name === 'src' || a.name === 'href' || a.name === 'xlink:href');
+      const tag = `<${node.tagName}`;
+      if (start !== undefined && !fromUrl && html.slice(start, start + tag.length).toLowerCase() === tag) offsets.push(start + tag.length);
+    }
+    if ('childNodes' in node) for (const child of node.childNodes) visit(child);
+    if ('content' in node) visit(node.content);
+  };
+  visit(parse(html, { sourceCodeLocationInfo: true }));
+  return offsets.sort((a, b) => a - b);
+}
+
+/**
+ * The page as the iframe loads it: the policies' `<meta>` elements and the guard script (appGuard.ts) go before
+ * anything of the server's (after a leading doctype, which must stay first), so they cover every script and style;
+ * every inline `<script>` and every `<style>` start tag gets the nonce (one that already names a nonce keeps ours: the
+ * first attribute wins). `csp` is the page's policy, or its policies (each its own `<meta>`, each enforced).
+ */
+export function preparePage(html: string, csp: string | readonly string[], nonce: string): string {
+  const policies = typeof csp === 'string' ? [csp] : csp;
+  const head =
+    policies.map((p) => `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(p)}">`).join('') +
+    `<script nonce="${nonce}">${APP_GUARD}</script>`;
+  const page = html.replace(/^\uFEFF/, '');
+  let withNonce = '';
+  let from = 0;
+  for (const at of nonceOffsets(page)) {
+    withNonce += `${page.slice(from, at)} nonce="${nonce}"`;
+    from = at;
+  }
+  withNonce += page.slice(from);
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(withNonce);
+  return doctype ? `${doctype[0]}${head}${withNonce.slice(doctype[0].length)}` : `<!DOCTYPE html>${head}${withNonce}`;
 }
 
 /**
@@ -116,12 +155,15 @@ export function checkAppResource(
   } else return { reason: 'unreadable', message: 'it has neither text nor blob content' };
   if (html.length > max) return tooLarge(max);
   const { declared, refused } = declaredNetwork(entry._meta, options.listMeta);
-  const csp = appCsp(grantedPart(declared, options.granted), nonce);
+  const granted = grantedPart(declared, options.granted);
+  const csp = appCsp(granted, nonce);
+  const urlFree = urlFreePolicy(granted.resourceDomains);
   const meta = isObj(entry._meta) && isObj(entry._meta.ui) ? entry._meta.ui : {};
   return {
     uri,
-    html: preparePage(html, csp, nonce),
+    html: preparePage(html, [csp, urlFree], nonce),
     csp,
+    urlFree,
     declared,
     refused,
     ...(typeof meta.prefersBorder === 'boolean' && { prefersBorder: meta.prefersBorder }),

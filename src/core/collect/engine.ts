@@ -35,6 +35,11 @@ import { initialControls, readFormControls, stagedChanges, stagedValues, submiss
 /** An action in flight on a submission. */
 export type CollectBusy = 'stage' | 'submit' | 'discard' | 'approval';
 
+/** Who staged a submission when it was not the user's Stage for review: a server's form app (its ui:// page). */
+export interface StagedBy {
+  app: string;
+}
+
 /** A server as the extension knows it now. */
 export interface CollectServer {
   /** `running` when calls can go to it; otherwise what it is instead (`starting`, `stopped`, `error`, …). */
@@ -237,7 +242,7 @@ export class CollectEngine extends DisposableBase {
   // Each returns the error in words (also kept for the view), or undefined when it went through or the user declined.
 
   /** Stage for review: collect_form_data {model, fields, mode}, then get_form_data {model} for the entry the server holds. */
-  async stage(id: string, controls: Record<string, unknown>): Promise<string | undefined> {
+  async stage(id: string, controls: Record<string, unknown>, by?: StagedBy): Promise<string | undefined> {
     let record = this.active(id);
     if (typeof record === 'string') return record;
     if (record.form.submitMode !== 'collect') return 'This form is in direct mode: use Submit.';
@@ -251,7 +256,7 @@ export class CollectEngine extends DisposableBase {
     }
     const current = record;
     return this.run(id, 'stage', async () => {
-      const entry = await this.stageOnServer(current, read);
+      const entry = await this.stageOnServer(current, read, by);
       this.dispatch({ type: 'formStaged', at: this.clock.now(), submissionId: id, fields: read, entry: entry.entry });
       if (entry.note) this.errors.set(id, entry.note);
     });
@@ -399,7 +404,11 @@ export class CollectEngine extends DisposableBase {
   // ---- the calls ---------------------------------------------------------------------------------------------
 
   /** collect_form_data, then get_form_data; `note` says when the server did not show its entry. */
-  private async stageOnServer(record: SubmissionRecord, fields: Record<string, unknown>): Promise<{ entry?: StagedEntry; note?: string }> {
+  private async stageOnServer(
+    record: SubmissionRecord,
+    fields: Record<string, unknown>,
+    by?: StagedBy,
+  ): Promise<{ entry?: StagedEntry; note?: string }> {
     const model = submissionModel(record);
     const notStaged = (message: string) =>
       new Error(
@@ -407,14 +416,14 @@ export class CollectEngine extends DisposableBase {
       );
     let stagedResult: ToolResult;
     try {
-      stagedResult = await this.call(record, 'collect_form_data', { model, fields, mode: record.form.mode });
+      stagedResult = await this.call(record, 'collect_form_data', { model, fields, mode: record.form.mode }, by);
     } catch (err) {
       throw err instanceof NotSent ? err : notStaged(messageOf(err));
     }
     const staged = parseStagedEntry(stagedResult);
     if (staged.kind === 'error') throw notStaged(staged.message);
     const held = parseStagedEntry(
-      await this.call(record, 'get_form_data', { model }).catch((err: unknown) => ({
+      await this.call(record, 'get_form_data', { model }, by).catch((err: unknown) => ({
         content: [{ type: 'text', text: messageOf(err) }],
         isError: true,
       })),
@@ -424,8 +433,12 @@ export class CollectEngine extends DisposableBase {
     return staged.kind === 'entry' ? { entry: staged.entry, note } : { note };
   }
 
-  /** One collect-mode call through the door; refused here (nothing sent) when the server is not running or lacks the tool. */
-  private async call(record: SubmissionRecord, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+  /**
+   * One collect-mode call through the door; refused here (nothing sent) when the server is not running or lacks the tool.
+   * Staged `by` a server's form app: its collect_form_data is the app's call (entrance `app`, asked as an app's calls
+   * are), and the read-back after it is recorded as the app's doing too, not as the user's.
+   */
+  private async call(record: SubmissionRecord, tool: string, args: Record<string, unknown>, by?: StagedBy): Promise<ToolResult> {
     const server = this.host.server(record.origin.server);
     if (server?.state !== 'running')
       throw new NotSent(`Server "${record.origin.server}" is not running: start it in the Servers view and try again.`);
@@ -436,8 +449,12 @@ export class CollectEngine extends DisposableBase {
         server: record.origin.server,
         tool,
         args,
-        entrance: 'collect',
-        decision: { by: 'user', what: `collect mode: ${tool} for the form the user filled` },
+        ...(by
+          ? {
+              entrance: tool === 'collect_form_data' ? 'app' : 'collect',
+              decision: { by: 'app', what: `collect mode: ${tool} for the form the app ${by.app} collected (its Done)` },
+            }
+          : { entrance: 'collect', decision: { by: 'user', what: `collect mode: ${tool} for the form the user filled` } }),
       },
       { timeoutMs: this.options.timeoutMs() },
     );
