@@ -10,7 +10,16 @@ import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
 import { ASK_USER_TOOL, type OrchestratedPlan, type Problem } from './plan';
-import { reviewedChangeParts, reviewedChangeText, type ListedTool, type ReviewedResolution } from './resolve';
+import {
+  reviewedChangeParts,
+  reviewedChangeText,
+  type ListedTool,
+  type PlanReview,
+  type ReviewedResolution,
+  type StepReviewChange,
+} from './resolve';
+
+export type { PlanReview, StepReviewChange } from './resolve';
 import { runPlan, type RunnerHost, type StepResult } from './runner';
 import type { ToolResult } from './toolResult';
 import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
@@ -67,29 +76,6 @@ interface Waiter<T> {
 
 /** The longest note kept with an approval (longer text is cut). */
 export const MAX_NOTE_CHARS = 4000;
-
-/** A step whose server or tool definition changed while its plan waited for approval (since the user saw it). */
-export interface StepReviewChange {
-  step: number;
-  /** Where the step resolved when the user first saw the plan (or last accepted a change of this step). */
-  before: ReviewedResolution;
-  /** Where it resolves now (what an approval would cover). */
-  after: ReviewedResolution;
-  /** What differs: `server`, `availability`, `description`, `input schema`, `annotations`, … */
-  parts: string[];
-  /** The change in words, naming the tool and the servers. */
-  text: string;
-}
-
-/**
- * What the gate knows about the review of a plan: the steps that changed while it waited (an approval is refused until
- * the user accepted each), and the tool definitions of its steps as their servers listed them, by definition hash. A new
- * object whenever either changes, so a view built from it can be kept while it is the same object.
- */
-export interface PlanReview {
-  changes: readonly StepReviewChange[];
-  definitions: ReadonlyMap<string, ListedTool>;
-}
 
 export class Gate extends DisposableBase {
   private readonly _onDidChange = this._register(new Emitter<void>());

@@ -190,6 +190,29 @@ export function reviewedChangeText(before: ReviewedResolution, after: ReviewedRe
   if (before.server === undefined) return `tool '${tool}' is now offered by server '${after.server}'`;
   const definition = parts.filter((p) => p !== 'server');
   if (before.server !== after.server)
-    return `tool '${tool}' now resolves on server '${after.server}', not on server '${before.server}'${definition.length ? ` (its ${partsInWords(definition)} differ too)` : ''}`;
+    return `tool '${tool}' now resolves on server '${after.server}', not on server '${before.server}'${definition.length ? ` (and its ${partsInWords(definition)} changed)` : ''}`;
   return `server '${after.server}' changed the ${partsInWords(definition)} of tool '${tool}'`;
+}
+
+/** A step whose server or tool definition changed while its plan waited for approval (since the user saw it). */
+export interface StepReviewChange {
+  step: number;
+  /** Where the step resolved when the user first saw the plan (or last accepted a change of this step). */
+  before: ReviewedResolution;
+  /** Where it resolves now (what an approval would cover). */
+  after: ReviewedResolution;
+  /** What differs: `server`, `availability`, `description`, `input schema`, `annotations`, … */
+  parts: string[];
+  /** The change in words, naming the tool and the servers. */
+  text: string;
+}
+
+/**
+ * What the gate knows about the review of a plan: the steps that changed while it waited (an approval is refused until
+ * the user accepted each), and the tool definitions of its steps as their servers listed them, by definition hash. A new
+ * object whenever either changes, so a view built from it can be kept while it is the same object.
+ */
+export interface PlanReview {
+  changes: readonly StepReviewChange[];
+  definitions: ReadonlyMap<string, ListedTool>;
 }
