@@ -709,8 +709,8 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
       plan.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
     ),
   );
-  if (step.definition) li.append(renderToolDefinition(plan, step, step.definition));
   if (step.reviewChange) li.append(renderReviewChange(plan, step, step.reviewChange));
+  if (step.definition) li.append(renderToolDefinition(plan, step, step.definition));
   if (step.progress) {
     const { progress, total, message } = step.progress;
     li.append(

@@ -318,6 +318,9 @@ export function definitionView(tool: ListedTool): ToolDefinitionView {
 
 const changeViews = new WeakMap<StepReviewChange, StepChangeView>();
 
+/** Unchanged lines shown on each side of a change in a step's "what changed". */
+const DIFF_CONTEXT = 3;
+
 /** A step's change during review: in words, and the server and definition seen against those now, line by line. */
 export function changeView(change: StepReviewChange, definitions: ReadonlyMap<string, ListedTool>): StepChangeView {
   const cached = changeViews.get(change);
@@ -335,6 +338,11 @@ export function changeView(change: StepReviewChange, definitions: ReadonlyMap<st
       const kind = part.added ? 'added' : part.removed ? 'removed' : 'same';
       const lines = part.value.split('\n');
       if (lines.at(-1) === '') lines.pop();
+      // Unchanged runs keep DIFF_CONTEXT lines on each side of a change; the rest is counted, not shown.
+      if (kind === 'same' && lines.length > 2 * DIFF_CONTEXT + 1) {
+        const hidden = lines.length - 2 * DIFF_CONTEXT;
+        lines.splice(DIFF_CONTEXT, hidden, `⋯ ${hidden} unchanged lines`);
+      }
       for (const line of lines) diff.push({ kind, text: line });
     }
   const view: StepChangeView = { text: `Changed while you were reviewing: ${change.text}.`, parts: [...change.parts], diff };
