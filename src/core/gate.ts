@@ -9,7 +9,17 @@ import { Door, type DoorOptions } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from './lifecycle';
 import type { Workflow } from './ledger';
-import type { OrchestratedPlan, Problem } from './plan';
+import { ASK_USER_TOOL, type OrchestratedPlan, type Problem } from './plan';
+import {
+  reviewedChangeParts,
+  reviewedChangeText,
+  type ListedTool,
+  type PlanReview,
+  type ReviewedResolution,
+  type StepReviewChange,
+} from './resolve';
+
+export type { PlanReview, StepReviewChange } from './resolve';
 import { runPlan, type RunnerHost, type StepResult } from './runner';
 import type { ToolResult } from './toolResult';
 import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
@@ -84,6 +94,13 @@ export class Gate extends DisposableBase {
   private readonly classify: (result: unknown, context?: { tool?: string }) => Classification;
   /** Resolutions in flight, by plan id (approval waits for them). */
   private readonly resolving = new Map<string, Promise<unknown>>();
+  /**
+   * Per plan awaiting approval: where each step resolved when the user first saw it (or last accepted its change). A
+   * resolution that finds a step elsewhere, or its tool redefined, is a change the user must accept before approving.
+   */
+  private readonly seen = new Map<string, ReviewedResolution[]>();
+  /** Per plan: its review as last computed (see {@link review}). */
+  private readonly reviews = new Map<string, PlanReview>();
   private readonly _onDidFail = this._register(new Emitter<RunFailure>());
   /** A run broke outside any tool; the plan was settled (failed or cancelled) and the message says what happened. */
   readonly onDidFail = this._onDidFail.event;
@@ -162,12 +179,12 @@ export class Gate extends DisposableBase {
   private async autoApprove(planId: string): Promise<boolean> {
     if (!this.options.autoApprovePlans?.()) return false;
     const plan = getPlan(this.workflow.state, planId);
-    if (!plan || plan.phase !== 'awaiting_approval' || plan.depth !== 0 || plan.resolvedAt === undefined) return false;
-    const steps = plan.steps.filter((s) => s.call.tool !== 'ask_user' && !s.skipRequested);
-    if (steps.length === 0 || !steps.every((s) => s.policy?.decision === 'allow' && s.policy.source === 'user')) return false;
-    const rules = [...new Set(steps.map((s) => s.policy!.ruleId))];
+    const rules = plan && plan.depth === 0 ? autoApprovable(plan) : undefined;
+    if (!plan || !rules) return false;
     const note = `Approved without asking: plangate.autoApprovePlans is on and your rules allow every step (${rules.map((r) => `'${r}'`).join(', ')}).`;
-    return (await this.approve(planId, note, undefined, rules)) === undefined;
+    // The rules were evaluated on this resolution, so the approval covers exactly it: one that lands meanwhile (a tool
+    // list changed) does not match the hash, the approval is refused and the plan waits in the panel.
+    return (await this.approve(planId, note, planApprovalHash(plan), rules)) === undefined;
   }
 
   /** The server a step runs (or will run) on, for schema lookups: the resolved one, else the issuing server. */
@@ -188,7 +205,12 @@ export class Gate extends DisposableBase {
   resolve(planId: string): Promise<unknown> {
     const previous = this.resolving.get(planId) ?? Promise.resolve();
     const next = previous
-      .then(() => this.door.resolve(planId))
+      .then(async () => {
+        const before = getPlan(this.workflow.state, planId);
+        const resolved = await this.door.resolve(planId);
+        await this.noteResolution(planId, before);
+        return resolved;
+      })
       .catch(() => false)
       .finally(() => {
         if (this.resolving.get(planId) === next) this.resolving.delete(planId);
@@ -221,9 +243,13 @@ export class Gate extends DisposableBase {
       return `This plan is ${plan.phase.replace('_', ' ')}; only a plan awaiting approval can be approved.`;
     if (plan.resolvedAt === undefined)
       return 'Plangate could not find out which server runs each step (the servers could not be listed); try again when they are running.';
+    const changes = this.review(planId)?.changes ?? [];
+    if (changes.length) return changedWhileReviewing(plan, changes);
     if (shownHash !== undefined && shownHash !== planApprovalHash(plan)) {
       return "The plan changed since it was shown (a step's server or tool definition, or an argument); look at it again, then approve.";
     }
+    if (byPolicy && !sameList(autoApprovable(plan), byPolicy))
+      return 'Your rules no longer allow every step of this plan as they did when it arrived; look at it, then approve.';
     const waiter = this.nested.get(planId);
     const text = note?.trim().slice(0, MAX_NOTE_CHARS);
     const ok = this.workflow.dispatch({
@@ -236,6 +262,7 @@ export class Gate extends DisposableBase {
     });
     if (!ok)
       return this.workflow.canApply({ type: 'approved', at: this.now(), planId, approvalHash: '' }) ?? 'The plan could not be approved.';
+    this.seen.delete(planId);
     if (waiter) {
       this.nested.delete(planId);
       waiter.resolve(true);
@@ -245,10 +272,89 @@ export class Gate extends DisposableBase {
     return undefined;
   }
 
+  /** The review of plan `planId`: steps changed while it waited, and its steps' tool definitions as listed. */
+  review(planId: string): PlanReview | undefined {
+    return this.reviews.get(planId);
+  }
+
+  /**
+   * The user looked at what changed at step `step` while the plan waited and accepts it: what the step resolves to now
+   * becomes what the user saw. `shownHash`: the approval hash of the view the user accepted it in; refused when the plan
+   * changed again since.
+   */
+  acceptChange(planId: string, step: number, shownHash: string): string | undefined {
+    const plan = getPlan(this.workflow.state, planId);
+    const seen = this.seen.get(planId);
+    if (!plan || plan.phase !== 'awaiting_approval' || !seen) return 'Only a plan awaiting approval has changes to accept.';
+    if (!this.review(planId)?.changes.some((c) => c.step === step)) return `Step ${step + 1} has no change to accept.`;
+    if (shownHash !== planApprovalHash(plan)) return 'The plan changed again since it was shown; look at it again.';
+    seen[step] = resolutionOf(plan.steps[step]);
+    this.updateReview(planId, plan);
+    this._onDidChange.fire();
+    return undefined;
+  }
+
+  /**
+   * After a resolution of plan `planId` (`before`: the plan as it was shown before it): keeps what the user saw of each
+   * step, marks the steps that resolve elsewhere now, and keeps the definitions of the steps' tools as listed.
+   */
+  private async noteResolution(planId: string, before: PlanRecord | undefined): Promise<void> {
+    const plan = getPlan(this.workflow.state, planId);
+    if (!plan || plan.phase !== 'awaiting_approval' || plan.resolvedAt === undefined) {
+      this.seen.delete(planId);
+      if (!plan) this.reviews.delete(planId);
+      return;
+    }
+    if (!this.seen.has(planId)) {
+      // The first resolution is what the user first sees; a plan that came back to approval (a drift after an
+      // approval, a window reload) was shown as it stood before this resolution.
+      const shown = before?.phase === 'awaiting_approval' && before.resolvedAt !== undefined ? before : plan;
+      this.seen.set(planId, shown.steps.map(resolutionOf));
+    }
+    const known = new Map(this.reviews.get(planId)?.definitions ?? []);
+    const wanted = new Set<string>();
+    for (const s of plan.steps) if (s.toolHash) wanted.add(s.toolHash);
+    for (const r of this.seen.get(planId)!) if (r.toolHash) wanted.add(r.toolHash);
+    if ([...wanted].some((h) => !known.has(h))) {
+      for (const server of await this.door.catalog())
+        for (const [name, hash] of server.hashes ?? []) {
+          const definition = server.definitions?.get(name);
+          if (definition && wanted.has(hash) && !known.has(hash)) known.set(hash, definition);
+        }
+    }
+    for (const h of known.keys()) if (!wanted.has(h)) known.delete(h);
+    this.updateReview(planId, getPlan(this.workflow.state, planId) ?? plan, known);
+  }
+
+  /** Recomputes the review of `plan` from what the user saw; a new object only when something changed. */
+  private updateReview(planId: string, plan: PlanRecord, definitions?: Map<string, ListedTool>): void {
+    const old = this.reviews.get(planId);
+    const known: ReadonlyMap<string, ListedTool> = definitions ?? old?.definitions ?? new Map();
+    const seen = this.seen.get(planId) ?? [];
+    const changes: StepReviewChange[] = [];
+    for (const step of plan.steps) {
+      const was = seen[step.index];
+      if (!was || step.state !== 'pending' || step.call.tool === ASK_USER_TOOL) continue;
+      const now = resolutionOf(step);
+      const parts = reviewedChangeParts(was, now, (h) => known.get(h));
+      if (parts.length)
+        changes.push({ step: step.index, before: was, after: now, parts, text: reviewedChangeText(was, now, step.call.tool, parts) });
+    }
+    const same =
+      old &&
+      JSON.stringify(old.changes) === JSON.stringify(changes) &&
+      old.definitions.size === known.size &&
+      [...known.keys()].every((h) => old.definitions.has(h));
+    if (same) return;
+    this.reviews.set(planId, { changes, definitions: known });
+    this._onDidChange.fire();
+  }
+
   reject(planId: string, reason?: string): string | undefined {
     const plan = getPlan(this.workflow.state, planId);
     if (!plan || plan.phase !== 'awaiting_approval') return 'Only a plan awaiting approval can be rejected.';
     if (!this.workflow.dispatch({ type: 'rejected', at: this.now(), planId, reason })) return 'The plan could not be rejected.';
+    this.seen.delete(planId);
     const waiter = this.nested.get(planId);
     this.nested.delete(planId);
     waiter?.resolve(false);
@@ -554,4 +660,39 @@ function coerceAnswer(plan: PlanRecord, name: string, value: unknown): unknown {
   const field = plan.plan.ask?.fields?.find((f) => f.name === name);
   if (field?.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
   return value;
+}
+
+/**
+ * The ids of the user's own rules that allow every step of `plan` that goes to a server, as resolved now; undefined when
+ * a step is not allowed so (a workspace rule, Plangate's default allow, an ask or a deny) or nothing would be sent.
+ */
+function autoApprovable(plan: PlanRecord): string[] | undefined {
+  if (plan.phase !== 'awaiting_approval' || plan.resolvedAt === undefined) return undefined;
+  const steps = plan.steps.filter((s) => s.call.tool !== ASK_USER_TOOL && !s.skipRequested);
+  if (steps.length === 0 || !steps.every((s) => s.policy?.decision === 'allow' && s.policy.source === 'user')) return undefined;
+  return [...new Set(steps.map((s) => s.policy!.ruleId))];
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return !!a && a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Where a step resolves now, as a reviewer sees it. */
+function resolutionOf(step: StepRecord | undefined): ReviewedResolution {
+  if (!step) return {};
+  return {
+    ...(step.server !== undefined ? { server: step.server } : {}),
+    ...(step.toolHash !== undefined ? { toolHash: step.toolHash } : {}),
+    ...(step.unresolved !== undefined ? { unresolved: step.unresolved } : {}),
+  };
+}
+
+/** Why an approval is refused while steps changed during review, naming each step and what changed. */
+function changedWhileReviewing(plan: PlanRecord, changes: readonly StepReviewChange[]): string {
+  const steps = changes.map((c) => {
+    const step = plan.steps[c.step];
+    const label = step?.call.label && step.call.label !== step.call.tool ? `${step.call.label}, ` : '';
+    return `step ${c.step + 1} (${label}${step?.call.tool ?? ''}) changed while you were reviewing: ${c.text}`;
+  });
+  return `The plan changed since it was shown: ${steps.join('; ')}. See what changed at the step, press Accept change, then approve.`;
 }

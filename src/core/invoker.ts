@@ -13,6 +13,11 @@ export interface ServerTools {
   tools: readonly string[];
   /** Each tool's definition hash (`toolDefinitionHash`), by name; absent when the invoker cannot tell (test stand-ins). */
   hashes?: ReadonlyMap<string, string>;
+  /**
+   * Each tool's definition as listed (the one `hashes` was taken of), by name: what the panel shows of a step's tool and
+   * compares when it changes during review. Absent when the invoker cannot tell.
+   */
+  definitions?: ReadonlyMap<string, { name: string } & Record<string, unknown>>;
 }
 
 export interface ToolCallOptions {

@@ -4,6 +4,7 @@
  * never go to a server. If any tool resolves nowhere, nothing runs.
  */
 import type { ServerTools } from './invoker';
+import { sameJson } from './json';
 import { ASK_USER_TOOL, type ActionCall } from './plan';
 import type { StepResolutionRecord } from './workflow';
 
@@ -126,4 +127,92 @@ export function resolutionChange(
   if ((approved.toolHash ?? null) !== (now.toolHash ?? null))
     return `server '${now.server}' changed the definition of tool '${tool}' (description, schema or annotations) since the approval`;
   return undefined;
+}
+
+/** Where a step resolved, as a reviewer saw it: the server and its tool's definition hash, or why it resolves nowhere. */
+export interface ReviewedResolution {
+  server?: string;
+  toolHash?: string;
+  unresolved?: string;
+}
+
+/** A tool's definition as its server listed it (`tools/list`): untrusted, any shape beside its name. */
+export type ListedTool = { name: string } & Record<string, unknown>;
+
+/** The parts of a definition a reviewer reads, in the order they are named. */
+const DEFINITION_PARTS: readonly [key: string, words: string][] = [
+  ['title', 'title'],
+  ['description', 'description'],
+  ['inputSchema', 'input schema'],
+  ['outputSchema', 'output schema'],
+  ['annotations', 'annotations'],
+  ['_meta', '_meta'],
+];
+
+/**
+ * What differs between where a step resolved when the reviewer saw it (`before`) and where it resolves now (`after`),
+ * as the parts a reviewer reads: `server`, `availability` (offered, or no longer offered), and for the same tool on
+ * the same server the parts of its definition that changed (`description`, `input schema`, …; `definition` when an
+ * earlier definition is not known, e.g. listed before a window reload). Empty when nothing changed.
+ */
+export function reviewedChangeParts(
+  before: ReviewedResolution,
+  after: ReviewedResolution,
+  definitionOf: (hash: string) => ListedTool | undefined,
+): string[] {
+  if ((before.server === undefined) !== (after.server === undefined)) return ['availability'];
+  if (before.server === undefined) return [];
+  const parts: string[] = [];
+  if (before.server !== after.server) parts.push('server');
+  if ((before.toolHash ?? null) === (after.toolHash ?? null)) return parts;
+  const old = before.toolHash === undefined ? undefined : definitionOf(before.toolHash);
+  const now = after.toolHash === undefined ? undefined : definitionOf(after.toolHash);
+  if (!old || !now) return before.server === after.server ? [...parts, 'definition'] : parts;
+  for (const [key, words] of DEFINITION_PARTS) if (!sameJson(old[key], now[key])) parts.push(words);
+  const known = new Set(['name', ...DEFINITION_PARTS.map(([k]) => k)]);
+  const rest = (d: ListedTool) => Object.fromEntries(Object.entries(d).filter(([k]) => !known.has(k)));
+  if (!sameJson(rest(old), rest(now))) parts.push('other fields');
+  return parts.length ? parts : before.server === after.server ? ['definition'] : parts;
+}
+
+/** "the description and input schema" — a list of parts in words. */
+export function partsInWords(parts: readonly string[]): string {
+  if (parts.length <= 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/**
+ * A step's change during review in words, naming the tool and the servers: "server 'fx' changed the description and
+ * input schema of tool 'echo'", "tool 'echo' now resolves on server 'b', not on server 'a'", ….
+ */
+export function reviewedChangeText(before: ReviewedResolution, after: ReviewedResolution, tool: string, parts: readonly string[]): string {
+  if (after.server === undefined) return `tool '${tool}' is no longer offered by any server: ${after.unresolved ?? 'it resolves nowhere'}`;
+  if (before.server === undefined) return `tool '${tool}' is now offered by server '${after.server}'`;
+  const definition = parts.filter((p) => p !== 'server');
+  if (before.server !== after.server)
+    return `tool '${tool}' now resolves on server '${after.server}', not on server '${before.server}'${definition.length ? ` (and its ${partsInWords(definition)} changed)` : ''}`;
+  return `server '${after.server}' changed the ${partsInWords(definition)} of tool '${tool}'`;
+}
+
+/** A step whose server or tool definition changed while its plan waited for approval (since the user saw it). */
+export interface StepReviewChange {
+  step: number;
+  /** Where the step resolved when the user first saw the plan (or last accepted a change of this step). */
+  before: ReviewedResolution;
+  /** Where it resolves now (what an approval would cover). */
+  after: ReviewedResolution;
+  /** What differs: `server`, `availability`, `description`, `input schema`, `annotations`, … */
+  parts: string[];
+  /** The change in words, naming the tool and the servers. */
+  text: string;
+}
+
+/**
+ * What the gate knows about the review of a plan: the steps that changed while it waited (an approval is refused until
+ * the user accepted each), and the tool definitions of its steps as their servers listed them, by definition hash. A new
+ * object whenever either changes, so a view built from it can be kept while it is the same object.
+ */
+export interface PlanReview {
+  changes: readonly StepReviewChange[];
+  definitions: ReadonlyMap<string, ListedTool>;
 }

@@ -135,7 +135,12 @@ export class ServerRegistry implements ToolInvoker {
     await Promise.all(this.entries.filter((e) => e.conn.state === 'running').map((e) => e.conn.whenToolsFresh()));
     this.catalogCache ??= this.entries
       .filter((e) => e.conn.state === 'running')
-      .map((e) => ({ server: e.conn.name, tools: e.conn.tools.map((t) => t.name), hashes: e.conn.toolHashes }));
+      .map((e) => ({
+        server: e.conn.name,
+        tools: e.conn.tools.map((t) => t.name),
+        hashes: e.conn.toolHashes,
+        definitions: new Map(e.conn.tools.map((t) => [t.name, t as { name: string } & Record<string, unknown>])),
+      }));
     return this.catalogCache;
   }
 

@@ -128,6 +128,53 @@ export interface StepView {
    * with the step's result (`openStepApp`). No frame exists until the user opens it.
    */
   app?: string;
+  /**
+   * The step's tool as its server listed it when the step was resolved (the definition an approval covers): its title
+   * and the first line of its description; the whole definition is the plan's `tools[definition.hash]`. Server text,
+   * untrusted. Absent for `ask_user` steps and when the definition is not known (a plan restored from the ledger).
+   */
+  definition?: ToolSummaryView;
+  /**
+   * The step's server or its tool's definition changed while the plan waited for approval: Approve is refused until the
+   * user accepted the change (`acceptChange`).
+   */
+  reviewChange?: StepChangeView;
+}
+
+/** A step's tool in one line, as its server listed it. */
+export interface ToolSummaryView {
+  /** The definition hash: the key of the whole definition in the plan's `tools`. */
+  hash: string;
+  /** The tool's `title` (else `annotations.title`), when it gives one. */
+  title?: string;
+  /** The first non-blank line of the description ('' when it has none). */
+  summary: string;
+}
+
+/** A tool as its server listed it (`tools/list`), whole. Every field is server text. */
+export interface ToolDefinitionView {
+  /** The whole description. */
+  description: string;
+  /** The input schema as indented JSON ('' when it has none). */
+  inputSchema: string;
+  /** The whole definition as listed (annotations, output schema, `_meta` …), as indented JSON. */
+  json: string;
+}
+
+/** What changed at a step while its plan waited for approval. */
+export interface StepChangeView {
+  /** In words, naming the tool and the servers: "server 'fx' changed the description and input schema of tool 'echo'". */
+  text: string;
+  /** What differs: `server`, `availability`, `description`, `input schema`, `annotations`, … */
+  parts: string[];
+  /** The server and definition the user saw against those now, line by line; empty when the earlier ones are not known. */
+  diff: DiffLineView[];
+}
+
+/** One line of a line diff. */
+export interface DiffLineView {
+  kind: 'same' | 'added' | 'removed';
+  text: string;
 }
 
 /** The policy's verdict as a plan step or a card shows it: the decision, the deciding rule and its reason, in words. */
@@ -161,6 +208,8 @@ export type PlanActionsView =
 /** A plan as the panel shows it, without its steps: everything but the steps changes rarely and is sent whole. */
 export interface PlanHeadView {
   id: string;
+  /** The definitions of the steps' tools as listed, by definition hash (see `StepView.definition`); once per tool. */
+  tools?: Record<string, ToolDefinitionView>;
   /** 0: the top-level plan; nested plans are shown inside the step that produced them. */
   depth: number;
   phase: PlanPhaseView;
@@ -454,6 +503,11 @@ export type FromWebview =
   /** `shownHash`: the plan view's `approvalHash` as displayed; the extension refuses the approval if the plan changed since. */
   | { type: 'approve'; id: number; planId: string; note?: string; shownHash?: string }
   | { type: 'reject'; id: number; planId: string; reason?: string }
+  /**
+   * The user looked at what changed at `step` while the plan waited and accepts it (the step's change mark). `shownHash`:
+   * the plan view's approval hash as displayed; refused when the plan changed again since.
+   */
+  | { type: 'acceptChange'; id: number; planId: string; step: number; shownHash: string }
   /** New arguments for a step, as JSON text typed by the user; validated against the tool's input schema. */
   | { type: 'editArgs'; id: number; planId: string; step: number; argsJson: string }
   | { type: 'resetArgs'; id: number; planId: string; step: number }

@@ -652,6 +652,7 @@ export class PlanPanel extends DisposableBase {
             changes: record.approvedAt !== undefined && record.phase !== 'executing' ? this.sources.files.changed(model.planId) : undefined,
             annotations: (tool: string, preferred: string) => this.sources.tools.findTool(tool, preferred)?.tool.annotations,
             appOf: this.handlers?.apps ? (tool: string, server: string) => this.handlers?.apps?.pageFor(server, tool) : undefined,
+            review: (planId: string) => gate.review(planId),
           });
           return view && { kind: 'plan', id: model.id, title: planTitle(record, 40), view };
         }
@@ -745,6 +746,8 @@ export class PlanPanel extends DisposableBase {
         return wrap(message.id, () => gate.approve(message.planId, message.note, message.shownHash));
       case 'reject':
         return wrap(message.id, () => gate.reject(message.planId, message.reason));
+      case 'acceptChange':
+        return wrap(message.id, () => gate.acceptChange(message.planId, message.step, message.shownHash));
       case 'editArgs':
         return wrap(message.id, () => {
           let args: unknown;

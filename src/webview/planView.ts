@@ -13,8 +13,10 @@ import type {
   PlanView,
   StepEffect,
   StepHint,
+  StepChangeView,
   StepStateView,
   StepView,
+  ToolSummaryView,
   TouchedGlobView,
 } from '../shared/protocol';
 import { stepKey } from '../shared/panelPatch';
@@ -707,6 +709,8 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
       plan.editable && step.state === 'pending' ? skipButton(plan.id, step) : null,
     ),
   );
+  if (step.reviewChange) li.append(renderReviewChange(plan, step, step.reviewChange));
+  if (step.definition) li.append(renderToolDefinition(plan, step, step.definition));
   if (step.progress) {
     const { progress, total, message } = step.progress;
     li.append(
@@ -730,6 +734,118 @@ function renderStep(plan: PlanHeadView, step: StepView): HTMLElement {
   const child = step.childPlanId && current?.item.plans[step.childPlanId];
   if (child) li.append(renderPlanBody(child));
   return li;
+}
+
+/**
+ * The step's tool as its server lists it: its title and the first line of its description, expandable (a details
+ * element: keyboard and screen reader work as usual) to the whole definition — description, input schema, and all of
+ * it as JSON. Built when opened, from the plan's `tools` as last received.
+ */
+function renderToolDefinition(plan: PlanHeadView, step: StepView, tool: ToolSummaryView): HTMLElement {
+  const key = `tool:${plan.id}:${step.index}`;
+  const details = h(
+    'details',
+    {
+      class: 'tool-def',
+      open: ui.open[key] === true,
+      ontoggle: () => {
+        ui.open[key] = details.open;
+        saveUi();
+        if (details.open && !body.hasChildNodes()) fill();
+      },
+    },
+    h(
+      'summary',
+      { aria: { label: `Tool ${step.tool} of step ${step.index + 1}, as the server lists it${tool.title ? `: ${tool.title}` : ''}` } },
+      icon('tools'),
+      ' ',
+      tool.title ? h('span', { class: 'tool-title' }, visible(tool.title)) : h('code', null, visible(step.tool)),
+      tool.summary
+        ? h('span', { class: 'tool-summary' }, ` — ${visible(clip(tool.summary, 300))}`)
+        : h('span', { class: 'tool-summary muted' }, ' — no description'),
+    ),
+  );
+  const body = h('div', { class: 'tool-def-body' });
+  const fill = () => {
+    const whole = headNow(plan).tools?.[tool.hash];
+    if (!whole) {
+      body.append(h('p', { class: 'muted' }, 'The whole definition is not known in this window any more.'));
+      return;
+    }
+    body.append(
+      h('h4', null, 'Description'),
+      h('pre', { class: 'text-block' }, whole.description ? visible(whole.description) : '(none)'),
+      h('h4', null, 'Input schema'),
+      h('pre', { class: 'json' }, whole.inputSchema ? visible(whole.inputSchema) : '(none)'),
+      h(
+        'details',
+        { class: 'tool-def-json' },
+        h('summary', null, 'Everything the server lists (JSON)'),
+        h('pre', { class: 'json' }, visible(whole.json)),
+      ),
+    );
+  };
+  details.append(body);
+  if (details.open) fill();
+  return details;
+}
+
+/**
+ * A step whose server or tool definition changed while the plan waited: what changed in words, the earlier view
+ * against the new one (a line diff), and Accept change — until then Approve is refused.
+ */
+function renderReviewChange(plan: PlanHeadView, step: StepView, change: StepChangeView): HTMLElement {
+  const err = errorSlot(`change-error-${plan.id}-${step.index}`);
+  const planId = plan.id;
+  return h(
+    'div',
+    { class: 'review-change', role: 'status' },
+    h('p', null, icon('warning'), ' ', h('strong', null, visible(change.text))),
+    change.diff.length
+      ? h(
+          'details',
+          { class: 'review-diff' },
+          h('summary', null, 'See what changed'),
+          h(
+            'pre',
+            { class: 'diff', aria: { label: `What changed at step ${step.index + 1}: earlier lines marked -, new lines +` } },
+            change.diff.map((l) =>
+              h('span', { class: l.kind }, `${l.kind === 'added' ? '+ ' : l.kind === 'removed' ? '- ' : '  '}${visible(l.text)}\n`),
+            ),
+          ),
+        )
+      : h(
+          'p',
+          { class: 'muted' },
+          'The earlier definition is not known in this window; expand the tool above to read the one that will run.',
+        ),
+    plan.editable
+      ? h(
+          'div',
+          { class: 'buttons small' },
+          h(
+            'button',
+            {
+              class: 'secondary',
+              aria: { label: `Accept the change to step ${step.index + 1}` },
+              title: 'You read what changed; Approve and run then covers the step as it is now',
+              onclick: () => {
+                const actions = headNow(plan).actions;
+                void act(err, {
+                  type: 'acceptChange',
+                  planId,
+                  step: step.index,
+                  shownHash: actions.kind === 'approve' ? (actions.shownHash ?? '') : '',
+                });
+              },
+            },
+            icon('check'),
+            ' Accept change',
+          ),
+        )
+      : null,
+    err,
+  );
 }
 
 const HINT_FLAGS: Record<Exclude<StepEffect, 'unknown'>, { text: string; icon: string; title: string; cls: string }> = {

@@ -7,9 +7,11 @@
  * plan's phase, the tool's hints, the prompt waiting at the step) changed; the approval hash is computed once per
  * plan version. An unchanged step keeps its view object, which lets panelDiff.ts skip it by identity.
  */
+import { diffLines } from 'diff';
 import { stepPolicyMark } from './callCard';
 import type {
   ChangeView,
+  DiffLineView,
   IssueView,
   PendingPrompt,
   PlanActionsView,
@@ -17,11 +19,15 @@ import type {
   PlanItemView,
   PlanView,
   PredictedView,
+  StepChangeView,
   StepHint,
   StepView,
+  ToolDefinitionView,
+  ToolSummaryView,
   TouchedGlobView,
 } from '../../shared/protocol';
 import { approvalHash } from '../approval';
+import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } from '../resolve';
 import { outcomeSentence } from '../outcome';
 import { lineage } from '../planView';
 import { stepHint, summarizeHints } from '../toolHints';
@@ -47,6 +53,11 @@ export interface PlanItemExtras {
    * hints (once per tool and server per build, again when the servers' tools change), only for steps that succeeded.
    */
   appOf?: (tool: string, server: string) => string | undefined;
+  /**
+   * The gate's review of a plan: the steps changed while it waited for approval, and its steps' tool definitions as
+   * listed (Gate.review). A step view is rebuilt when its plan's review is another object.
+   */
+  review?: (planId: string) => PlanReview | undefined;
 }
 
 /** What the presenter built for a plan last time, to rebuild only what changed. */
@@ -62,6 +73,8 @@ interface PlanCache {
   destructive: boolean;
   /** Nested plans of this plan's steps. */
   children: string[];
+  /** The review the steps were built with. */
+  review: PlanReview | undefined;
 }
 
 /**
@@ -116,9 +129,11 @@ export class PlanPresenter {
     const queue = [root];
     for (let record = queue.shift(); record; record = queue.shift()) {
       if (Object.hasOwn(plans, record.id)) continue;
-      const c = this.steps(record, prompts.get(record.id), extras.annotations !== undefined, hintOf, appOf);
+      const review = extras.review?.(record.id);
+      const c = this.steps(record, prompts.get(record.id), extras.annotations !== undefined, hintOf, appOf, review);
       const head = planHead(state, record, {
         ...extras,
+        tools: this.tools(record, review),
         readOnly,
         hintSummary: c.withHints ? { text: c.hintSummary, destructive: c.destructive } : undefined,
         shownHash: record.phase === 'awaiting_approval' ? this.hash(record) : undefined,
@@ -128,6 +143,23 @@ export class PlanPresenter {
       for (const id of c.children) if (state.plans[id]) queue.push(state.plans[id]);
     }
     return { rootId, plans };
+  }
+
+  private readonly definitionViews = new WeakMap<ListedTool, ToolDefinitionView>();
+
+  /** The whole definitions of the steps' tools of `record`, by hash (each built once per listed definition). */
+  private tools(record: PlanRecord, review: PlanReview | undefined): Record<string, ToolDefinitionView> | undefined {
+    if (!review || review.definitions.size === 0) return undefined;
+    const out: Record<string, ToolDefinitionView> = {};
+    const add = (hash: string | undefined) => {
+      const d = hash === undefined ? undefined : review.definitions.get(hash);
+      if (!d || Object.hasOwn(out, hash!)) return;
+      let view = this.definitionViews.get(d);
+      if (!view) this.definitionViews.set(d, (view = definitionView(d)));
+      out[hash!] = view;
+    };
+    for (const step of record.steps) add(step.toolHash);
+    return Object.keys(out).length ? out : undefined;
   }
 
   private hash(record: PlanRecord): string {
@@ -146,11 +178,17 @@ export class PlanPresenter {
     withHints: boolean,
     hintOf: (record: PlanRecord, step: StepRecord) => StepHint | undefined,
     appOf: (record: PlanRecord, step: StepRecord) => string | undefined = () => undefined,
+    review?: PlanReview,
   ): PlanCache {
     const promptKeys = new Map<number, string>();
     for (const [index, p] of prompts ?? []) promptKeys.set(index, JSON.stringify(p));
     const old = this.cache.get(record.id);
-    const whole = !old || old.hintsVersion !== this.hintsVersion || old.withHints !== withHints || old.steps.length !== record.steps.length;
+    const whole =
+      !old ||
+      old.hintsVersion !== this.hintsVersion ||
+      old.withHints !== withHints ||
+      old.steps.length !== record.steps.length ||
+      old.review !== review;
     if (!whole && old.record === record && sameMap(old.prompts, promptKeys)) return old;
     const changed = new Set<number>();
     if (!whole) {
@@ -165,7 +203,7 @@ export class PlanPresenter {
     let childrenChanged = whole;
     if (whole) {
       hints = record.steps.map((s) => hintOf(record, s));
-      steps = record.steps.map((s, i) => stepView(s, hints[i], prompts?.get(s.index), appOf(record, s)));
+      steps = record.steps.map((s, i) => stepView(s, hints[i], prompts?.get(s.index), appOf(record, s), review));
     } else {
       steps = changed.size ? old.steps.slice() : old.steps;
       hints = old.hints;
@@ -177,7 +215,7 @@ export class PlanPresenter {
           hints[i] = hint;
           hintsChanged = true;
         }
-        steps[i] = stepView(step, hint, prompts?.get(i), appOf(record, step));
+        steps[i] = stepView(step, hint, prompts?.get(i), appOf(record, step), review);
         if (steps[i]!.childPlanId !== old.steps[i]!.childPlanId) childrenChanged = true;
       }
     }
@@ -198,6 +236,7 @@ export class PlanPresenter {
       hintSummary: summary.text,
       destructive: summary.destructive,
       children: childrenChanged || !old ? steps.flatMap((s) => (s.childPlanId ? [s.childPlanId] : [])) : old.children,
+      review,
     };
     this.cache.set(record.id, entry);
     return entry;
@@ -214,8 +253,17 @@ function sameMap(a: Map<number, string>, b: Map<number, string>): boolean {
   return true;
 }
 
-/** One step's view model; `app`: the page of its tool's server app (shown for a step that succeeded). */
-export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: PendingPrompt, app?: string): StepView {
+/**
+ * One step's view model; `app`: the page of its tool's server app (shown for a step that succeeded); `review`: the
+ * gate's review of its plan (the tool's definition as listed, and what changed while the plan waited).
+ */
+export function stepView(
+  step: StepRecord,
+  hint: StepHint | undefined,
+  prompt?: PendingPrompt,
+  app?: string,
+  review?: PlanReview,
+): StepView {
   const label = typeof step.call.label === 'string' && step.call.label ? step.call.label : '';
   const view: StepView = {
     index: step.index,
@@ -243,6 +291,62 @@ export function stepView(step: StepRecord, hint: StepHint | undefined, prompt?: 
   const mark = stepPolicyMark(step.policy); // policy: the step's verdict from resolution (core/present/callCard.ts)
   if (mark) view.policy = mark;
   if (app && step.state === 'ok') view.app = app;
+  const listed = step.toolHash !== undefined && step.call.tool !== 'ask_user' ? review?.definitions.get(step.toolHash) : undefined;
+  if (listed) view.definition = toolSummary(step.toolHash!, listed);
+  const change = step.state === 'pending' ? review?.changes.find((c) => c.step === step.index) : undefined;
+  if (change && review) view.reviewChange = changeView(change, review.definitions);
+  return view;
+}
+
+/** A listed tool's title and the first line of its description (server text, shown as it is, marked by the webview). */
+function toolSummary(hash: string, tool: ListedTool): ToolSummaryView {
+  const annotations = tool.annotations as { title?: unknown } | undefined;
+  const title = typeof tool.title === 'string' && tool.title ? tool.title : typeof annotations?.title === 'string' ? annotations.title : '';
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  const summary = description.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  return { hash, ...(title ? { title } : {}), summary: summary.trim() };
+}
+
+/** A listed tool whole: its description, its input schema and all of it as indented JSON. */
+export function definitionView(tool: ListedTool): ToolDefinitionView {
+  return {
+    description: typeof tool.description === 'string' ? tool.description : '',
+    inputSchema: tool.inputSchema === undefined ? '' : JSON.stringify(tool.inputSchema, null, 2),
+    json: JSON.stringify(tool, null, 2),
+  };
+}
+
+const changeViews = new WeakMap<StepReviewChange, StepChangeView>();
+
+/** Unchanged lines shown on each side of a change in a step's "what changed". */
+const DIFF_CONTEXT = 3;
+
+/** A step's change during review: in words, and the server and definition seen against those now, line by line. */
+export function changeView(change: StepReviewChange, definitions: ReadonlyMap<string, ListedTool>): StepChangeView {
+  const cached = changeViews.get(change);
+  if (cached) return cached;
+  const text = (r: ReviewedResolution): string | undefined => {
+    if (r.server === undefined) return `(offered by no server: ${r.unresolved ?? 'it resolves nowhere'})\n`;
+    const d = r.toolHash === undefined ? undefined : definitions.get(r.toolHash);
+    return d ? `server: ${r.server}\n${JSON.stringify(d, null, 2)}\n` : undefined;
+  };
+  const before = text(change.before);
+  const after = text(change.after);
+  const diff: DiffLineView[] = [];
+  if (before !== undefined && after !== undefined)
+    for (const part of diffLines(before, after)) {
+      const kind = part.added ? 'added' : part.removed ? 'removed' : 'same';
+      const lines = part.value.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      // Unchanged runs keep DIFF_CONTEXT lines on each side of a change; the rest is counted, not shown.
+      if (kind === 'same' && lines.length > 2 * DIFF_CONTEXT + 1) {
+        const hidden = lines.length - 2 * DIFF_CONTEXT;
+        lines.splice(DIFF_CONTEXT, hidden, `⋯ ${hidden} unchanged lines`);
+      }
+      for (const line of lines) diff.push({ kind, text: line });
+    }
+  const view: StepChangeView = { text: `Changed while you were reviewing: ${change.text}.`, parts: [...change.parts], diff };
+  changeViews.set(change, view);
   return view;
 }
 
@@ -259,7 +363,12 @@ const issue = (i: { code?: unknown; message?: unknown; field?: unknown; hint?: u
 export function planHead(
   state: WorkflowState,
   record: PlanRecord,
-  options: PlanItemExtras & { hintSummary?: { text: string; destructive: boolean }; shownHash?: string; top: boolean },
+  options: PlanItemExtras & {
+    hintSummary?: { text: string; destructive: boolean };
+    shownHash?: string;
+    top: boolean;
+    tools?: Record<string, ToolDefinitionView>;
+  },
 ): PlanHeadView {
   const plan = record.plan;
   const readOnly = options.readOnly ?? false;
@@ -284,6 +393,7 @@ export function planHead(
     stepCount: record.steps.length,
   };
   if (record.outcome) head.outcome = record.outcome;
+  if (options.tools) head.tools = options.tools;
   if (record.reapproval && awaiting)
     head.reapproval = `Step ${record.reapproval.step + 1} was not sent, and the plan waits for your approval again: ${record.reapproval.change}`;
   if (record.approvalNote) head.approvalNote = record.approvalNote;

@@ -28,14 +28,18 @@ export class ClientInvoker implements ToolInvoker {
     for (const { name, client } of this.servers) {
       const tools: string[] = [];
       const hashes = new Map<string, string>();
+      const definitions = new Map<string, ToolDefinitionLike>();
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined);
         tools.push(...page.tools.map((t) => t.name));
-        for (const t of page.tools) hashes.set(t.name, toolDefinitionHash(t as ToolDefinitionLike));
+        for (const t of page.tools) {
+          hashes.set(t.name, toolDefinitionHash(t as ToolDefinitionLike));
+          definitions.set(t.name, t as ToolDefinitionLike);
+        }
         cursor = page.nextCursor;
       } while (cursor);
-      out.push({ server: name, tools, hashes });
+      out.push({ server: name, tools, hashes, definitions });
     }
     return out;
   }
