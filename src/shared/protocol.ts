@@ -35,6 +35,11 @@ export interface PredictedView {
   source: 'arguments' | 'dryRun';
   /** The preview failed (e.g. the edit's text is not in the file): the step would fail the same way. */
   error?: string;
+  /**
+   * The step's dry run waits for the user: the policy asks about it (or it runs on another server), so it is sent only
+   * when the user presses **Preview** (`previewStep`; the single-call card asks where the policy asks). `error` says why.
+   */
+  press?: boolean;
 }
 
 /** A file the plan actually changed, from its checkpoint against the disk. */
@@ -472,6 +477,8 @@ export type FromWebview =
   | { type: 'callTool'; id: number; itemId: string; args: Record<string, unknown> }
   /** Cancel the call a Call Tool form has in flight (the server is told). */
   | { type: 'cancelCall'; itemId: string }
+  /** The user pressed a step's **Preview** (its `PredictedView.press`): send its dry run through the door. */
+  | { type: 'previewStep'; id: number; planId: string; step: number }
   /** Opens predicted change `index` of the plan as a diff (now ↔ predicted). */
   | { type: 'openPredicted'; planId: string; index: number }
   /** Opens an actual change as a diff (checkpoint ↔ disk). */

@@ -830,6 +830,8 @@ export class PlanPanel extends DisposableBase {
         if (item?.kind === 'callForm') this.on.calls.cancel(item.view.server, item.view.tool);
         return;
       }
+      case 'previewStep':
+        return wrap(message.id, () => this.sources.files.previewStep(message.planId, message.step));
       case 'openPredicted':
         await this.sources.files.openPredicted(message.planId, message.index);
         return;

@@ -355,22 +355,57 @@ function renderPredicted(plan: PlanView): HTMLElement | null {
                 `${CHANGE[p.change]}${p.source === 'dryRun' ? ` (from a dry run on server ${visible(plan.steps[p.step]?.server ?? '?')})` : ''}`,
               ),
           !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
-          p.error && p.error.startsWith('Not previewed:')
-            ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
-            : p.error
-              ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
-              : h(
-                  'button',
-                  {
-                    class: 'link',
-                    aria: { label: `Open the predicted diff of ${p.path}` },
-                    onclick: () => post({ type: 'openPredicted', planId: plan.id, index }),
-                  },
-                  'Open the predicted diff',
-                ),
+          p.press
+            ? previewButton(plan.id, p.step, p.error ?? '')
+            : p.error && p.error.startsWith('Not previewed:')
+              ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
+              : p.error
+                ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
+                : h(
+                    'button',
+                    {
+                      class: 'link',
+                      aria: { label: `Open the predicted diff of ${p.path}` },
+                      onclick: () => post({ type: 'openPredicted', planId: plan.id, index }),
+                    },
+                    'Open the predicted diff',
+                  ),
         ),
       ),
     ),
+  );
+}
+
+/**
+ * A step whose dry run waits for the user (the policy asks about it, or it runs on another server): why, and **Preview**,
+ * which sends it through the door (the single-call card asks where the policy asks).
+ */
+function previewButton(planId: string, step: number, why: string): HTMLElement {
+  const err = errorSlot(`preview-error-${planId}-${step}`);
+  return h(
+    'div',
+    { class: 'preview-wait' },
+    h('div', { class: 'muted' }, icon('shield'), ' ', visible(why)),
+    h(
+      'div',
+      { class: 'buttons small' },
+      h(
+        'button',
+        {
+          class: 'secondary',
+          aria: { label: `Preview step ${step + 1}` },
+          title: "Sends the step's dry run (its arguments with the dry-run flag set); nothing is written",
+          onclick: async (e) => {
+            const button = e.currentTarget as HTMLButtonElement;
+            button.disabled = true;
+            if (!(await act(err, { type: 'previewStep', planId, step }))) button.disabled = false;
+          },
+        },
+        icon('eye'),
+        ' Preview',
+      ),
+    ),
+    err,
   );
 }
 
