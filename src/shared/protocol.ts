@@ -205,8 +205,16 @@ export interface PlanHeadView {
     errors: IssueView[];
     missing: string[];
     partialResults: { step: string; outcome: string; detail?: string }[];
-    /** The `ask` form; `answerable`: answering re-plans now. */
-    ask?: { prompt: string; fields: AskFieldView[]; answerable: boolean };
+    /**
+     * The `ask` form; `answerable`: answering re-plans now. `call`: the planning call the answer makes — its server,
+     * tool and first arguments; the form shows them with the answers merged in (shared/askCall.ts) above its button.
+     */
+    ask?: {
+      prompt: string;
+      fields: AskFieldView[];
+      answerable: boolean;
+      call: { server: string; tool: string; args: Record<string, unknown> };
+    };
     recovery: { label: string; tool: string; argsText: string; confirm: boolean }[];
     recoveryDisabled: boolean;
   };
@@ -469,8 +477,11 @@ export type FromWebview =
   | { type: 'stop'; id: number; planId: string }
   | { type: 'confirmStep'; id: number; planId: string; step: number; granted: boolean }
   | { type: 'answerAskUser'; id: number; planId: string; step: number; values?: Record<string, string> }
-  /** The plan's `ask` form: call the planning tool again with the original arguments plus these answers. */
-  | { type: 'answerAsk'; id: number; planId: string; values: Record<string, string> }
+  /**
+   * The plan's `ask` form: call the planning tool again with the original arguments plus these answers. `shown`: the
+   * arguments the form showed above its button; the extension refuses (sends nothing) when they are not what it sends.
+   */
+  | { type: 'answerAsk'; id: number; planId: string; values: Record<string, string>; shown: Record<string, unknown> }
   | { type: 'runRecovery'; id: number; planId: string; index: number }
   | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
   | { type: 'exportPlan'; planId: string }

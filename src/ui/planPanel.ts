@@ -788,7 +788,7 @@ export class PlanPanel extends DisposableBase {
       case 'answerAsk':
         return wrap(message.id, async () => {
           const record = gate.workflow.state.plans[message.planId];
-          const outcome = await gate.replan(message.planId, message.values);
+          const outcome = await gate.replan(message.planId, message.values, message.shown);
           if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
           else
             this.on.calls.show(
