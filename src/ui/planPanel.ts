@@ -369,6 +369,7 @@ export class PlanPanel extends DisposableBase {
   async answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
     const item = this.items.find((i) => i.id === itemId);
     if (item?.kind !== 'callCard') return 'That call was already decided, or its caller stopped waiting.';
+    if (answer.answer === 'always' && !item.view.canAlwaysAllow) return 'Always allow is not offered for this call: Allow once or Deny.';
     const error = await item.answer(answer);
     if (error) return error;
     this.removeItem(item.id);
