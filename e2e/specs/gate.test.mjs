@@ -110,7 +110,7 @@ test('a recovery action opens as a one-step plan with its server; nothing is sen
   assert.deepEqual(toolsAfter(since), ['plan_status', 'select_output_directory']);
 });
 
-test("dry-run previews: sent to the step's server with the flag and labelled so; with plangate.previewWithDryRun off, nothing is sent", async () => {
+test("dry-run previews: a destructive step's waits for Preview (asked by default), nothing sent; with plangate.previewWithDryRun off, none offered", async () => {
   await waitForServerRunning(vs);
   const preview = async () => {
     const since = lastSeq();
@@ -124,14 +124,14 @@ test("dry-run previews: sent to the step's server with the flag and labelled so;
     await vs.waitForStatus('Plangate: idle');
     return { text, calls };
   };
+  // edit_text says it is destructive: the policy asks about it by default, so its dry run goes only when the user presses
+  // Preview (e2e/specs/shown.test.mjs presses it).
   const on = await preview();
-  assert.match(on.text, /notes\.txt modify \(from a dry run on server fixture\)/);
+  assert.match(on.text, /Not previewed by itself: the policy asks before this call: tool 'edit_text' says it may destroy data.*Preview/);
   assert.deepEqual(
-    on.calls.map(([tool, args]) => [tool, args.dryRun]),
-    [
-      ['plan_edit_dry_run', undefined],
-      ['edit_text', true],
-    ],
+    on.calls.map(([tool]) => tool),
+    ['plan_edit_dry_run'],
+    'no dry run was sent before a decision',
   );
 
   await withSettings({ 'plangate.previewWithDryRun': false }, async () => {

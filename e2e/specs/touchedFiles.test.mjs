@@ -1,5 +1,5 @@
 // Touched files in a real VS Code: a plan from the fixture server whose steps run on
-// @modelcontextprotocol/server-filesystem (cross-server): it edits one file (dry-run preview before approval),
+// @modelcontextprotocol/server-filesystem (cross-server): it edits one file (a dry-run preview the user presses),
 // writes another, and writes a third outside its declared globs. The panel predicts the three changes, lists the
 // actual ones after the run with the third flagged "undeclared write", and Revert restores the exact bytes and
 // removes the files the plan created.
@@ -58,8 +58,14 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   await web.getByRole('button', { name: 'Call' }).click();
   await web.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 30_000 });
 
-  // Before approval: three predicted changes, the edit from a dry run; nothing written yet.
+  // Before approval: three predicted changes; the edit's dry run is a call to another server (files) of a destructive
+  // tool, so it waits for Preview, which asks on the card; nothing written yet.
   const predicted = web.getByRole('list', { name: 'Predicted file changes' });
+  await predicted.getByRole('button', { name: 'Preview step 1' }).click({ timeout: 30_000 });
+  const card = web.locator('main .call-card');
+  await card.waitFor({ timeout: 15_000 });
+  assert.match(await card.locator('.card-who').innerText(), /dry-run preview you pressed .* calls edit_file on server files/);
+  await card.getByRole('button', { name: 'Allow once' }).click();
   await predicted.getByRole('button', { name: 'Open the predicted diff of notes.md' }).waitFor({ timeout: 30_000 });
   const items = await predicted.getByRole('listitem').allInnerTexts();
   assert.equal(items.length, 3, items.join('\n'));

@@ -73,6 +73,9 @@ export interface CallAsk {
   signal?: AbortSignal;
 }
 
+/** Whether a step's dry-run preview may go by itself, waits for the user's Preview, or is denied (see {@link Door.previewClearance}). */
+export type PreviewClearance = { kind: 'auto' } | { kind: 'press'; why: string } | { kind: 'denied'; why: string };
+
 /** The user's answer on the card. `always`: Allow and write the narrowest allow rule (its id in `rule`). */
 export type CallAskAnswer =
   { answer: 'once' } | { answer: 'always'; rule?: string } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
@@ -194,9 +197,33 @@ export class Door {
         return undefined;
       case 'approval':
         return this.checkStep(call, d.planId, d.step, 'approval');
-      case 'preview':
-        return this.checkStep(call, d.planId, d.step, 'preview');
+      case 'preview': {
+        const refusal = await this.checkStep(call, d.planId, d.step, 'preview');
+        if (refusal || d.pressed) return refusal;
+        // Nobody approved the plan yet: a preview goes by itself only where the policy allows the call outright.
+        const wait = previewWait(verdict, getPlan(this.workflow.state, d.planId)?.steps[d.step]);
+        return wait
+          ? new GateRefusal(
+              'not_covered',
+              `Step ${d.step + 1}: its preview is not sent by itself, because ${wait}; press Preview to decide.`,
+            )
+          : undefined;
+      }
     }
+  }
+
+  /**
+   * Whether the dry-run preview of step `step` (the call `tool` on `server` with `args`, its flag set) may go by itself
+   * now (`auto`), waits for the user to press the step's Preview (`press`: why, in words), or is denied by the policy
+   * (`denied`: the rule's words; never sent, even when pressed). Sends nothing, records nothing.
+   */
+  previewClearance(planId: string, step: number, server: string, tool: string, args: Record<string, unknown>): PreviewClearance {
+    const call: DoorCall = { server, tool, args, entrance: 'preview', decision: { by: 'preview', planId, step } };
+    const verdict = this.verdictOf(server, tool, args, this.policyEntrance(call));
+    if (verdict?.decision === 'deny')
+      return { kind: 'denied', why: `Not previewed: ${deniedMessage(call, verdict).replace(/^Policy denies/, 'the policy denies')}` };
+    const wait = previewWait(verdict, getPlan(this.workflow.state, planId)?.steps[step]);
+    return wait ? { kind: 'press', why: `Not previewed by itself: ${wait}.` } : { kind: 'auto' };
   }
 
   /**
@@ -381,14 +408,29 @@ export async function resolvePlan(
 }
 
 /**
- * What covers an `ask` without the card: a plan's approval covers its steps (and their previews); a button that showed
+ * Why a step's preview does not go by itself (undefined: it may): the policy asks about the call, or the step runs on
+ * another server than the plan's (the plan's server chose a call to a server it is not).
+ */
+function previewWait(verdict: PolicyVerdict | undefined, step: { server?: string; crossServer?: boolean } | undefined): string | undefined {
+  if (verdict && verdict.decision !== 'allow') {
+    const by = verdict.rule.source === 'user' || verdict.rule.source === 'workspace' ? ` (rule '${verdict.rule.id}')` : '';
+    return `the policy asks before this call: ${verdict.rule.reason.replace(/[.\s]+$/, '')}${by}`;
+  }
+  if (step?.crossServer) return `the step runs on server '${step.server ?? '?'}', not on the plan's own server`;
+  return undefined;
+}
+
+/**
+ * What covers an `ask` without the card: a plan's approval covers its steps (never their previews, which come before
+ * it); a button that showed
  * exactly this call as a reviewed payload (a collect form's Submit, an ask form's answer) covers Plangate's default and
  * the tool's own declaration, not a user's or workspace's ask rule. Call Tool's generic form covers nothing: the card
  * asks, as for the agent's calls.
  */
 function coverOf(call: DoorCall, verdict: PolicyVerdict): CallPolicyRecord['coveredBy'] {
   const d = call.decision;
-  if (d.by === 'approval' || d.by === 'preview') return 'plan';
+  if (d.by === 'approval') return 'plan';
+  if (d.by === 'preview') return undefined; // a preview comes before any approval: its ask is the card's (pressed only)
   const reviewed = call.entrance === 'collect' || call.entrance === 'replan'; // never an app's or the agent's call
   if (d.by === 'user' && reviewed && (verdict.rule.source === 'default' || verdict.rule.source === 'tool')) return 'button';
   return undefined;

@@ -25,6 +25,8 @@ import type { ToolResult } from './toolResult';
 import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from './workflow';
 import type { AskFieldView, PendingPrompt } from '../shared/protocol';
 import { rootPlanId } from './planView';
+import { sameJson } from './approval';
+import { askCallArgs } from '../shared/askCall';
 
 export interface GateOptions {
   invoker: ToolInvoker;
@@ -443,13 +445,19 @@ export class Gate extends DisposableBase {
     return this.workflow.dispatch(event) ? undefined : (this.workflow.canApply(event) ?? 'There is no follow-up question to answer.');
   }
 
-  /** The plan's `ask` form was answered: calls the planning tool again (through the door) with its arguments plus the answers. */
-  async replan(planId: string, values: Record<string, unknown>): Promise<CallOutcome> {
+  /**
+   * The plan's `ask` form was answered: calls the planning tool again (through the door) with its arguments plus the
+   * answers. `shown`: the arguments the form showed above its button ({@link askCallArgs} of the same view); the answer
+   * approves exactly that call, so one that differs from what would be sent is refused and nothing is sent.
+   */
+  async replan(planId: string, values: Record<string, unknown>, shown: Record<string, unknown>): Promise<CallOutcome> {
     const plan = getPlan(this.workflow.state, planId);
     if (!plan) throw new Error('That plan no longer exists.');
-    const args: Record<string, unknown> = { ...plan.origin.args };
-    for (const [k, v] of Object.entries(values))
-      Object.defineProperty(args, k, { value: coerceAnswer(plan, k, v), enumerable: true, writable: true, configurable: true });
+    const args = askCallArgs(plan.origin.args, plan.plan.ask?.fields ?? [], values);
+    if (!sameJson(args, shown))
+      throw new Error(
+        `The call shown above the button is not the one the answer would send to '${plan.origin.tool}' on server '${plan.origin.server}'; nothing was sent. Look at the call again and press Answer and re-plan.`,
+      );
     const started = this.now();
     const result = await this.door.call(
       {
@@ -457,7 +465,7 @@ export class Gate extends DisposableBase {
         tool: plan.origin.tool,
         args,
         entrance: 'replan',
-        decision: { by: 'user', what: "answered the plan's ask form" },
+        decision: { by: 'user', what: "answered the plan's ask form, which showed this call" },
       },
       { timeoutMs: this.options.settings().stepTimeoutMs },
     );
@@ -653,13 +661,6 @@ function askPrompt(plan: PlanRecord, step: StepRecord): PendingPrompt {
       })
     : [];
   return { kind: 'askUser', planId: plan.id, step: step.index, prompt: typeof args.prompt === 'string' ? args.prompt : '', fields };
-}
-
-/** An `ask` answer typed as the field says: number fields become numbers. */
-function coerceAnswer(plan: PlanRecord, name: string, value: unknown): unknown {
-  const field = plan.plan.ask?.fields?.find((f) => f.name === name);
-  if (field?.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return value;
 }
 
 /**

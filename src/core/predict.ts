@@ -17,8 +17,11 @@
  */
 import { applyPatch, formatPatch, parsePatch, type StructuredPatch } from 'diff';
 import { pathTrap } from './globs';
+import { GateRefusal, type DoorCall, type PreviewClearance } from './door';
 import type { ActionCall } from './plan';
 import type { ToolResult } from './toolResult';
+import type { StepRecord } from './workflow';
+import type { PredictedView } from '../shared/protocol';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Paths
@@ -530,6 +533,105 @@ export function predictedAfter(file: PredictedFile, current: string | undefined)
   if (file.newContent !== undefined) return { text: file.newContent };
   if (file.patch !== undefined) return applyFilePatch(current ?? '', file.patch);
   return { error: 'Nothing is known of what this step writes.' };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A plan's predictions, step by step
+
+/** What predicting a step needs from its host (the extension's registry, settings, file system and door). */
+export interface PredictPorts {
+  /** The workspace folder and its aliases (see {@link toWorkspacePath}). */
+  roots: readonly string[];
+  /** The tool as its server lists it now; undefined when unknown. */
+  tool: (server: string, tool: string) => ToolDescription | undefined;
+  /** Whether a workspace-relative file exists now. */
+  exists: (path: string) => boolean;
+  /** `plangate.previewWithDryRun`. */
+  dryRun: boolean;
+  /** `plangate.allowCrossServerSteps`. */
+  allowCrossServer: boolean;
+  /** The door's word on a step's preview (Door.previewClearance). */
+  clearance: (planId: string, step: number, server: string, tool: string, args: Record<string, unknown>) => PreviewClearance;
+  /** Sends a preview through the door (Door.call). */
+  send: (call: DoorCall) => Promise<ToolResult>;
+  log?: (line: string) => void;
+}
+
+/** A step's predicted files and what the panel shows of them. */
+export interface StepPredictions {
+  views: PredictedView[];
+  files: (PredictedFile & { step: number })[];
+}
+
+/**
+ * What step `step` of plan `planId` will write: from its arguments, or from a dry run of its tool. A dry run is a call
+ * like any other: without `pressed` it is sent only when the door clears it by itself (the policy allows the call
+ * outright, on the plan's own server); otherwise the step waits for the user's Preview (`press`, and why), or says the
+ * policy denies it. `pressed`: the user pressed Preview (the door asks on the card where the policy asks). Never throws.
+ */
+export async function predictStepFiles(
+  planId: string,
+  step: Pick<StepRecord, 'index' | 'call' | 'server' | 'crossServer'>,
+  ports: PredictPorts,
+  pressed = false,
+): Promise<StepPredictions> {
+  const out: StepPredictions = { views: [], files: [] };
+  const server = step.server;
+  const tool = server ? ports.tool(server, step.call.tool) : undefined;
+  const prediction = predictStep(step.call, tool, ports.roots);
+  const note = (error: string, press = false): StepPredictions => {
+    out.views.push({
+      step: step.index,
+      path: stepPaths(step.call, ports.roots)[0]?.path ?? step.call.tool,
+      inside: true,
+      change: 'modify',
+      source: 'dryRun',
+      error,
+      ...(press ? { press: true } : {}),
+    });
+    return out;
+  };
+  if (prediction.kind === 'write') {
+    const file = predictFromWrite(prediction, prediction.path.inside && ports.exists(prediction.path.path));
+    out.files.push({ ...file, step: step.index });
+    out.views.push(predictedView(file, step.index));
+    return out;
+  }
+  if (prediction.kind !== 'dryRun' || !server) return out;
+  if (!ports.dryRun) return note('Not previewed: dry-run previews are off (setting plangate.previewWithDryRun).');
+  if (step.crossServer && !ports.allowCrossServer)
+    return note(`Not previewed: the step would run on another server ('${server}') and cross-server steps are off.`);
+  const clearance = ports.clearance(planId, step.index, server, step.call.tool, prediction.args);
+  if (clearance.kind === 'denied') return note(clearance.why);
+  if (clearance.kind === 'press' && !pressed) return note(`${clearance.why} Press Preview to decide.`, true);
+  ports.log?.(`Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`);
+  let result: ToolResult;
+  try {
+    result = await ports.send({
+      server,
+      tool: step.call.tool,
+      args: prediction.args,
+      entrance: 'preview',
+      decision: { by: 'preview', planId, step: step.index, ...(pressed ? { pressed: true as const } : {}) },
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof GateRefusal && err.kind === 'declined')
+      return note(`Not previewed: ${message} Press Preview to be asked again.`, true);
+    return note(`The dry run failed: ${message}`);
+  }
+  const predicted = predictFromDryRun(result, ports.roots);
+  if ('error' in predicted) return note(predicted.error);
+  for (const f of predicted.files) {
+    out.files.push({ ...f, step: step.index });
+    out.views.push(predictedView(f, step.index));
+  }
+  return out;
+}
+
+/** A predicted file as the panel lists it. */
+export function predictedView(file: PredictedFile, step: number): PredictedView {
+  return { step, path: file.path, inside: file.inside, note: file.outsideReason, change: file.change, source: file.source };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

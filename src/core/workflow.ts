@@ -61,7 +61,11 @@ export type CallEntrance = 'step' | 'call' | 'agent' | 'replan' | 'preview' | 'c
  */
 export type CallDecision =
   | { by: 'approval'; planId: string; step: number; approvalHash: string }
-  | { by: 'preview'; planId: string; step: number }
+  /**
+   * A step's dry-run preview before approval. Without `pressed`: sent by itself, only when the policy allows the call
+   * outright; `pressed`: the user pressed the step's Preview (an ask goes to the single-call card).
+   */
+  | { by: 'preview'; planId: string; step: number; pressed?: true }
   | { by: 'user'; what: string }
   | { by: 'agent'; what: string }
   | { by: 'app'; what: string };

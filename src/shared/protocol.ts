@@ -35,6 +35,11 @@ export interface PredictedView {
   source: 'arguments' | 'dryRun';
   /** The preview failed (e.g. the edit's text is not in the file): the step would fail the same way. */
   error?: string;
+  /**
+   * The step's dry run waits for the user: the policy asks about it (or it runs on another server), so it is sent only
+   * when the user presses **Preview** (`previewStep`; the single-call card asks where the policy asks). `error` says why.
+   */
+  press?: boolean;
 }
 
 /** A file the plan actually changed, from its checkpoint against the disk. */
@@ -249,8 +254,16 @@ export interface PlanHeadView {
     errors: IssueView[];
     missing: string[];
     partialResults: { step: string; outcome: string; detail?: string }[];
-    /** The `ask` form; `answerable`: answering re-plans now. */
-    ask?: { prompt: string; fields: AskFieldView[]; answerable: boolean };
+    /**
+     * The `ask` form; `answerable`: answering re-plans now. `call`: the planning call the answer makes — its server,
+     * tool and first arguments; the form shows them with the answers merged in (shared/askCall.ts) above its button.
+     */
+    ask?: {
+      prompt: string;
+      fields: AskFieldView[];
+      answerable: boolean;
+      call: { server: string; tool: string; args: Record<string, unknown> };
+    };
     recovery: { label: string; tool: string; argsText: string; confirm: boolean }[];
     recoveryDisabled: boolean;
   };
@@ -518,14 +531,19 @@ export type FromWebview =
   | { type: 'stop'; id: number; planId: string }
   | { type: 'confirmStep'; id: number; planId: string; step: number; granted: boolean }
   | { type: 'answerAskUser'; id: number; planId: string; step: number; values?: Record<string, string> }
-  /** The plan's `ask` form: call the planning tool again with the original arguments plus these answers. */
-  | { type: 'answerAsk'; id: number; planId: string; values: Record<string, string> }
+  /**
+   * The plan's `ask` form: call the planning tool again with the original arguments plus these answers. `shown`: the
+   * arguments the form showed above its button; the extension refuses (sends nothing) when they are not what it sends.
+   */
+  | { type: 'answerAsk'; id: number; planId: string; values: Record<string, string>; shown: Record<string, unknown> }
   | { type: 'runRecovery'; id: number; planId: string; index: number }
   | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
   | { type: 'exportPlan'; planId: string }
   | { type: 'callTool'; id: number; itemId: string; args: Record<string, unknown> }
   /** Cancel the call a Call Tool form has in flight (the server is told). */
   | { type: 'cancelCall'; itemId: string }
+  /** The user pressed a step's **Preview** (its `PredictedView.press`): send its dry run through the door. */
+  | { type: 'previewStep'; id: number; planId: string; step: number }
   /** Opens predicted change `index` of the plan as a diff (now ↔ predicted). */
   | { type: 'openPredicted'; planId: string; index: number }
   /** Opens an actual change as a diff (checkpoint ↔ disk). */

@@ -5,15 +5,7 @@ import { computeChanges, WatchLog, type FileChange } from '../core/changes';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import type { Workflow } from '../core/ledger';
 import { rootPlanId } from '../core/planView';
-import {
-  predictedAfter,
-  predictFromDryRun,
-  predictFromWrite,
-  predictStep,
-  stepPaths,
-  touchedPaths,
-  type PredictedFile,
-} from '../core/predict';
+import { predictedAfter, predictStepFiles, touchedPaths, type PredictedFile, type PredictPorts } from '../core/predict';
 import type { PlanRecord } from '../core/workflow';
 import type { ServerRegistry } from '../mcp/registry';
 import type { Door } from '../core/door';
@@ -142,84 +134,67 @@ export class PlanFiles extends DisposableBase {
     }
   }
 
-  /** Predicts each step's file changes, calling dry-run-capable tools with their dry-run flag (nothing is written). */
+  /**
+   * Predicts each step's file changes: from write-shaped arguments, or a dry run (nothing is written) where the door
+   * clears it by itself — the policy allows the call outright and the step runs on the plan's own server. A step whose
+   * dry run waits for the user shows a Preview button ({@link previewStep}).
+   */
   private async predict(planId: string): Promise<void> {
     const plan = this.workflow.state.plans[planId];
-    const where = this.roots();
+    const ports = this.ports();
     // Not memoised until the steps' servers are resolved: a dry run goes only to the server the step resolved on.
-    if (!plan || plan.phase !== 'awaiting_approval' || !where || plan.resolvedAt === undefined) return;
+    if (!plan || plan.phase !== 'awaiting_approval' || !ports || plan.resolvedAt === undefined) return;
     this.predictions.set(planId, 'pending');
-    const settings = previewSettings();
     const out: Prediction = { views: [], files: [] };
     for (const step of plan.steps) {
-      const server = step.server;
-      const tool = server ? this.registry.get(server)?.tools.find((t) => t.name === step.call.tool) : undefined;
-      const prediction = predictStep(step.call, tool, where.roots);
-      if (prediction.kind === 'write') {
-        const existsNow = prediction.path.inside && existsSync(path.join(where.root, prediction.path.path));
-        const file = predictFromWrite(prediction, existsNow);
-        out.files.push({ ...file, step: step.index });
-        out.views.push(viewOf(file, step.index));
-      } else if (prediction.kind === 'dryRun' && server) {
-        const why = !settings.dryRun
-          ? 'dry-run previews are off (setting plangate.previewWithDryRun)'
-          : step.crossServer && !settings.allowCrossServer
-            ? `the step would run on another server ('${server}') and cross-server steps are off`
-            : undefined;
-        if (why) {
-          out.views.push({
-            step: step.index,
-            path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool,
-            inside: true,
-            change: 'modify',
-            source: 'dryRun',
-            error: `Not previewed: ${why}.`,
-          });
-          continue;
-        }
-        this.log.info(
-          `Dry run of step ${step.index + 1} (${step.call.tool} on ${server}, ${prediction.flag}: true) to preview its changes`,
-        );
-        try {
-          const result = await this.door.call(
-            {
-              server,
-              tool: step.call.tool,
-              args: prediction.args,
-              entrance: 'preview',
-              decision: { by: 'preview', planId, step: step.index },
-            },
-            { timeoutMs: this.stepTimeoutMs() },
-          );
-          const predicted = predictFromDryRun(result, where.roots);
-          if ('error' in predicted)
-            out.views.push({
-              step: step.index,
-              path: stepPaths(step.call, where.roots)[0]?.path ?? step.call.tool,
-              inside: true,
-              change: 'modify',
-              source: 'dryRun',
-              error: predicted.error,
-            });
-          else
-            for (const f of predicted.files) {
-              out.files.push({ ...f, step: step.index });
-              out.views.push(viewOf(f, step.index));
-            }
-        } catch (err) {
-          out.views.push({
-            step: step.index,
-            path: step.call.tool,
-            inside: true,
-            change: 'modify',
-            source: 'dryRun',
-            error: `The dry run failed: ${err instanceof Error ? err.message : String(err)}`,
-          });
-        }
-      }
+      const one = await predictStepFiles(planId, step, ports);
+      out.views.push(...one.views);
+      out.files.push(...one.files);
     }
     this.predictions.set(planId, out);
     this._onDidChange.fire(planId);
+  }
+
+  /**
+   * The user pressed step `step`'s Preview: its dry run goes through the door as the user's (the single-call card asks
+   * where the policy asks; a deny sends nothing), and its predictions replace the step's note. Returns an error in words.
+   */
+  async previewStep(planId: string, step: number): Promise<string | undefined> {
+    const plan = this.workflow.state.plans[planId];
+    const record = plan?.steps[step];
+    const ports = this.ports();
+    const before = this.predictions.get(planId);
+    if (!plan || !record || plan.phase !== 'awaiting_approval' || !ports)
+      return 'Only a step of a plan awaiting approval can be previewed.';
+    if (!before || before === 'pending' || !before.views.some((v) => v.step === step && v.press))
+      return `Step ${step + 1} has no preview waiting for you.`;
+    const one = await predictStepFiles(planId, record, ports, true);
+    const now = this.predictions.get(planId);
+    if (!now || now === 'pending') return undefined;
+    // Keep the steps' order: the pressed step's entries go where its note was.
+    const at = now.views.findIndex((v) => v.step === step);
+    const views = now.views.filter((v) => v.step !== step);
+    views.splice(at < 0 ? views.length : at, 0, ...one.views);
+    this.predictions.set(planId, { views, files: [...now.files.filter((f) => f.step !== step), ...one.files] });
+    this._onDidChange.fire(planId);
+    return undefined;
+  }
+
+  /** What predicting needs from the extension, or undefined without a workspace folder. */
+  private ports(): PredictPorts | undefined {
+    const where = this.roots();
+    if (!where) return undefined;
+    const settings = previewSettings();
+    return {
+      roots: where.roots,
+      tool: (server, tool) => this.registry.get(server)?.tools.find((t) => t.name === tool),
+      exists: (rel) => existsSync(path.join(where.root, rel)),
+      dryRun: settings.dryRun,
+      allowCrossServer: settings.allowCrossServer,
+      clearance: (planId, step, server, tool, args) => this.door.previewClearance(planId, step, server, tool, args),
+      send: (call) => this.door.call(call, { timeoutMs: this.stepTimeoutMs() }),
+      log: (line) => this.log.info(line),
+    };
   }
 
   /** Opens predicted change `index` of the plan as a diff of the file now against the predicted result. */
@@ -441,10 +416,6 @@ export class PlanFiles extends DisposableBase {
     this.watches.clear();
     super.dispose();
   }
-}
-
-function viewOf(file: PredictedFile, step: number): PredictedView {
-  return { step, path: file.path, inside: file.inside, note: file.outsideReason, change: file.change, source: file.source };
 }
 
 /** Files below a folder (not following links), at most `max`. */

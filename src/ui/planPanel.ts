@@ -370,6 +370,7 @@ export class PlanPanel extends DisposableBase {
   async answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
     const item = this.items.find((i) => i.id === itemId);
     if (item?.kind !== 'callCard') return 'That call was already decided, or its caller stopped waiting.';
+    if (answer.answer === 'always' && !item.view.canAlwaysAllow) return 'Always allow is not offered for this call: Allow once or Deny.';
     const error = await item.answer(answer);
     if (error) return error;
     this.removeItem(item.id);
@@ -792,7 +793,7 @@ export class PlanPanel extends DisposableBase {
       case 'answerAsk':
         return wrap(message.id, async () => {
           const record = gate.workflow.state.plans[message.planId];
-          const outcome = await gate.replan(message.planId, message.values);
+          const outcome = await gate.replan(message.planId, message.values, message.shown);
           if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
           else
             this.on.calls.show(
@@ -834,6 +835,8 @@ export class PlanPanel extends DisposableBase {
         if (item?.kind === 'callForm') this.on.calls.cancel(item.view.server, item.view.tool);
         return;
       }
+      case 'previewStep':
+        return wrap(message.id, () => this.sources.files.previewStep(message.planId, message.step));
       case 'openPredicted':
         await this.sources.files.openPredicted(message.planId, message.index);
         return;

@@ -5,7 +5,7 @@
  * plan step. Everything shown is server data or built from it: rendered as text.
  */
 import type { CallCardView, PolicyMarkView, StepHint } from '../shared/protocol';
-import { clip, h, icon, json, setText, visible } from './dom';
+import { h, icon, json, setText, visible } from './dom';
 import { request } from './messaging';
 
 export function renderCallCard(itemId: string, view: CallCardView): HTMLElement {
@@ -57,7 +57,7 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
     h('p', { class: 'card-because notice' }, icon('shield'), ' ', visible(view.because)),
     view.notHonoured ? h('p', { class: 'card-loosens warning-text' }, icon('warning'), ' ', visible(view.notHonoured)) : null,
     h('h2', null, 'Arguments'),
-    h('pre', { class: 'json card-args', aria: { label: 'Arguments' } }, visible(clip(json(view.args), 20000))),
+    argsBlock(json(view.args), 'Arguments', 'card-args'),
     view.canAlwaysAllow && view.alwaysRuleText
       ? h(
           'details',
@@ -76,6 +76,22 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
     ),
     err,
   );
+}
+
+/**
+ * Arguments as JSON text, every character of them (what is approved is what can be read): their size, then the text in
+ * a scrolling block the keyboard reaches. `text` is set as text (server data); `cls` names the block for styling.
+ */
+export function argsBlock(text: string, label: string, cls = ''): HTMLElement {
+  const pre = h('pre', { class: `json args-full ${cls}`.trim(), tabindex: 0, aria: { label } });
+  pre.textContent = visible(text);
+  return h('div', { class: 'args-block' }, h('p', { class: 'args-size muted' }, sizeWords(text)), pre);
+}
+
+/** "1 character", "12,345 characters — all shown; scroll to read them". */
+export function sizeWords(text: string): string {
+  const n = text.length;
+  return n === 1 ? '1 character' : `${n.toLocaleString('en-US')} characters${n > 2000 ? ' — all shown; scroll to read them' : ''}`;
 }
 
 /** The policy's mark on a plan step: a deny (the step cannot run) stands out; an ask or a rule's allow is quiet. */

@@ -20,7 +20,8 @@ import type {
   TouchedGlobView,
 } from '../shared/protocol';
 import { stepKey } from '../shared/panelPatch';
-import { policyMark } from './callCard';
+import { askCallArgs } from '../shared/askCall';
+import { argsBlock, policyMark } from './callCard';
 import { clip, editableJson, h, icon, json, setText, visible } from './dom';
 import { post, request, requestRender, saveUi, ui } from './messaging';
 
@@ -357,22 +358,57 @@ function renderPredicted(plan: PlanView): HTMLElement | null {
                 `${CHANGE[p.change]}${p.source === 'dryRun' ? ` (from a dry run on server ${visible(plan.steps[p.step]?.server ?? '?')})` : ''}`,
               ),
           !p.inside ? h('span', { class: 'flag danger' }, icon('warning'), ' outside the workspace') : null,
-          p.error && p.error.startsWith('Not previewed:')
-            ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
-            : p.error
-              ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
-              : h(
-                  'button',
-                  {
-                    class: 'link',
-                    aria: { label: `Open the predicted diff of ${p.path}` },
-                    onclick: () => post({ type: 'openPredicted', planId: plan.id, index }),
-                  },
-                  'Open the predicted diff',
-                ),
+          p.press
+            ? previewButton(plan.id, p.step, p.error ?? '')
+            : p.error && p.error.startsWith('Not previewed:')
+              ? h('div', { class: 'muted' }, icon('info'), ' ', visible(p.error))
+              : p.error
+                ? h('div', { class: 'step-error' }, icon('error'), ' ', visible(p.error))
+                : h(
+                    'button',
+                    {
+                      class: 'link',
+                      aria: { label: `Open the predicted diff of ${p.path}` },
+                      onclick: () => post({ type: 'openPredicted', planId: plan.id, index }),
+                    },
+                    'Open the predicted diff',
+                  ),
         ),
       ),
     ),
+  );
+}
+
+/**
+ * A step whose dry run waits for the user (the policy asks about it, or it runs on another server): why, and **Preview**,
+ * which sends it through the door (the single-call card asks where the policy asks).
+ */
+function previewButton(planId: string, step: number, why: string): HTMLElement {
+  const err = errorSlot(`preview-error-${planId}-${step}`);
+  return h(
+    'div',
+    { class: 'preview-wait' },
+    h('div', { class: 'muted' }, icon('shield'), ' ', visible(why)),
+    h(
+      'div',
+      { class: 'buttons small' },
+      h(
+        'button',
+        {
+          class: 'secondary',
+          aria: { label: `Preview step ${step + 1}` },
+          title: "Sends the step's dry run (its arguments with the dry-run flag set); nothing is written",
+          onclick: async (e) => {
+            const button = e.currentTarget as HTMLButtonElement;
+            button.disabled = true;
+            if (!(await act(err, { type: 'previewStep', planId, step }))) button.disabled = false;
+          },
+        },
+        icon('eye'),
+        ' Preview',
+      ),
+    ),
+    err,
   );
 }
 
@@ -595,25 +631,46 @@ function readForm(form: HTMLFormElement): Record<string, string> {
   }
   return values;
 }
-function renderAskForm(planId: string, ask: { prompt: string; fields: AskFieldView[] }): HTMLElement {
+function renderAskForm(planId: string, ask: NonNullable<NonNullable<PlanHeadView['notOk']>['ask']>): HTMLElement {
   const fields = ask.fields;
   const err = errorSlot(`ask-error-${planId}`);
-  const form = h(
+  // The call the button makes, shown above it and updated as the user types: what is shown is what is sent (the
+  // extension refuses an answer whose shown arguments are not the ones it would send).
+  let shown: Record<string, unknown> = {};
+  const callArgs = h('div', { class: 'ask-call-args' });
+  const update = () => {
+    shown = askCallArgs(ask.call.args, fields, readForm(form));
+    callArgs.replaceChildren(argsBlock(json(shown), `Arguments Answer and re-plan sends to ${ask.call.tool}`));
+  };
+  const form: HTMLFormElement = h(
     'form',
     {
       class: 'ask-form',
+      oninput: update,
+      onchange: update,
       onsubmit: (e) => {
         e.preventDefault();
         if (!form.reportValidity()) return;
-        void act(err, { type: 'answerAsk', planId, values: readForm(form) });
+        update();
+        void act(err, { type: 'answerAsk', planId, values: readForm(form), shown });
       },
     },
     h('p', null, visible(ask.prompt)),
     fields.map((f) => fieldInput(`ask-${planId}`, f, `ask:${planId}`)),
     fields.length === 0 ? h('p', { class: 'muted' }, 'The server asks no specific field; submitting calls the planning tool again.') : null,
+    h(
+      'p',
+      { class: 'ask-call' },
+      icon('server'),
+      ' Answer and re-plan calls ',
+      h('code', { class: 'ask-call-target' }, `${visible(ask.call.server)} / ${visible(ask.call.tool)}`),
+      ' with these arguments (your answers merged in):',
+    ),
+    callArgs,
     h('div', { class: 'buttons' }, h('button', { type: 'submit' }, icon('refresh'), ' Answer and re-plan')),
     err,
   );
+  update();
   return section('Your answer', form);
 }
 
@@ -1039,7 +1096,7 @@ function renderArgs(plan: PlanHeadView, step: StepView): HTMLElement {
       err,
     );
   } else {
-    details.append(h('pre', { class: 'json' }, visible(clip(json(step.args), 50000))));
+    details.append(argsBlock(json(step.args), `Arguments of step ${step.index + 1}`));
     if (step.edited) {
       const changes = diffLines(json(step.proposedArgs) + '\n', json(step.args) + '\n');
       details.append(

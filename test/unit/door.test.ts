@@ -110,7 +110,7 @@ test('previews are recorded in the ledger as previews, with their arguments', as
   );
 });
 
-test('a cross-server step is not previewed when cross-server steps are off', async (t) => {
+test('a cross-server step is not previewed when cross-server steps are off, nor by itself when they are on', async (t) => {
   const s = await setup();
   t.after(() => s.close());
   const id = await s.receive('planner', [{ tool: 'edit_text', args: EDIT }]);
@@ -120,7 +120,11 @@ test('a cross-server step is not previewed when cross-server steps are off', asy
   await assert.rejects(s.gate.door.call(preview(id, 'alpha', { ...EDIT, dryRun: true })), /cross-server steps are off/);
   assert.deepEqual(s.alpha(), []);
   s.settings.allowCrossServer = true;
-  await s.gate.door.call(preview(id, 'alpha', { ...EDIT, dryRun: true }));
+  // On, a cross-server preview still never goes by itself (the planner chose another server's tool): only pressed.
+  await assert.rejects(s.gate.door.call(preview(id, 'alpha', { ...EDIT, dryRun: true })), /runs on server 'alpha'.*press Preview/);
+  assert.deepEqual(s.alpha(), []);
+  const pressed = preview(id, 'alpha', { ...EDIT, dryRun: true });
+  await s.gate.door.call({ ...pressed, decision: { ...pressed.decision, pressed: true as const } });
   assert.deepEqual(s.alpha(), ['edit_text']);
 });
 

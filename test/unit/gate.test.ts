@@ -250,7 +250,7 @@ test('an error plan has nothing to approve; its ask form re-plans with the answe
   assert.equal(first.outcome, 'not_ok');
   const options = first.plan.ask?.fields?.find((f) => f.name === 'componentId')?.options ?? [];
   assert.ok(options.length > 0, 'the ask form offers the known components');
-  const outcome = await s.gate.replan(planId, { componentId: options[0] });
+  const outcome = await s.gate.replan(planId, { componentId: options[0] }, { screen: 'Payroll', componentId: options[0] });
   assert.equal(outcome.received.kind, 'plan');
   const next = s.workflow.state.plans[(outcome.received as { planId: string }).planId];
   assert.equal(next.plan.status, 'ok');

@@ -173,6 +173,7 @@ describe('plan view models', () => {
       prompt: 'Which one?',
       fields: [{ name: 'componentId', type: 'select', required: false, options: ['A', 'B'] }],
       answerable: true,
+      call: { server: 'alpha', tool: 'plan_it', args: {} },
     });
     assert.deepEqual(plan.notOk?.recovery, [{ label: 'Fix it', tool: 'fix', argsText: 'Calls fix {"x":1}', confirm: false }]);
     assert.match(plan.actions.kind === 'finished' ? plan.actions.outcome : '', /^Nothing to approve yet: answer the question/);

@@ -118,7 +118,8 @@ function decide(matched: readonly SourcedRule[], call: PolicyCall): { decision: 
   let best: SourcedRule | undefined;
   for (const r of matched) if (!best || DECISION_RANK[r.decision] > DECISION_RANK[best.decision]) best = r;
   if (best?.decision === 'deny') return { decision: 'deny', rule: refOf(best) };
-  if (toolAsks(call.meta)) {
+  // A rule's own ask names the rule (a button that showed the call covers the tool's declaration, not a rule's ask).
+  if (toolAsks(call.meta) && best?.decision !== 'ask') {
     return {
       decision: 'ask',
       rule: {

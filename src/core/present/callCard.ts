@@ -26,6 +26,7 @@ export function sourceWords(source: RuleSource): string {
 
 /** Who is calling, in words. */
 export function callerWords(ask: Pick<CallAsk, 'entrance' | 'call'>): string {
+  if (ask.call.entrance === 'preview') return "The dry-run preview you pressed (the step's arguments with its dry-run flag set)";
   switch (ask.entrance) {
     case 'agent':
       return 'The chat agent';
@@ -67,7 +68,8 @@ export function stepPolicyMark(record: PolicyRecord | undefined): PolicyMarkView
 /** The card for a call the policy asks about. `existingIds`: the ids of the user's rules (Always allow's id is new). */
 export function callCardView(ask: CallAsk, existingIds: Iterable<string>, now: Date): CallCardView {
   const { call, verdict } = ask;
-  const always = canAlwaysAllow(verdict);
+  // A preview is asked once: an allow rule written from it would also let the plan's steps through.
+  const always = canAlwaysAllow(verdict) && call.entrance !== 'preview';
   const hint = stepHint(ask.annotations);
   return {
     server: call.server,

@@ -435,6 +435,7 @@ export function planHead(
           ...(f.options ? { options: f.options } : {}),
         })),
         answerable: !readOnly && record.phase === 'finished' && record.outcome === 'not_ok',
+        call: { server: record.origin.server, tool: record.origin.tool, args: record.origin.args },
       };
     }
   }
