@@ -192,6 +192,7 @@ async function allowAppStaging(web) {
   const card = web.locator('main .call-card');
   await card.waitFor({ timeout: 15_000 });
   assert.match(await card.locator('.card-who').innerText(), /An MCP App of server 'fixture' calls collect_form_data on server fixture/);
+  await vs.screenshot('form-app-staging-asks');
   await card.getByRole('button', { name: 'Allow once' }).click();
 }
 
