@@ -132,3 +132,15 @@ test("the user's ask rule on the planning tool still asks on the card, with the 
   assert.equal(s.sent()[0]!.policy?.coveredBy, 'card');
   assert.deepEqual(s.received, [shown]);
 });
+
+test("the policy names a user's ask rule over the tool's own ask, so no reviewed button covers the rule; an allow still cannot lift the tool's", () => {
+  const rules = (decision: 'ask' | 'allow'): PolicyRules => ({
+    user: [{ id: 'mine', decision, reason: 'mine', tool: 'plan_deploy', source: 'user', index: 0 }],
+    workspace: [],
+  });
+  const call = { server: 'planner', tool: 'plan_deploy', args: {}, entrance: 'call' as const, meta: { approval: 'ask' } };
+  const asked = evaluate(rules('ask'), call, { workspaceRoot: '/nonexistent-root' });
+  assert.deepEqual([asked.decision, asked.rule.source, asked.rule.id], ['ask', 'user', 'mine']);
+  const allowed = evaluate(rules('allow'), call, { workspaceRoot: '/nonexistent-root' });
+  assert.deepEqual([allowed.decision, allowed.rule.source], ['ask', 'tool']);
+});
