@@ -15,7 +15,7 @@ import { compilePattern } from '../../src/core/policy/pattern';
 import type { PolicyDecision, PolicyRule } from '../../src/core/policy/rules';
 import { resolveArgPath } from '../../src/core/policy/workspacePath';
 import { nodeRealPath } from '../../src/node/realPath';
-import { runCli } from './helpers/cliHarness';
+import { fixtureServer, runCli, workspace } from './helpers/cliHarness';
 
 const call = (over: Partial<PolicyCall> = {}): PolicyCall => ({ server: 'fs', tool: 'write_file', args: {}, entrance: 'agent', ...over });
 const rule = (id: string, decision: PolicyDecision, over: Partial<PolicyRule> = {}): PolicyRule => ({
@@ -116,6 +116,46 @@ describe('a symlink does not walk out of "stay inside"', () => {
     assert.equal(JSON.parse(out.stdout).decision, 'deny');
     const inside = await explain('src/a.ts');
     assert.equal(JSON.parse(inside.stdout).decision, 'allow');
+  });
+});
+
+describe('plangate run reads the disk too', () => {
+  test('a call whose path leads out through a link is denied by a stay-inside rule and never sent', async () => {
+    const w = workspace();
+    try {
+      mkdirSync(join(w.dir, '.vscode'));
+      symlinkSync(join(home, '.ssh'), join(w.dir, 'docs'));
+      writeFileSync(
+        join(w.dir, '.vscode', 'plangate-policy.json'),
+        JSON.stringify({ rules: [rule('stay-inside', 'deny', { args: [{ path: '$.path', outsideWorkspace: true }] })] }),
+      );
+      const server = await fixtureServer(w);
+      const args = (path: string) => [
+        'run',
+        '--server',
+        server,
+        '--tool',
+        'write_file_step',
+        '--args',
+        JSON.stringify({ path, content: 'x' }),
+        '--yes',
+      ];
+      const out = await runCli(args('docs/authorized_keys'), { cwd: w.dir });
+      assert.equal(out.code, 2, out.stderr);
+      assert.match(out.stderr, /Policy denies calling 'write_file_step'.*\(rule 'stay-inside'\)\.; nothing ran/);
+      assert.deepEqual(
+        w.callLog().map((c) => c.tool),
+        [],
+      );
+      const inside = await runCli(args('notes/a.txt'), { cwd: w.dir });
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.deepEqual(
+        w.callLog().map((c) => c.tool),
+        ['write_file_step'],
+      );
+    } finally {
+      w.remove();
+    }
   });
 });
 
