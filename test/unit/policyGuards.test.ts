@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, nameMatches, ruleMatches, type PolicyCall, type PolicyContext } from '../../src/core/policy/evaluate';
+import { evaluate, MAX_NAME_LENGTH, nameMatches, ruleMatches, type PolicyCall, type PolicyContext } from '../../src/core/policy/evaluate';
 import { compileNameGlob } from '../../src/core/policy/nameGlob';
 import { parsePolicyText, parsePolicyValue } from '../../src/core/policy/parse';
 import { compilePattern } from '../../src/core/policy/pattern';
@@ -291,6 +291,14 @@ describe('names are not paths', () => {
 
   test('a long hostile name against a glob of many stars answers (linear time)', () => {
     assert.equal(nameMatches('*a*a*a*a*a*a*a*a*b', 'a'.repeat(50_000)), false);
+  });
+
+  test('a name longer than 1,000 characters is not read: deny and ask rules hold on it, allow rules do not', () => {
+    const long = `fs_${'x'.repeat(MAX_NAME_LENGTH)}`;
+    assert.equal(holds(rule('d', 'deny', { tool: 'git_*' }), { tool: long }), true);
+    assert.equal(holds(rule('q', 'ask', { server: 'git' }), { server: long }), true);
+    assert.equal(holds(rule('a', 'allow', { tool: 'fs_*' }), { tool: long }), false);
+    assert.equal(holds(rule('a', 'allow', { tool: 'fs_*' }), { tool: long.slice(0, MAX_NAME_LENGTH) }), true, 'at the limit it is read');
   });
 
   test('path-only and extended syntax is refused with a reason; such a rule leans to the strict side', () => {
