@@ -7,14 +7,14 @@
  *
  * Beside it, the hostile cases (issue 24): 200 rules whose patterns backtrack catastrophically on a JavaScript engine
  * (`^(a+)+$`, `(a|a)*b`, `(.*a){20}`, …), each against an argument a server chose to hurt it (10,000 characters, as
- * long as a pattern reads), and 200 name globs of many stars against a 10,000-character tool name. Each case is a
- * policy of 200 distinct rules (so nothing is answered from a cache); the figure is the worst case of the set, the
- * note gives each. On JavaScript's RegExp the first case alone did not finish in 20 s.
+ * long as a pattern reads), and 200 name globs of many stars against a tool name as long as a glob reads (1,000
+ * characters). Each case is a policy of 200 distinct rules (so nothing is answered from a cache); the figure is the
+ * worst case of the set, the note gives each. On JavaScript's RegExp the first case alone did not finish in 20 s.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, type PolicyCall, type PolicyContext } from '../src/core/policy/evaluate';
+import { evaluate, MAX_NAME_LENGTH, type PolicyCall, type PolicyContext } from '../src/core/policy/evaluate';
 import type { PolicyRule, PolicyRules, SourcedRule } from '../src/core/policy/rules';
 import { nodeRealPath } from '../src/node/realPath';
 import { figure, ms, type Figure } from './figure';
@@ -85,7 +85,7 @@ const HOSTILE: { name: string; rule: (i: number) => Partial<PolicyRule>; call: P
     rule: (i) => ({ args: [{ path: '$.command', pattern: `(x+x+)+y|q${i}` }] }),
     call: { args: { command: 'x'.repeat(HOSTILE_LENGTH) } },
   },
-  { name: 'tool glob *a*a*a*a*a*a*a*b', rule: (i) => ({ tool: `*a*a*a*a*a*a*a*b${i}` }), call: { tool: 'a'.repeat(HOSTILE_LENGTH) } },
+  { name: 'tool glob *a*a*a*a*a*a*a*b', rule: (i) => ({ tool: `*a*a*a*a*a*a*a*b${i}` }), call: { tool: 'a'.repeat(MAX_NAME_LENGTH) } },
 ];
 
 export async function policyFigures(log: (line: string) => void): Promise<Figure[]> {
@@ -130,7 +130,7 @@ export async function policyFigures(log: (line: string) => void): Promise<Figure
         worst.time.median,
         'µs',
         1_000_000,
-        `worst: ${worst.name}; median of 9 calls each, ${HOSTILE_LENGTH}-character adversarial arguments (a pattern reads no further); ` +
+        `worst: ${worst.name}; median of 9 calls each; adversarial arguments of ${HOSTILE_LENGTH} characters (a pattern reads no further), a tool name of ${MAX_NAME_LENGTH}; ` +
           cases.map((c) => `${c.name} ${ms(c.time.median / 1000)}`).join(', ') +
           "; on JavaScript's backtracking RegExp ^(a+)+$ on 41 characters did not finish in 20 s",
       ),

@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, nameMatches, ruleMatches, type PolicyCall, type PolicyContext } from '../../src/core/policy/evaluate';
+import { evaluate, MAX_NAME_LENGTH, nameMatches, ruleMatches, type PolicyCall, type PolicyContext } from '../../src/core/policy/evaluate';
 import { compileNameGlob } from '../../src/core/policy/nameGlob';
 import { parsePolicyText, parsePolicyValue } from '../../src/core/policy/parse';
 import { compilePattern } from '../../src/core/policy/pattern';
 import type { PolicyDecision, PolicyRule } from '../../src/core/policy/rules';
 import { resolveArgPath } from '../../src/core/policy/workspacePath';
 import { nodeRealPath } from '../../src/node/realPath';
-import { runCli } from './helpers/cliHarness';
+import { fixtureServer, runCli, workspace } from './helpers/cliHarness';
 
 const call = (over: Partial<PolicyCall> = {}): PolicyCall => ({ server: 'fs', tool: 'write_file', args: {}, entrance: 'agent', ...over });
 const rule = (id: string, decision: PolicyDecision, over: Partial<PolicyRule> = {}): PolicyRule => ({
@@ -116,6 +116,46 @@ describe('a symlink does not walk out of "stay inside"', () => {
     assert.equal(JSON.parse(out.stdout).decision, 'deny');
     const inside = await explain('src/a.ts');
     assert.equal(JSON.parse(inside.stdout).decision, 'allow');
+  });
+});
+
+describe('plangate run reads the disk too', () => {
+  test('a call whose path leads out through a link is denied by a stay-inside rule and never sent', async () => {
+    const w = workspace();
+    try {
+      mkdirSync(join(w.dir, '.vscode'));
+      symlinkSync(join(home, '.ssh'), join(w.dir, 'docs'));
+      writeFileSync(
+        join(w.dir, '.vscode', 'plangate-policy.json'),
+        JSON.stringify({ rules: [rule('stay-inside', 'deny', { args: [{ path: '$.path', outsideWorkspace: true }] })] }),
+      );
+      const server = await fixtureServer(w);
+      const args = (path: string) => [
+        'run',
+        '--server',
+        server,
+        '--tool',
+        'write_file_step',
+        '--args',
+        JSON.stringify({ path, content: 'x' }),
+        '--yes',
+      ];
+      const out = await runCli(args('docs/authorized_keys'), { cwd: w.dir });
+      assert.equal(out.code, 2, out.stderr);
+      assert.match(out.stderr, /Policy denies calling 'write_file_step'.*\(rule 'stay-inside'\)\.; nothing ran/);
+      assert.deepEqual(
+        w.callLog().map((c) => c.tool),
+        [],
+      );
+      const inside = await runCli(args('notes/a.txt'), { cwd: w.dir });
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.deepEqual(
+        w.callLog().map((c) => c.tool),
+        ['write_file_step'],
+      );
+    } finally {
+      w.remove();
+    }
   });
 });
 
@@ -251,6 +291,14 @@ describe('names are not paths', () => {
 
   test('a long hostile name against a glob of many stars answers (linear time)', () => {
     assert.equal(nameMatches('*a*a*a*a*a*a*a*a*b', 'a'.repeat(50_000)), false);
+  });
+
+  test('a name longer than 1,000 characters is not read: deny and ask rules hold on it, allow rules do not', () => {
+    const long = `fs_${'x'.repeat(MAX_NAME_LENGTH)}`;
+    assert.equal(holds(rule('d', 'deny', { tool: 'git_*' }), { tool: long }), true);
+    assert.equal(holds(rule('q', 'ask', { server: 'git' }), { server: long }), true);
+    assert.equal(holds(rule('a', 'allow', { tool: 'fs_*' }), { tool: long }), false);
+    assert.equal(holds(rule('a', 'allow', { tool: 'fs_*' }), { tool: long.slice(0, MAX_NAME_LENGTH) }), true, 'at the limit it is read');
   });
 
   test('path-only and extended syntax is refused with a reason; such a rule leans to the strict side', () => {

@@ -219,9 +219,19 @@ export function nameMatches(glob: string, name: string): boolean {
   return typeof name === 'string' && nameMatcher(glob)(name) === true;
 }
 
-/** {@link nameMatches} for a rule: a glob that cannot be used holds for a deny or ask rule (`strict`), not for an allow. */
+/**
+ * The longest server or tool name a glob is tested on (MCP suggests at most 128 characters): a longer one is a server
+ * trying to make every rule cost, and is not read (see {@link nameHolds}).
+ */
+export const MAX_NAME_LENGTH = 1000;
+
+/**
+ * {@link nameMatches} for a rule: a glob that cannot be used, or a name longer than {@link MAX_NAME_LENGTH}, holds for
+ * a deny or ask rule (`strict`) and not for an allow rule.
+ */
 function nameHolds(glob: string, name: string, strict: boolean): boolean {
   if (typeof name !== 'string') return false;
+  if (name.length > MAX_NAME_LENGTH) return strict;
   return nameMatcher(glob)(name) ?? strict;
 }
 
