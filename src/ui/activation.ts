@@ -110,7 +110,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const apps = new AppHost({ servers, door: gate.door, panel, collect, log, state: context.workspaceState });
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
-  servers.onElicit = elicitationHandler(panel);
+  servers.onElicit = elicitationHandler(panel, log);
   const cards = new PolicyCards(panel, policy, log);
   gate.door.askWith(cards.ask);
   context.subscriptions.push(

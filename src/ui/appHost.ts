@@ -19,6 +19,7 @@ import type { ToolResult } from '../core/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
 import type { PanelApps } from './planPanel';
+import { confirmAndOpenUrl } from './openUrl';
 import { appSettings } from './settings';
 
 /** Where the app host reads pages and tools, sends calls, and shows results. */
@@ -442,15 +443,13 @@ export class AppHost implements PanelApps {
             { server: app.server, tool, args, entrance: 'app', decision: { by: 'app', what: `the app ${app.uri} asked for it` } },
             { signal: app.closing.signal },
           ),
-        openLink: async (url) => {
-          const go = await vscode.window.showWarningMessage(
+        openLink: (url) =>
+          confirmAndOpenUrl(
+            url.href,
             `The app of server '${app.server}' wants to open a link.`,
-            { modal: true, detail: url.toString() },
-            'Open',
-          );
-          if (go !== 'Open') return false;
-          return vscode.env.openExternal(vscode.Uri.parse(url.toString(), true));
-        },
+            `the link the app of server '${app.server}' asked for`,
+            log,
+          ),
         putInChat: async (text) => {
           try {
             // isPartialQuery: the text waits in the input for the user to send or change; nothing is sent for them.

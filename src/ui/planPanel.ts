@@ -28,6 +28,7 @@ import { newAppNonce, panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
 import type { PlanFiles } from './planFiles';
 import type { CollectFormHost } from './collectForms';
+import { openServerLink } from './openUrl';
 
 type ItemModel =
   | { kind: 'plan'; id: string; planId: string }
@@ -958,14 +959,5 @@ async function openLink(target: string): Promise<void> {
     await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
     return;
   }
-  if (!['http', 'https', 'file'].includes(uri.scheme)) {
-    void vscode.window.showWarningMessage(`Plangate does not open ${uri.scheme}: links from servers.`);
-    return;
-  }
-  const go = await vscode.window.showWarningMessage(
-    'Open a link that a server supplied?',
-    { modal: true, detail: uri.toString(true) },
-    'Open',
-  );
-  if (go === 'Open') await vscode.env.openExternal(uri);
+  await openServerLink(uri, target);
 }

@@ -6,10 +6,13 @@
  * sign-in, and the Sign in / Sign out commands of the Servers view.
  */
 import * as vscode from 'vscode';
+import { checkExternalUrl } from '../core/externalUrl';
 import type { OAuthSupport, SignInInteraction } from '../mcp/connection';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import type { ServerRegistry } from '../mcp/registry';
+import { visibleText } from '../shared/visibleText';
 import { Commands } from './constants';
+import { openCheckedUrl } from './openUrl';
 import type { ServerNode } from './serversView';
 
 /** The sign-in support the registry's connections use. */
@@ -30,10 +33,11 @@ export function oauthSupport(secrets: vscode.SecretStorage): OAuthSupport {
         throw err;
       }
     },
-    async open(url) {
-      // A string, not a Uri: Uri.parse would re-encode the query (a "+" in scope, the encoded redirect_uri).
-      // openExternal accepts one (the API declares Uri only).
-      const opened = await vscode.env.openExternal(url.href as unknown as vscode.Uri);
+    async open(url, server) {
+      // The authorization URL comes from the server's metadata: http(s) only, never a scheme the system hands elsewhere.
+      const checked = checkExternalUrl(url, `the sign-in page of server "${visibleText(server)}"`);
+      if (!checked.ok) throw new Error(`${checked.reason} Its sign-in metadata (authorization_endpoint) needs fixing.`);
+      const opened = await openCheckedUrl(checked.url);
       if (!opened) throw new Error('the sign-in page was not opened');
     },
   };
