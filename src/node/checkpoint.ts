@@ -130,7 +130,7 @@ export async function createCheckpoint(
     );
   }
   wanted.sort((a, b) => compare(a.path, b.path));
-  await fsp.mkdir(join(dir, BLOBS), { recursive: true });
+  await privateFolder(storageDir, dir);
 
   // Look first (stat), then allot the copy budget in path order, then read and store.
   const realRoot = await realRootOf(checkpoint.workspaceRoot);
@@ -564,7 +564,7 @@ export function checkpointDir(storageDir: string, planId: string): string {
 
 async function writeManifest(cp: Checkpoint): Promise<void> {
   const { dir, ...stored } = cp;
-  await fsp.mkdir(dir, { recursive: true });
+  await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_FOLDER });
   await writeAtomic(join(dir, MANIFEST), Buffer.from(`${JSON.stringify(stored, null, 1)}\n`, 'utf8'));
 }
 
@@ -575,7 +575,7 @@ async function writeBlob(dir: string, hash: string, bytes: Buffer): Promise<numb
     await fsp.access(file);
     return 0;
   } catch {
-    await writeAtomic(file, bytes, undefined, false);
+    await writeAtomic(file, bytes, false);
     return bytes.length;
   }
 }
@@ -586,13 +586,35 @@ async function readBlob(cp: Checkpoint, entry: CheckpointEntry): Promise<Buffer>
   return bytes;
 }
 
-/** Writes through a temporary file in the same folder and a rename, creating the folder (unless told it exists); sets `mode` when given. */
-async function writeAtomic(file: string, bytes: Buffer, mode?: number, ensureFolder = true): Promise<void> {
-  if (ensureFolder) await fsp.mkdir(dirname(file), { recursive: true });
+/** Plangate's own files (copies of the user's files, the manifest): readable by the user only, whatever the original's mode. */
+const PRIVATE_FILE = 0o600;
+/** Plangate's own folders (the checkpoints, each plan's, its blobs). */
+const PRIVATE_FOLDER = 0o700;
+
+/**
+ * Creates the folders of checkpoint `dir` (and its blobs) readable by the user only; the `checkpoints` folder and
+ * `dir` are made so even when an earlier version created them open to others (what they hold is then out of reach).
+ */
+async function privateFolder(storageDir: string, dir: string): Promise<void> {
+  await fsp.mkdir(join(dir, BLOBS), { recursive: true, mode: PRIVATE_FOLDER });
+  for (const folder of [join(storageDir, 'checkpoints'), dir, join(dir, BLOBS)])
+    await fsp.chmod(folder, PRIVATE_FOLDER).catch(() => undefined);
+}
+
+/**
+ * Writes through a new temporary file in the same folder (created exclusively, never through a link, readable by the
+ * user only) and a rename, creating the folder (unless told it exists).
+ */
+async function writeAtomic(file: string, bytes: Buffer, ensureFolder = true): Promise<void> {
+  if (ensureFolder) await fsp.mkdir(dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
   const tmp = `${file}.${randomBytes(6).toString('hex')}.plangate-tmp`;
   try {
-    await fsp.writeFile(tmp, bytes, mode === undefined ? undefined : { mode });
-    if (mode !== undefined) await fsp.chmod(tmp, mode).catch(() => undefined);
+    const handle = await fsp.open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_NOFOLLOW, PRIVATE_FILE);
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
     await fsp.rename(tmp, file);
   } catch (err) {
     await fsp.rm(tmp, { force: true }).catch(() => undefined);

@@ -8,7 +8,20 @@
  * next to the ledger, fsyncs it and renames it over the old one, so a crash leaves either file whole. The file is
  * read in chunks, line by line: no string ever holds the whole file, so a ledger past V8's string limit still loads.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/lifecycle';
 import {
@@ -206,8 +219,8 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     private readonly retention: LedgerRetention = {},
     private readonly now: () => number = Date.now,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.fd = openSync(file, 'a+');
+    mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
+    this.fd = openPrivate(file);
     this.repairTail(this.fd);
     this.size = fstatSync(this.fd).size;
     this.compactAt = Math.max(maxBytesOf(retention) ?? Number.POSITIVE_INFINITY, this.size + (maxBytesOf(retention) ?? 0) / 4);
@@ -281,7 +294,7 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     } catch (err) {
       result = { compaction: undefined, problem: `the ledger could not be compacted (${(err as Error).message}); it is kept as it is.` };
     } finally {
-      if (this.fd === undefined) this.fd = openSync(this.file, 'a+');
+      if (this.fd === undefined) this.fd = openPrivate(this.file);
       this.size = fstatSync(this.fd).size;
     }
     this.compactAt = Math.max(maxBytes, this.size + maxBytes / 4);
@@ -411,6 +424,26 @@ function dueForCompaction(loaded: ReadLedger, retention: LedgerRetention, now: n
   return (maxBytes !== undefined && loaded.bytes > maxBytes) || (maxAge !== undefined && now - loaded.oldestAt > maxAge);
 }
 
+/** The ledger holds every call's arguments and answers: readable by its user only. */
+const PRIVATE_FILE = 0o600;
+/** A folder created for the ledger. */
+const PRIVATE_FOLDER = 0o700;
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * Opens the ledger for appending, creating it readable by the user only; a ledger an earlier version created open to
+ * others is made private too (through the open file, so a link swapped in meanwhile is not what changes).
+ */
+function openPrivate(file: string): number {
+  const fd = openSync(file, 'a+', PRIVATE_FILE);
+  try {
+    if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, PRIVATE_FILE);
+  } catch {
+    // not the file's owner, or a file system without modes: the ledger is still written
+  }
+  return fd;
+}
+
 function tempFileOf(file: string): string {
   return `${file}.compacting`;
 }
@@ -453,7 +486,9 @@ function compactLoaded(
   const temp = tempFileOf(file);
   let bytesAfter = 0;
   try {
-    const fd = openSync(temp, 'w');
+    // A new file, never through a link planted at its name, readable by the user only (like the ledger it replaces).
+    rmSync(temp, { force: true });
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, PRIVATE_FILE);
     try {
       let batch: string[] = [];
       let batchLength = 0;

@@ -2,7 +2,9 @@
  * Where a server's sign-in lives between connections: its client registration, its tokens and what discovery found,
  * one JSON record per key. The extension keeps records in SecretStorage, the CLI in memory (or a 0600 file).
  */
-import { chmod, open, readFile, rename } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 
@@ -56,7 +58,7 @@ export class MemoryOAuthStore implements OAuthStore {
 
 /**
  * Records in one JSON file readable by its owner only (`plangate run --token-store FILE`): created 0600, written to a
- * temporary sibling (also 0600) and renamed over, so a crash never leaves half a file.
+ * new temporary sibling (0600, a random name opened exclusively) and renamed over, so a crash never leaves half a file.
  */
 export class FileOAuthStore implements OAuthStore {
   private queue: Promise<unknown> = Promise.resolve();
@@ -97,15 +99,22 @@ export class FileOAuthStore implements OAuthStore {
     const next = this.queue.then(async () => {
       const all = await this.readAll();
       change(all);
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      const handle = await open(tmp, 'w', 0o600);
+      // A name nobody can guess, created exclusively and never through a link: a file or link planted beside the
+      // store is neither followed nor overwritten.
+      const tmp = `${this.file}.${randomBytes(8).toString('hex')}.tmp`;
+      const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
       try {
-        await handle.writeFile(JSON.stringify(all, null, 2));
-      } finally {
-        await handle.close();
+        try {
+          await handle.chmod(0o600);
+          await handle.writeFile(JSON.stringify(all, null, 2));
+        } finally {
+          await handle.close();
+        }
+        await rename(tmp, this.file);
+      } catch (err) {
+        await rm(tmp, { force: true }).catch(() => undefined);
+        throw err;
       }
-      await chmod(tmp, 0o600);
-      await rename(tmp, this.file);
     });
     this.queue = next.catch(() => undefined);
     return next;
