@@ -468,6 +468,30 @@ test('a URL-mode elicitation asks in a dialog before anything opens: Decline ans
   assert.equal((await ask('Open', 'action: accept')).text, 'action: accept');
 });
 
+test('a URL-mode elicitation for a vscode: link is declined without a dialog, saying why', async () => {
+  await waitForServerRunning(vs);
+  const link = 'vscode://vscode.git/clone?url=https://evil.example/repo';
+  const web = await callTool(vs, 'elicit_url', { fill: async (form) => form.getByLabel(/^url/).fill(link) });
+  const toast = vs.page.locator('.notification-toast').filter({ hasText: 'Plangate did not open the vscode: link server "fixture" sent' });
+  await toast.waitFor({ timeout: 20_000 });
+  const deadline = Date.now() + 20_000;
+  let text = '';
+  while (Date.now() < deadline && text !== 'action: decline') {
+    text = (
+      await web
+        .locator('main .result pre.text-block')
+        .allInnerTexts()
+        .catch(() => [])
+    ).join('\n');
+    if (text !== 'action: decline') await sleep(200);
+  }
+  assert.equal(text, 'action: decline', 'the server is answered decline');
+  assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no dialog offered to open it');
+  await vs.screenshot('url-elicitation-refused');
+  await toast.hover();
+  assert.match(await toast.innerText(), /it opens only http: and https: links from servers\./);
+});
+
 /** Workspace settings for the length of `fn` (see withWorkspaceSettings). */
 const withSettings = (settings, fn) => withWorkspaceSettings(vs.workspaceDir, settings, fn);
 

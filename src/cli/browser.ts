@@ -42,7 +42,7 @@ export type BrowserLaunch = { ok: true; url: string; commands: string[][] } | { 
  */
 export function browserLaunch(
   raw: string,
-  what = 'the sign-in page',
+  what = 'sign-in page',
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
 ): BrowserLaunch {
@@ -74,7 +74,10 @@ function browserCommands(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.P
   return env.DISPLAY || env.WAYLAND_DISPLAY ? [['xdg-open', url]] : [];
 }
 
-/** Prints the sign-in URL and opens it in a browser if it is an http(s) URL and a browser can be started. */
+/**
+ * Prints the sign-in URL and opens it in a browser if a browser can be started; rejects, saying why, when it is not an
+ * http(s) URL.
+ */
 export async function openInBrowser(
   raw: string,
   server: string,
@@ -83,11 +86,9 @@ export async function openInBrowser(
   platform: NodeJS.Platform = process.platform,
 ): Promise<void> {
   const name = safeText(server, { max: 100 });
-  const plan = browserLaunch(raw, `the sign-in page of '${name}'`, env, platform);
-  if (!plan.ok) {
-    print(`plangate: ${safeText(plan.reason)} The server's sign-in metadata (its authorization_endpoint) needs fixing.`);
-    throw new Error(plan.reason);
-  }
+  const plan = browserLaunch(raw, `sign-in page of '${name}'`, env, platform);
+  // Not printed here: the sign-in fails with this message, which the run reports.
+  if (!plan.ok) throw new Error(`${plan.reason} The server's sign-in metadata (its authorization_endpoint) needs fixing.`);
   for (const words of plan.commands) {
     if (await launch(words, env)) {
       print(`plangate: signing in to '${name}' in your browser. If no page opened, visit:\n  ${plan.url}`);

@@ -33,13 +33,18 @@ export type ExternalUrl =
 const OUTSIDE_RFC3986 = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/g;
 
 /**
- * Decides whether `raw` (what a server sent, any type) may be opened outside, for `what` (e.g. "the sign-in page of
- * server 'acme'"). Total: never throws.
+ * Decides whether `raw` (what a server sent, any type) may be opened outside. `what` names it without an article, for
+ * the refusal ("link server 'acme' sent" → "Plangate did not open the vscode: link server 'acme' sent: …"). Total:
+ * never throws.
  */
-export function checkExternalUrl(raw: unknown, what = 'the link'): ExternalUrl {
+export function checkExternalUrl(raw: unknown, what = 'link'): ExternalUrl {
   const text = typeof raw === 'string' ? raw : raw instanceof URL ? raw.href : '';
   const shownRaw = visibleText(text.length > 300 ? `${text.slice(0, 300)}…` : text);
-  const refuse = (why: string): ExternalUrl => ({ ok: false, reason: `Plangate did not open ${what}: ${why}`, shown: shownRaw });
+  const refuse = (why: string, kind = ''): ExternalUrl => ({
+    ok: false,
+    reason: `Plangate did not open the ${kind}${what}: ${why}`,
+    shown: shownRaw,
+  });
   if (typeof raw !== 'string' && !(raw instanceof URL)) return refuse('it is not a URL (no text was given).');
   if (text.length > MAX_EXTERNAL_URL)
     return refuse(
@@ -53,7 +58,7 @@ export function checkExternalUrl(raw: unknown, what = 'the link'): ExternalUrl {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     const scheme = visibleText(url.protocol.slice(0, 40));
-    return refuse(`it is a ${scheme} link, and Plangate opens only http: and https: links from servers.`);
+    return refuse('it opens only http: and https: links from servers.', `${scheme} `);
   }
   if (url.username || url.password)
     return refuse(`the URL holds a user name or password before its host ("${shownRaw}"), which can make one site look like another.`);

@@ -29,7 +29,7 @@ const MAX_MESSAGE = 500;
 export async function answerUrlElicitation(server: string, params: unknown, ports: UrlElicitationPorts): Promise<UrlElicitationAnswer> {
   const p = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
   const name = visibleText(server.length > 100 ? `${server.slice(0, 100)}…` : server);
-  const checked = checkExternalUrl(p.url, `the page server "${name}" asked you to open`);
+  const checked = checkExternalUrl(p.url, `link server "${name}" sent`);
   if (!checked.ok) {
     ports.log('warn', `URL request from server "${name}" declined: ${checked.reason} (the URL: ${checked.shown})`);
     ports.refused(checked.reason);

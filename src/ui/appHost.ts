@@ -465,7 +465,7 @@ export class AppHost implements PanelApps {
           confirmAndOpenUrl(
             url.href,
             `The app of server '${app.server}' wants to open a link.`,
-            `the link the app of server '${app.server}' asked for`,
+            `link the app of server '${app.server}' asked for`,
             log,
           ),
         putInChat: async (text) => {

@@ -15,7 +15,7 @@ export function openCheckedUrl(url: string): Thenable<boolean> {
 
 /**
  * Checks `raw` (refusing other schemes with a warning that says why), asks `question` in a modal showing the URL, and
- * opens it when the user says Open. `what` names the link in a refusal ("the link in a result of server 'acme'").
+ * opens it when the user says Open. `what` names the link in a refusal, without an article ("link a server supplied").
  * Resolves whether the page was opened.
  */
 export async function confirmAndOpenUrl(
@@ -50,5 +50,5 @@ export async function openServerLink(uri: vscode.Uri, target: string): Promise<v
     if (go === 'Open') await vscode.window.showTextDocument(uri, { preview: true });
     return;
   }
-  await confirmAndOpenUrl(target, 'Open a link that a server supplied?', 'the link a server supplied');
+  await confirmAndOpenUrl(target, 'Open a link that a server supplied?', 'link a server supplied');
 }

@@ -35,7 +35,7 @@ export function oauthSupport(secrets: vscode.SecretStorage): OAuthSupport {
     },
     async open(url, server) {
       // The authorization URL comes from the server's metadata: http(s) only, never a scheme the system hands elsewhere.
-      const checked = checkExternalUrl(url, `the sign-in page of server "${visibleText(server)}"`);
+      const checked = checkExternalUrl(url, `sign-in page of server "${visibleText(server)}"`);
       if (!checked.ok) throw new Error(`${checked.reason} Its sign-in metadata (authorization_endpoint) needs fixing.`);
       const opened = await openCheckedUrl(checked.url);
       if (!opened) throw new Error('the sign-in page was not opened');

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundles, runCli } from './helpers/cliHarness';
@@ -301,5 +301,59 @@ describe('plangate run --url against each sign-in variant of the fixture authori
     assert.match(r.stderr, /sign-in failed at the registration step/);
     assert.match(r.stderr, /--client-id/);
     assert.equal(r.visits, 0, 'no browser opened');
+  });
+});
+
+describe('plangate run --url with a hostile authorization_endpoint', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plangate-oauth-hostile-'));
+  const recorder = join(dir, 'recordArgv.mjs');
+  writeFileSync(
+    recorder,
+    "import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.RECORD_ARGV, JSON.stringify(process.argv.slice(2)));\n",
+  );
+  const recordEnv = (record: string) => ({ BROWSER: `"${process.execPath}" "${recorder}"`, RECORD_ARGV: record });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('an endpoint with | & ^ " in its path reaches $BROWSER as one argument, percent-encoded, with no shell in between', async () => {
+    const canary = join(dir, 'canary');
+    const fixture = await startOAuthFixture({
+      spec: '2025-11-25',
+      authorizationEndpoint: (origin) => `${origin}/as/authorize|calc&whoami^x"y;mkdir$IFS$9${canary}`,
+    });
+    try {
+      const record = join(dir, 'argv.json');
+      const { child, done } = await startCli(
+        ['run', '--url', fixture.url, '--tool', 'read_thing'],
+        recordEnv(record),
+        /If no page opened, visit:\n\s+http/,
+      );
+      for (let i = 0; i < 100 && !existsSync(record); i++) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      await done;
+      const argv = JSON.parse(readFileSync(record, 'utf8')) as string[];
+      assert.equal(argv.length, 1, JSON.stringify(argv));
+      const opened = new URL(argv[0]!);
+      assert.equal(opened.origin + opened.pathname, `${fixture.origin}/as/authorize%7Ccalc&whoami%5Ex%22y;mkdir$IFS$9${canary}`);
+      assert.ok(opened.searchParams.get('code_challenge'), 'the rest of the authorization request is intact');
+      assert.equal(existsSync(canary), false, 'no shell ran the text of the URL');
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  test('a file: endpoint is not opened: the sign-in fails saying why, nothing is started and nothing ran', async () => {
+    const fixture = await startOAuthFixture({ spec: '2025-11-25', authorizationEndpoint: () => 'file:///etc/passwd' });
+    try {
+      const record = join(dir, 'argv-file.json');
+      const r = await runCli(['run', '--url', fixture.url, '--tool', 'read_thing'], { env: recordEnv(record) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /Plangate did not open the file: sign-in page of '[^']+': it opens only http: and https: links from servers/);
+      assert.match(r.stderr, /authorization_endpoint\) needs fixing/);
+      assert.equal(r.stderr.split('did not open').length, 2, 'said once');
+      assert.equal(existsSync(record), false, 'no browser was started');
+      assert.deepEqual(fixture.seen.calls, []);
+    } finally {
+      await fixture.close();
+    }
   });
 });

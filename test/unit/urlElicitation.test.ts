@@ -38,10 +38,13 @@ describe('answerUrlElicitation', () => {
       assert.equal(seen.refused.length, 1);
       assert.match(
         seen.refused[0]!,
-        /^Plangate did not open the page server "acme" asked you to open: it is a [a-z-]+: link, and Plangate opens only http: and https: links from servers\.$/,
+        /^Plangate did not open the [a-z-]+: link server "acme" sent: it opens only http: and https: links from servers\.$/,
       );
       assert.equal(seen.log.length, 1);
-      assert.match(seen.log[0]!, /^warn: URL request from server "acme" declined: Plangate did not open .* it is a [a-z-]+: link/);
+      assert.match(
+        seen.log[0]!,
+        /^warn: URL request from server "acme" declined: Plangate did not open the [a-z-]+: link server "acme" sent: it opens only http: and https: links from servers\. \(the URL: [a-z-]+:/,
+      );
     });
   }
 

@@ -32,6 +32,8 @@ export interface OAuthFixtureOptions {
   alwaysInsufficient?: boolean;
   /** A step that fails: the token endpoint answers 400 invalid_client, or the AS metadata answers 500. */
   fail?: 'token' | 'metadata';
+  /** The `authorization_endpoint` the metadata names, given the origin (a hostile server's choice); default `<origin>/as/authorize`. */
+  authorizationEndpoint?: (origin: string) => string;
 }
 
 interface Client {
@@ -92,7 +94,7 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
   };
   const asMetadata = () => ({
     issuer: `${origin}${asPath || '/'}`,
-    authorization_endpoint: `${origin}${asPath}/authorize`,
+    authorization_endpoint: options.authorizationEndpoint?.(origin) ?? `${origin}${asPath}/authorize`,
     token_endpoint: `${origin}${asPath}/token`,
     ...(options.dcr !== false && { registration_endpoint: `${origin}${asPath}/register` }),
     response_types_supported: ['code'],
