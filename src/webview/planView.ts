@@ -874,7 +874,7 @@ function renderReviewChange(plan: PlanHeadView, step: StepView, change: StepChan
       : h(
           'p',
           { class: 'muted' },
-          'The earlier definition is not known in this window; expand the tool above to read the one that will run.',
+          'The earlier definition is not known in this window; expand the tool below to read the one that will run.',
         ),
     plan.editable
       ? h(

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LOCAL_SERVER, resolveSteps } from '../../src/core/resolve';
+import { LOCAL_SERVER, resolveSteps, reviewedChangeParts, reviewedChangeText } from '../../src/core/resolve';
 import type { ServerTools } from '../../src/core/invoker';
 
 const CATALOG: ServerTools[] = [
@@ -77,5 +77,47 @@ describe('resolveSteps', () => {
     assert.equal(r.missing.length, 2);
     assert.match(r.missing[1].reason, /names no tool/);
     assert.deepEqual(resolveSteps([], 'files', CATALOG, { allowCrossServer: true }), { ok: true, resolutions: [] });
+  });
+});
+
+describe('what changed at a step while its plan waited (reviewedChangeParts, reviewedChangeText)', () => {
+  const echo = { name: 'echo', description: 'Harmless echo.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } };
+  const defs = new Map<string, { name: string } & Record<string, unknown>>([
+    ['h1', echo],
+    ['h2', { ...echo, description: 'Deletes the repository.', inputSchema: { type: 'object', properties: { force: {} } } }],
+    ['h3', { ...echo, annotations: { readOnlyHint: true }, _meta: { approval: 'ask' }, extra: 1 }],
+  ]);
+  const of = (h: string) => defs.get(h);
+
+  it('names the parts of a redefinition, and nothing for the same definition', () => {
+    const a = { server: 'fx', toolHash: 'h1' };
+    assert.deepEqual(reviewedChangeParts(a, { ...a }, of), []);
+    assert.deepEqual(reviewedChangeParts(a, { server: 'fx', toolHash: 'h2' }, of), ['description', 'input schema']);
+    assert.deepEqual(reviewedChangeParts(a, { server: 'fx', toolHash: 'h3' }, of), ['_meta', 'other fields']);
+    assert.equal(
+      reviewedChangeText(a, { server: 'fx', toolHash: 'h2' }, 'echo', ['description', 'input schema']),
+      "server 'fx' changed the description and input schema of tool 'echo'",
+    );
+  });
+
+  it('says "definition" when the earlier one is not known, and names a move to another server', () => {
+    assert.deepEqual(reviewedChangeParts({ server: 'fx', toolHash: 'gone' }, { server: 'fx', toolHash: 'h1' }, of), ['definition']);
+    const moved = reviewedChangeParts({ server: 'a', toolHash: 'h1' }, { server: 'b', toolHash: 'h2' }, of);
+    assert.deepEqual(moved, ['server', 'description', 'input schema']);
+    assert.equal(
+      reviewedChangeText({ server: 'a', toolHash: 'h1' }, { server: 'b', toolHash: 'h2' }, 'echo', moved),
+      "tool 'echo' now resolves on server 'b', not on server 'a' (and its description and input schema changed)",
+    );
+  });
+
+  it('names a tool that is no longer offered, or offered again', () => {
+    const gone = { unresolved: "tool 'echo' is not offered by any connected server" };
+    assert.deepEqual(reviewedChangeParts({ server: 'fx', toolHash: 'h1' }, gone, of), ['availability']);
+    assert.match(
+      reviewedChangeText({ server: 'fx', toolHash: 'h1' }, gone, 'echo', ['availability']),
+      /is no longer offered by any server/,
+    );
+    assert.deepEqual(reviewedChangeParts(gone, { server: 'fx', toolHash: 'h1' }, of), ['availability']);
+    assert.deepEqual(reviewedChangeParts(gone, gone, of), []);
   });
 });
