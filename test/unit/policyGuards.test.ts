@@ -277,6 +277,9 @@ describe('names are not paths', () => {
     assert.equal(nameMatches('*.internal', 'dbXinternal'), false, '. is a literal dot');
     assert.equal(nameMatches('!fs', 'git'), true, 'a leading ! matches what the rest does not');
     assert.equal(nameMatches('!fs', 'fs'), false);
+    assert.equal(nameMatches('**/delete', 'delete'), true, '**/ may match nothing, as for paths');
+    assert.equal(nameMatches('**/delete', 'a/b/delete'), true);
+    assert.equal(nameMatches('**/delete', 'xdelete'), false);
     assert.equal(nameMatches('\\*', '*'), true);
     assert.equal(nameMatches('\\*', 'x'), false);
   });

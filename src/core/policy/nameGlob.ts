@@ -1,11 +1,11 @@
 /**
  * A rule's `server` and `tool` globs match names, not paths: `/` and `.` are ordinary characters, so `*` matches
  * `fs/delete_file`, `acme/fs`, `.hidden` and `..` alike (a path matcher would skip them, and a server could slip a tool
- * past `"tool": "*"` by naming it so). The syntax: `*` (any run of characters, `**` the same), `?` (any one character),
- * `[abc]`, `[a-z]`, `[!a]` / `[^a]`, `{a,b}` (nested too), `\` before a character to take it literally, and a leading
- * `!` to match every name the rest does not. Path-only and extended syntax — `(`, `)`, `|` (extglobs such as `@(a|b)`),
- * ranges `{1..3}`, POSIX classes `[[:alpha:]]` — is refused with a reason rather than read differently. Matched on RE2,
- * in time linear in the name whatever the glob. Pure.
+ * past `"tool": "*"` by naming it so). The syntax: `*` (any run of characters, `**` the same; `**` then `/` may also
+ * match nothing), `?` (any one character), `[abc]`, `[a-z]`, `[!a]` / `[^a]`, `{a,b}` (nested too), `\` before a
+ * character to take it literally, and a leading `!` to match every name the rest does not. Path-only and extended
+ * syntax — `(`, `)`, `|` (extglobs such as `@(a|b)`), ranges `{1..3}`, POSIX classes `[[:alpha:]]` — is refused with a
+ * reason rather than read differently. Matched on RE2, in time linear in the name whatever the glob. Pure.
  */
 import { RE2JS } from 're2js';
 
@@ -58,9 +58,13 @@ function translate(glob: string): { source: string; literal?: string } | { reaso
     if (c === '(' || c === ')' || c === '|')
       return { reason: `has "${c}": extended globs such as @(a|b) are not supported for names; use {a,b}, or \\${c} for the character` };
     if (c === '*') {
-      out += '(?s:.*)';
       wild = true;
+      const start = i;
       while (glob[i] === '*') i++;
+      if (i - start > 1 && glob[i] === '/') {
+        out += '(?s:(?:.*/)?)'; // `**` then `/` may match nothing, as for paths: `**/delete` matches `delete` too
+        i++;
+      } else out += '(?s:.*)';
       continue;
     }
     if (c === '?') {
