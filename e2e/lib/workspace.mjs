@@ -109,8 +109,31 @@ export function callLogBeside(name) {
  * @param {() => Promise<T>} fn
  * @returns {Promise<T>}
  */
-export async function withWorkspaceSettings(workspaceDir, settings, fn) {
-  const file = path.join(workspaceDir, '.vscode', 'settings.json');
+export function withWorkspaceSettings(workspaceDir, settings, fn) {
+  return withSettingsFile(path.join(workspaceDir, '.vscode', 'settings.json'), settings, fn);
+}
+
+/**
+ * The same for the user's settings (`<userDataDir>/User/settings.json`): the only place Plangate reads its user-only
+ * settings from (`allowCrossServerSteps`, `previewWithDryRun`, `serverApps.enabled`, `preferServerApps`, …).
+ * @template T
+ * @param {{ userDataDir: string }} vs the session
+ * @param {Record<string, unknown>} settings
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export function withUserSettings(vs, settings, fn) {
+  return withSettingsFile(path.join(vs.userDataDir, 'User', 'settings.json'), settings, fn);
+}
+
+/**
+ * @template T
+ * @param {string} file
+ * @param {Record<string, unknown>} settings
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+async function withSettingsFile(file, settings, fn) {
   const saved = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), ...settings }, null, 2));

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { runDir } from '../lib/env.mjs';
 import { freePort, hostHeapAfterGcMB, hostInspectorEnv } from '../lib/hostInspector.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer, withUserSettings } from '../lib/workspace.mjs';
 import { a11yScan, callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -198,7 +198,7 @@ async function allowAppStaging(web) {
 
 test("with plangate.preferServerApps the server's form app replaces the native form: its Done stages the submission, Submit sends once", async () => {
   await waitForServerRunning(vs);
-  await withWorkspaceSettings(vs.workspaceDir, { 'plangate.preferServerApps': true }, async () => {
+  await withUserSettings(vs, { 'plangate.preferServerApps': true }, async () => {
     const since = lastSeq();
     const web = await callTool(vs, 'new_model_app', {
       fill: async (form) => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { callToolFromPalette } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { callLogBeside, fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
+import { callLogBeside, fixtureServer, withUserSettings, withWorkspaceSettings } from '../lib/workspace.mjs';
 import { callTool, panel, settlePanel, waitForServerRunning } from '../lib/panel.mjs';
 
 const log = callLogBeside('fixture-calls.jsonl');
@@ -134,7 +134,7 @@ test("dry-run previews: a destructive step's waits for Preview (asked by default
     'no dry run was sent before a decision',
   );
 
-  await withSettings({ 'plangate.previewWithDryRun': false }, async () => {
+  await withUserSettings(vs, { 'plangate.previewWithDryRun': false }, async () => {
     const off = await preview();
     assert.match(off.text, /Not previewed: dry-run previews are off \(setting plangate\.previewWithDryRun\)/);
     assert.deepEqual(

@@ -84,7 +84,7 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
 
   // Edit step 2: Edit arguments → change the JSON → Save arguments. The step says "edited" and shows the diff.
   const step2 = steps.nth(1);
-  await step2.locator('summary', { hasText: 'Arguments' }).click();
+  await step2.locator('summary').getByText('Arguments', { exact: true }).click();
   await step2.locator('pre.json', { hasText: '"OvertimeStartDaySelector"' }).waitFor();
   await step2.getByRole('button', { name: 'Edit arguments of step 2' }).click();
   const area = step2.getByRole('textbox', { name: 'Arguments of step 2 as JSON' });
@@ -332,7 +332,7 @@ test('hostile text from a server renders as text: no element, no script, no dial
     await plan.getByText('[click me](javascript:alert(1))', { exact: true }).waitFor();
     // "__proto__" in arguments is shown as a key, like any other.
     const step1 = plan.locator('ol.steps > li.step').first();
-    await step1.locator('summary', { hasText: 'Arguments' }).click();
+    await step1.locator('summary').getByText('Arguments', { exact: true }).click();
     await step1.locator('pre.json', { hasText: '"__proto__": {' }).waitFor();
     const dom = await plan.evaluate(() => {
       const doc = document;
@@ -384,7 +384,7 @@ test('the panel in light and dark themes: screenshots, and no serious or critica
   let web = await callTool(vs, 'plan_status', { fill: async (form) => form.getByLabel(/^status/).selectOption('ok') });
   let plan = planOf(web);
   const step1 = plan.locator('ol.steps > li.step').first();
-  await step1.locator('summary', { hasText: 'Arguments' }).click();
+  await step1.locator('summary').getByText('Arguments', { exact: true }).click();
   await step1.getByRole('button', { name: 'Edit arguments of step 1' }).click();
   await step1
     .getByRole('textbox', { name: 'Arguments of step 1 as JSON' })

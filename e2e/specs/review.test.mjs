@@ -37,11 +37,11 @@ async function showPlan() {
   const plan = planOf(web);
   const step = plan.locator('ol.steps > li.step').first();
   const tool = step.locator('details.tool-def > summary');
-  await tool.filter({ hasText: 'harmless echo' }).waitFor({ timeout: 15_000 });
+  await tool.filter({ hasText: 'harmless — says' }).waitFor({ timeout: 15_000 });
   return { web, plan, step, tool };
 }
 
-/** The server redefines review_echo (the fixture watches for this file), then sends tools/list_changed. */
+/** The server redefines review_say (the fixture watches for this file), then sends tools/list_changed. */
 function redefine() {
   fs.writeFileSync(path.join(vs.workspaceDir, 'redefine-review-echo'), '');
 }
@@ -49,7 +49,10 @@ function redefine() {
 test('a step shows its tool as the server lists it; a redefinition while you review is marked, Approve is refused until you accept it, then the new definition runs', async () => {
   const since = lastSeq();
   const { plan, step, tool } = await showPlan();
-  assert.equal((await tool.innerText()).replace(/\s+/g, ' ').trim(), 'Echo — Step: harmless echo — returns its message.');
+  assert.equal(
+    (await tool.innerText()).replace(/\s+/g, ' ').trim(),
+    'Tool of step 1, as the server lists it: Say — Step: harmless — says its message back.',
+  );
   assert.equal(await step.locator('.flag.hint-read').count(), 1, "the tool's hint: read-only");
 
   // Keyboard: the summary takes focus and Enter opens the whole definition.
@@ -66,7 +69,7 @@ test('a step shows its tool as the server lists it; a redefinition while you rev
   await mark.waitFor({ timeout: 20_000 });
   assert.match(
     (await mark.innerText()).replace(/\s+/g, ' '),
-    /Changed while you were reviewing: server 'fixture' changed the description and input schema of tool 'review_echo'\./,
+    /Changed while you were reviewing: server 'fixture' changed the description and input schema of tool 'review_say'\./,
   );
   await tool.filter({ hasText: 'deletes the repository' }).waitFor({ timeout: 5000 });
   assert.equal(await step.locator('.flag.hint-read').count(), 1, 'the hints did not change: only the description and schema say it');
@@ -77,7 +80,7 @@ test('a step shows its tool as the server lists it; a redefinition while you rev
       .locator('.removed')
       .allInnerTexts()
       .then((t) => t.join('')),
-    /harmless echo/,
+    /harmless — says/,
   );
   assert.match(
     await diff
@@ -93,7 +96,7 @@ test('a step shows its tool as the server lists it; a redefinition while you rev
   await refusal.filter({ hasText: 'changed while you were reviewing' }).waitFor({ timeout: 10_000 });
   assert.match(
     await refusal.innerText(),
-    /step 1 \(Say hello, review_echo\) changed while you were reviewing: server 'fixture' changed the description and input schema of tool 'review_echo'/,
+    /step 1 \(Say hello, review_say\) changed while you were reviewing: server 'fixture' changed the description and input schema of tool 'review_say'/,
   );
   await vs.waitForStatus('Plangate: awaiting approval (1)');
   await sleep(500);
@@ -104,7 +107,7 @@ test('a step shows its tool as the server lists it; a redefinition while you rev
   await mark.waitFor({ state: 'detached', timeout: 10_000 });
   await plan.getByRole('button', { name: 'Approve and run' }).click();
   await vs.waitForStatus('Plangate: idle', 20_000);
-  assert.deepEqual(await toolsOnceThere(since, 2), ['plan_review_redefine', 'review_echo']);
+  assert.deepEqual(await toolsOnceThere(since, 2), ['plan_review_redefine', 'review_say']);
   await step.locator('.step-summary', { hasText: 'deleted the repository (hello, force: false)' }).waitFor({ timeout: 10_000 });
 });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../lib/env.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer, withWorkspaceSettings } from '../lib/workspace.mjs';
+import { fixtureServer, withUserSettings } from '../lib/workspace.mjs';
 
 const SERVER_FILESYSTEM = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 // CRLF and a byte-order mark: a revert that rewrote text instead of restoring bytes would lose them.
@@ -151,7 +151,7 @@ test('predicted diffs before approval, actual changes with the undeclared write 
 });
 
 test('plangate.allowCrossServerSteps off: the cross-server plan does not run, and its steps say why', async () => {
-  await withWorkspaceSettings(vs.workspaceDir, { 'plangate.allowCrossServerSteps': false }, async () => {
+  await withUserSettings(vs, { 'plangate.allowCrossServerSteps': false }, async () => {
     const root = fs.realpathSync(vs.workspaceDir);
     const before = fs.readFileSync(path.join(root, 'notes.md'));
     await callTool('plan_cross_server');

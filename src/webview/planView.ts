@@ -811,9 +811,11 @@ function renderToolDefinition(plan: PlanHeadView, step: StepView, tool: ToolSumm
         if (details.open && !body.hasChildNodes()) fill();
       },
     },
+    // The summary's name is its visible text with a hidden lead-in (an aria-label would hide the description it shows).
     h(
       'summary',
-      { aria: { label: `Tool ${step.tool} of step ${step.index + 1}, as the server lists it${tool.title ? `: ${tool.title}` : ''}` } },
+      null,
+      h('span', { class: 'sr-only' }, `Tool of step ${step.index + 1}, as the server lists it: `),
       icon('tools'),
       ' ',
       tool.title ? h('span', { class: 'tool-title' }, visible(tool.title)) : h('code', null, visible(step.tool)),

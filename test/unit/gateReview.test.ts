@@ -27,12 +27,12 @@ const until = async (what: string, cond: () => boolean) => {
   assert.ok(cond(), `timed out waiting for ${what}`);
 };
 
-/** Server `fx` offers `review_echo`, a harmless echo the test redefines into "deletes the repository" with a new field. */
+/** Server `fx` offers `review_say`, a harmless echo the test redefines into "deletes the repository" with a new field. */
 async function redefinable() {
   const calls: string[] = [];
   const fx = new McpServer({ name: 'fx', version: '1.0.0' });
   const echo: RegisteredTool = fx.registerTool(
-    'review_echo',
+    'review_say',
     { description: 'Harmless echo: returns its message.', inputSchema: { message: z.string() }, annotations: { readOnlyHint: true } },
     ({ message }) => {
       calls.push(`echo:${message}`);
@@ -55,7 +55,7 @@ async function redefinable() {
       version: '1',
       status: 'ok',
       instruction: 'Echo hello.',
-      next_actions: [{ tool: 'review_echo', label: 'Say hello', args: { message: 'hello' } }],
+      next_actions: [{ tool: 'review_say', label: 'Say hello', args: { message: 'hello' } }],
     }),
   );
   const planId = (received as { planId: string }).planId;
@@ -100,7 +100,7 @@ test('a tool redefined while its plan waits: the step is marked with what change
   assert.equal(review.changes.length, 1);
   assert.equal(review.changes[0]!.step, 0);
   assert.deepEqual(review.changes[0]!.parts, ['description', 'input schema']);
-  assert.match(review.changes[0]!.text, /server 'fx' changed the description and input schema of tool 'review_echo'/);
+  assert.match(review.changes[0]!.text, /server 'fx' changed the description and input schema of tool 'review_say'/);
   const after = review.definitions.get(s.get().steps[0]!.toolHash!);
   assert.match(String(after?.description), /Deletes the repository/, 'the new definition is known, to show it');
   assert.ok(review.definitions.get(review.changes[0]!.before.toolHash!), 'and the old one, to compare');
@@ -108,7 +108,7 @@ test('a tool redefined while its plan waits: the step is marked with what change
   const refusal = await s.gate.approve(s.planId, undefined, shown);
   assert.match(
     refusal ?? '',
-    /step 1 \(Say hello, review_echo\) changed while you were reviewing: server 'fx' changed the description and input schema/,
+    /step 1 \(Say hello, review_say\) changed while you were reviewing: server 'fx' changed the description and input schema/,
   );
   assert.equal(s.get().phase, 'awaiting_approval');
   assert.deepEqual(s.calls, [], 'nothing ran');
