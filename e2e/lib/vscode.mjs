@@ -568,6 +568,43 @@ export class VSCodeSession {
     return file;
   }
 
+  /** The user's settings file of this session (`<user-data>/User/settings.json`). */
+  get userSettingsFile() {
+    return path.join(this.userDataDir, 'User', 'settings.json');
+  }
+
+  /**
+   * Replaces the user settings file's text the way a user does: in VS Code's own editor of it, saved. (A write to the
+   * file from outside is not read by code-server while it runs.) Closes the editor after.
+   * @param {string} text
+   */
+  async editUserSettings(text) {
+    await this.runCommand('Preferences: Open User Settings (JSON)');
+    const editor = this.page.locator('.monaco-editor[data-uri$="/User/settings.json"]').first();
+    await editor.waitFor({ timeout: 15_000 });
+    await editor.click();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.press('Delete');
+    await this.page.keyboard.insertText(text);
+    await this.page.keyboard.press('Control+S');
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && fs.readFileSync(this.userSettingsFile, 'utf8') !== text) await sleep(100);
+    if (fs.readFileSync(this.userSettingsFile, 'utf8') !== text) throw new Error('the user settings file was not saved');
+    // The settings file may open in a modal editor, which keeps the command palette from opening: Escape closes that
+    // one; a settings file in an ordinary editor tab is closed from the palette.
+    await editor.click();
+    await this.page.keyboard.press('Escape');
+    if (
+      !(await editor.waitFor({ state: 'hidden', timeout: 3000 }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      await this.runCommand('View: Close Editor');
+      await editor.waitFor({ state: 'hidden', timeout: 10_000 });
+    }
+  }
+
   /** Entries of the fixture server's call log in this workspace (see workspace.fixtureServer). */
   readCallLog(file = path.join(this.workspaceDir, CALL_LOG)) {
     return readJsonLines(file);

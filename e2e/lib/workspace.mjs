@@ -114,16 +114,23 @@ export function withWorkspaceSettings(workspaceDir, settings, fn) {
 }
 
 /**
- * The same for the user's settings (`<userDataDir>/User/settings.json`): the only place Plangate reads its user-only
- * settings from (`allowCrossServerSteps`, `previewWithDryRun`, `serverApps.enabled`, `preferServerApps`, …).
+ * The same for the user's settings, edited as a user does (code-server does not read a write from outside while it
+ * runs): the only place Plangate reads its user-only settings from (`allowCrossServerSteps`, `previewWithDryRun`,
+ * `serverApps.enabled`, `preferServerApps`, …).
  * @template T
- * @param {{ userDataDir: string }} vs the session
+ * @param {{ userSettingsFile: string, editUserSettings: (text: string) => Promise<void> }} vs the session
  * @param {Record<string, unknown>} settings
  * @param {() => Promise<T>} fn
  * @returns {Promise<T>}
  */
-export function withUserSettings(vs, settings, fn) {
-  return withSettingsFile(path.join(vs.userDataDir, 'User', 'settings.json'), settings, fn);
+export async function withUserSettings(vs, settings, fn) {
+  const saved = fs.readFileSync(vs.userSettingsFile, 'utf8');
+  await vs.editUserSettings(JSON.stringify({ ...JSON.parse(saved), ...settings }, null, 2));
+  try {
+    return await fn();
+  } finally {
+    await vs.editUserSettings(saved);
+  }
 }
 
 /**

@@ -387,7 +387,7 @@ test('an app has no WebRTC: not in its page, nor in a frame it makes or writes; 
 
 // Policy (allow / ask / deny by rule). Call Tool is an entrance like the agent's: a destructive tool is asked on the
 // single-call card, which is the same card the agent's and an app's calls get.
-const userSettingsFile = () => path.join(vs.userDataDir, 'User', 'settings.json');
+const userSettingsFile = () => vs.userSettingsFile;
 const policyFile = () => path.join(vs.workspaceDir, '.vscode', 'plangate-policy.json');
 
 /** Calls write_file_step from Call Tool with `file` as its path; returns the panel once the card shows. */
@@ -506,36 +506,7 @@ test("policy: a plan step that the workspace policy denies is marked before appr
   }
 });
 
-/**
- * Replaces the user settings file's text the way a user does: in VS Code's own editor of it, saved. (A write to the
- * file from outside is not read by code-server while it runs.) Closes the editor after.
- */
-async function editUserSettings(text) {
-  await vs.runCommand('Preferences: Open User Settings (JSON)');
-  const editor = vs.page.locator('.monaco-editor[data-uri$="/User/settings.json"]').first();
-  await editor.waitFor({ timeout: 15_000 });
-  await editor.click();
-  await vs.page.keyboard.press('Control+A');
-  await vs.page.keyboard.press('Delete');
-  await vs.page.keyboard.insertText(text);
-  await vs.page.keyboard.press('Control+S');
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && fs.readFileSync(userSettingsFile(), 'utf8') !== text) await sleep(100);
-  assert.equal(fs.readFileSync(userSettingsFile(), 'utf8'), text, 'the settings file was saved');
-  // The settings file may open in a modal editor, which keeps the command palette from opening: Escape closes that
-  // one; a settings file in an ordinary editor tab is closed from the palette.
-  await editor.click();
-  await vs.page.keyboard.press('Escape');
-  if (
-    !(await editor.waitFor({ state: 'hidden', timeout: 3000 }).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    await vs.runCommand('View: Close Editor');
-    await editor.waitFor({ state: 'hidden', timeout: 10_000 });
-  }
-}
+const editUserSettings = (text) => vs.editUserSettings(text);
 
 test('policy: a mistake in your own plangate.policy shows in the Problems panel at its place in the user settings file', async () => {
   const before = fs.readFileSync(userSettingsFile(), 'utf8');
