@@ -24,8 +24,15 @@ const execFileAsync = promisify(execFile);
 /** Color themes by short name; any other string is taken as a theme's full name. */
 export const THEMES = { dark: 'Default Dark Modern', light: 'Default Light Modern' };
 
-/** User settings for every session: no start page, updates, telemetry, AI side bar or tips in the way. */
+/**
+ * User settings for every session: no start page, updates, telemetry, AI side bar or tips in the way; and an editor
+ * that types what it is given, so editUserSettings can replace the settings file's text as it is.
+ */
 const BASE_SETTINGS = {
+  'editor.autoIndent': 'none',
+  'editor.autoClosingBrackets': 'never',
+  'editor.autoClosingQuotes': 'never',
+  'editor.formatOnType': false,
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
   'workbench.enableExperiments': false,

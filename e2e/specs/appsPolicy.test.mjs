@@ -28,13 +28,6 @@ const vs = useVSCode({
       'basic-app': { type: 'stdio', command: 'node', args: [BASIC_APP_SERVER, '--stdio'] },
     }),
   },
-  // The user settings file is edited in VS Code's editor by the policy tests: text typed there stays as typed.
-  settings: {
-    'editor.autoIndent': 'none',
-    'editor.autoClosingBrackets': 'never',
-    'editor.autoClosingQuotes': 'never',
-    'editor.formatOnType': false,
-  },
 });
 
 afterEach(async (t) => {
