@@ -668,6 +668,23 @@ function unique(values: string[]): string[] {
   return [...new Set(values.filter((v) => v.length > 0))];
 }
 
+/**
+ * Reads a `sandbox` block given on its own (`plangate run --sandbox FILE`): the block, or problems naming the key path.
+ */
+export function parseSandboxBlock(value: unknown, label: string): { block: SandboxBlock } | { problems: string[] } {
+  const r = serverEntrySchema.shape.sandbox.safeParse(value);
+  if (!r.success) {
+    return {
+      problems: r.error.issues.map((issue) => {
+        const p = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
+        return `${joinPath(label, p)}: ${describeIssue(issue, value, issue.path)}`;
+      }),
+    };
+  }
+  if (r.data === undefined) return { problems: [`${label}: expected an object like {"filesystem": {…}, "network": {…}}`] };
+  return { block: sandboxBlock(r.data) };
+}
+
 /** The `sandbox` block as written, without unknown keys. */
 function sandboxBlock(b: z.infer<typeof serverEntrySchema>['sandbox'] & object): SandboxBlock {
   const block: SandboxBlock = {};

@@ -92,6 +92,8 @@ export interface SandboxSupportOptions {
   probe?: (PATH: string) => Promise<SandboxSupport>;
   /** The user's `plangate.sandbox.allowUnsandboxed` (read at each start). */
   allowUnsandboxed?: () => boolean;
+  /** How the refusal tells the user to start the server unsandboxed anyway (default: the user setting). */
+  unsandboxedHint?: string;
 }
 
 const probes = new Map<string, Promise<SandboxSupport>>();
@@ -532,7 +534,7 @@ export class ServerConnection {
               `starting WITHOUT a sandbox although it asks for one (${support.reason}), because plangate.sandbox.allowUnsandboxed is set in your user settings`,
             );
           } else {
-            throw new SandboxUnavailableError(describeNoSandbox(this.name, config.sandbox, support));
+            throw new SandboxUnavailableError(describeNoSandbox(this.name, config.sandbox, support, opts?.unsandboxedHint));
           }
         }
         const transport = new TrackedStdioTransport({ ...launch, cwd: config.cwd, stderr: 'pipe' });

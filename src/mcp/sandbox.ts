@@ -148,15 +148,17 @@ export async function probeSandbox(platform: NodeJS.Platform, PATH: string, runn
 }
 
 /** The message of a server that asks for a sandbox where none can be had. */
-export function describeNoSandbox(server: string, sandbox: ServerSandbox, support: { reason: string; fix: string }): string {
+export function describeNoSandbox(
+  server: string,
+  sandbox: ServerSandbox,
+  support: { reason: string; fix: string },
+  unsandboxedHint = 'To start it unsandboxed anyway, set "plangate.sandbox.allowUnsandboxed": true in your user settings (the log records it).',
+): string {
   const why =
     sandbox.reason === 'requested'
-      ? 'its entry says "sandboxEnabled": true'
+      ? 'it asks for a sandbox ("sandboxEnabled": true, or --sandbox)'
       : 'plangate.sandbox.workspaceServers sandboxes workspace servers';
-  return (
-    `Server '${server}' was not started: ${why}, but no sandbox can be had here — ${support.reason}. ${support.fix} ` +
-    'To start it unsandboxed anyway, set "plangate.sandbox.allowUnsandboxed": true in your user settings (the log records it).'
-  );
+  return `Server '${server}' was not started: ${why}, but no sandbox can be had here — ${support.reason}. ${support.fix} ${unsandboxedHint}`;
 }
 
 /**
@@ -166,7 +168,11 @@ export function describeNoSandbox(server: string, sandbox: ServerSandbox, suppor
 export function srtCliPath(bundleDir: string): string {
   const bundled = path.join(bundleDir, 'srt.mjs');
   if (existsSync(bundled)) return bundled;
-  return createRequire(path.join(bundleDir, 'x.js')).resolve('@anthropic-ai/sandbox-runtime/dist/cli.js');
+  try {
+    return createRequire(path.join(bundleDir, 'x.js')).resolve('@anthropic-ai/sandbox-runtime/dist/cli.js');
+  } catch {
+    return bundled; // not there either: a sandboxed start fails naming this path
+  }
 }
 
 /** How to start a sandboxed server: the program, its arguments and the variables to add. */

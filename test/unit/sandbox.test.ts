@@ -4,6 +4,7 @@
 // succeeds and each refusal is in its log; unsandboxed, everything succeeds.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -13,6 +14,7 @@ import { resultText } from '../../src/core/toolResult';
 import { parseMcpJson, parseServersSetting, resolveServer, type ResolvedStdioServer } from '../../src/mcp/config';
 import { ServerConnection, type ConnectionOptions, type LogEntry } from '../../src/mcp/connection';
 import { probeSandbox, sandboxRules, sandboxStderrLine, srtCliPath } from '../../src/mcp/sandbox';
+import { testBundles } from './helpers/bundles';
 import { fixtureStdio, REPO, waitForState } from './helpers/mcpFixture';
 
 const PATH = process.env.PATH ?? '';
@@ -128,7 +130,7 @@ describe('where no sandbox can be had', () => {
     await assert.rejects(strict.start(), (err: Error) => {
       assert.match(
         err.message,
-        /Server 'wants-sandbox' was not started: its entry says "sandboxEnabled": true, but no sandbox can be had here — bubblewrap \(bwrap\) is not installed/,
+        /Server 'wants-sandbox' was not started: it asks for a sandbox \("sandboxEnabled": true, or --sandbox\), but no sandbox can be had here — bubblewrap \(bwrap\) is not installed/,
       );
       assert.match(err.message, /apt-get install bubblewrap/);
       assert.match(err.message, /plangate\.sandbox\.allowUnsandboxed/);
@@ -244,5 +246,53 @@ describe('the hostile fixture against the real sandbox', { concurrency: 1 }, () 
     assert.deepEqual(outcome, { read: 'ok', secretLength: 12, writeOutside: 'ok', writeInside: 'ok', connect: 'ok' });
     assert.equal(await readFile(outside, 'utf8'), 'escaped\n');
     assert.equal(tcp.accepted(), 1);
+  });
+});
+
+describe('plangate run --sandbox', () => {
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [testBundles().cli, 'run', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+
+  test('FILE: the server runs in the sandbox it describes; refusals on stderr without --verbose', async (t) => {
+    const ws = await tempDir(t, 'plangate-cli-ws-');
+    const elsewhere = await tempDir(t, 'plangate-cli-else-');
+    const tcp = await listener(t);
+    const rulesFile = path.join(ws, 'sandbox.json');
+    await writeFile(rulesFile, JSON.stringify({ filesystem: { allowWrite: [ws] } }));
+    const outside = path.join(elsewhere, 'escaped.txt');
+    const r = cli([
+      '--server',
+      `"${process.execPath}" "${testBundles().fixture}" --root "${ws}"`,
+      '--sandbox',
+      rulesFile,
+      '--tool',
+      'escape_attempt',
+      '--args',
+      JSON.stringify({ outside, port: tcp.port }),
+      '--yes',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /"writeOutside":"EROFS"/);
+    assert.match(r.stdout, /"writeInside":"ok"/);
+    assert.match(r.stderr, new RegExp(`write ${outside} failed: EROFS .*sandbox refused a write`));
+    assert.match(r.stderr, new RegExp(`sandbox refused a connection to 127\\.0\\.0\\.1:${tcp.port}`));
+    assert.equal(existsSync(outside), false);
+    assert.equal(tcp.accepted(), 0);
+  });
+
+  test('a broken FILE, or --sandbox with --url, is a usage error naming the problem', async (t) => {
+    const dir = await tempDir(t, 'plangate-cli-bad-');
+    const bad = path.join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ network: { allowedDomains: 'example.com' } }));
+    const r = cli(['--server', 'node x.js', '--sandbox', bad, '--tool', 't']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--sandbox .*bad\.json: sandbox\.network\.allowedDomains: expected an array, got a string/);
+    const u = cli(['--url', 'http://127.0.0.1:1/mcp', '--sandbox', 'on', '--tool', 't']);
+    assert.equal(u.status, 2);
+    assert.match(u.stderr, /--sandbox applies only to --server/);
   });
 });
