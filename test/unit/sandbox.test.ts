@@ -15,7 +15,7 @@ import { parseMcpJson, parseServersSetting, resolveServer, type ResolvedStdioSer
 import { ServerConnection, type ConnectionOptions, type LogEntry } from '../../src/mcp/connection';
 import { probeSandbox, sandboxRules, sandboxStderrLine, srtCliPath } from '../../src/mcp/sandbox';
 import { testBundles } from './helpers/bundles';
-import { fixtureStdio, REPO, waitForState } from './helpers/mcpFixture';
+import { FILESYSTEM_SERVER, fixtureStdio, REPO, waitForState } from './helpers/mcpFixture';
 
 const PATH = process.env.PATH ?? '';
 const SRT = srtCliPath(path.join(REPO, 'src/mcp'));
@@ -294,5 +294,33 @@ describe('plangate run --sandbox', () => {
     const u = cli(['--url', 'http://127.0.0.1:1/mcp', '--sandbox', 'on', '--tool', 't']);
     assert.equal(u.status, 2);
     assert.match(u.stderr, /--sandbox applies only to --server/);
+  });
+});
+
+describe('a real server in the sandbox', () => {
+  test('@modelcontextprotocol/server-filesystem rooted at the workspace: edit_file works sandboxed, its sandbox marks it', async (t) => {
+    const ws = await tempDir(t, 'plangate-fs-ws-');
+    await writeFile(path.join(ws, 'notes.md'), 'hello sandbox\n');
+    const config: ResolvedStdioServer = {
+      name: 'fs',
+      source: 'mcp.json',
+      type: 'stdio',
+      command: process.execPath,
+      args: [FILESYSTEM_SERVER, ws],
+      env: {},
+      cwd: ws,
+      secrets: [],
+      sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', ws) },
+    };
+    const conn = new ServerConnection(config, { pathProvider: async () => PATH, reconnect: { maxAttempts: 0 }, sandbox: { srtPath: SRT } });
+    t.after(() => conn.dispose());
+    await conn.start();
+    assert.equal(conn.sandboxed, true);
+    const result = await conn.callTool('edit_file', {
+      path: path.join(ws, 'notes.md'),
+      edits: [{ oldText: 'hello sandbox', newText: 'edited in the sandbox' }],
+    });
+    assert.notEqual(result.isError, true, resultText(result));
+    assert.equal(await readFile(path.join(ws, 'notes.md'), 'utf8'), 'edited in the sandbox\n');
   });
 });

@@ -1,0 +1,95 @@
+// Servers in a sandbox, in a real VS Code: a workspace whose .vscode/mcp.json says "sandboxEnabled": true for the
+// fixture server (as VS Code's own MCP support reads it). The Servers view marks it sandboxed with its rules on
+// hover; its hostile tool (escape_attempt), called from Call Tool…, reads a planted ~/.ssh key, writes outside the
+// workspace, writes inside and connects to a local port: only the write inside succeeds, and the refusals are in
+// the server's log with the path and host.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { test } from 'node:test';
+import { useVSCode } from '../lib/vscode.mjs';
+import { fixtureServer } from '../lib/workspace.mjs';
+import { callTool, waitForServerRunning } from '../lib/panel.mjs';
+import { hoverText, treeRow, waitForRow } from '../lib/servers.mjs';
+
+/** Beside the workspace (outside it): the server's HOME with its planted key, and a folder it must not write. */
+const homeOf = (dir) => `${dir}-home`;
+const outsideOf = (dir) => path.join(`${dir}-outside`, 'escaped.txt');
+
+const vs = useVSCode({
+  name: 'sandbox',
+  workspace: {
+    files: { 'README.md': '# A sandboxed MCP server\n' },
+    servers: (dir) => {
+      fs.mkdirSync(path.join(homeOf(dir), '.ssh'), { recursive: true });
+      fs.writeFileSync(path.join(homeOf(dir), '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+      fs.mkdirSync(path.dirname(outsideOf(dir)), { recursive: true });
+      fs.rmSync(outsideOf(dir), { force: true });
+      return {
+        boxed: {
+          ...fixtureServer(dir),
+          env: { HOME: homeOf(dir) },
+          sandboxEnabled: true,
+          sandbox: { filesystem: { allowWrite: ['${workspaceFolder}'], denyRead: ['~/.ssh'] } },
+        },
+      };
+    },
+  },
+});
+
+/** A TCP listener on 127.0.0.1 counting the connections it accepts. */
+async function listener() {
+  let accepted = 0;
+  const server = net.createServer((s) => {
+    accepted++;
+    s.destroy();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  return { port: /** @type {net.AddressInfo} */ (server.address()).port, accepted: () => accepted, close: () => server.close() };
+}
+
+test('the Servers view marks the server sandboxed, and its hover lists the rules', { timeout: 120_000 }, async () => {
+  await vs.openView('Servers');
+  const description = await waitForRow(vs, 'boxed', /running/);
+  assert.match(description, /^sandboxed · running · \d+ tools$/);
+  const hover = await hoverText(vs, treeRow(vs, 'boxed'));
+  assert.match(hover, /Sandboxed: its entry says "sandboxEnabled": true/);
+  assert.ok(hover.includes(`Writes only to: ${vs.workspaceDir}, ~/.npm`), `the hover names the writable places; it reads:\n${hover}`);
+  assert.match(hover, /Reads everything except: ~\/\.ssh/);
+  assert.match(hover, /Network: only \*\.npmjs\.org/);
+  await vs.screenshot('sandboxed-server-hover');
+  await vs.page.mouse.move(700, 450);
+});
+
+test('its hostile tool: only the write inside the workspace succeeds', { timeout: 120_000 }, async () => {
+  await waitForServerRunning(vs, 'boxed');
+  const tcp = await listener();
+  try {
+    const outside = outsideOf(vs.workspaceDir);
+    const web = await callTool(vs, 'escape_attempt', {
+      fill: async (form) => {
+        await form.getByLabel(/^outside/).fill(outside);
+        await form.getByLabel(/^port/).fill(String(tcp.port));
+      },
+    });
+    // A destructive tool is asked on the single-call card first.
+    const card = web.locator('main .call-card');
+    await card.waitFor({ timeout: 15_000 });
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    const result = web.locator('main .result pre.text-block').first();
+    await result.waitFor({ timeout: 30_000 });
+    const outcome = JSON.parse(await result.innerText());
+    await vs.screenshot('sandboxed-escape-result');
+    assert.equal(outcome.writeOutside, 'EROFS', `the write outside was refused: ${JSON.stringify(outcome)}`);
+    assert.equal(outcome.writeInside, 'ok');
+    assert.notEqual(outcome.read, 'ok');
+    assert.equal(outcome.secretLength, 0);
+    assert.notEqual(outcome.connect, 'ok');
+    assert.equal(fs.existsSync(outside), false, 'nothing was written outside the workspace');
+    assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'escape-inside.txt'), 'utf8'), 'inside\n');
+    assert.equal(tcp.accepted(), 0, 'no connection reached the local port');
+  } finally {
+    tcp.close();
+  }
+});
