@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { useVSCode } from '../lib/vscode.mjs';
 import { fixtureServer } from '../lib/workspace.mjs';
 import { callTool, waitForServerRunning } from '../lib/panel.mjs';
-import { hoverText, treeRow, waitForRow } from '../lib/servers.mjs';
+import { fixtureProcesses, hoverText, treeRow, waitForRow } from '../lib/servers.mjs';
 
 /** Beside the workspace (outside it): the server's HOME with its planted key, and a folder it must not write. */
 const homeOf = (dir) => `${dir}-home`;
@@ -26,7 +26,12 @@ const vs = useVSCode({
       fs.writeFileSync(path.join(homeOf(dir), '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
       fs.mkdirSync(path.dirname(outsideOf(dir)), { recursive: true });
       fs.rmSync(outsideOf(dir), { force: true });
+      // A PATH with node and nothing else: no bubblewrap, socat or ripgrep for the second server.
+      const bare = `${dir}-bare-bin`;
+      fs.mkdirSync(bare, { recursive: true });
+      if (!fs.existsSync(path.join(bare, 'node'))) fs.symlinkSync(process.execPath, path.join(bare, 'node'));
       return {
+        nobox: { ...fixtureServer(dir, { callLog: path.join(dir, 'nobox-calls.jsonl') }), env: { PATH: bare }, sandboxEnabled: true },
         boxed: {
           ...fixtureServer(dir),
           env: { HOME: homeOf(dir) },
@@ -37,6 +42,16 @@ const vs = useVSCode({
     },
   },
 });
+
+/** Plangate's log of this session (its LogOutputChannel's file). */
+function plangateLog() {
+  const logs = path.join(vs.userDataDir, 'logs');
+  const files = fs
+    .readdirSync(logs, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(path.join('plangate.plangate', 'Plangate.log')));
+  return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+}
 
 /** A TCP listener on 127.0.0.1 counting the connections it accepts. */
 async function listener() {
@@ -89,7 +104,34 @@ test('its hostile tool: only the write inside the workspace succeeds', { timeout
     assert.equal(fs.existsSync(outside), false, 'nothing was written outside the workspace');
     assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'escape-inside.txt'), 'utf8'), 'inside\n');
     assert.equal(tcp.accepted(), 0, 'no connection reached the local port');
+    // The refusals are in the server's log, with the path or host, so the user can widen a rule knowingly.
+    let log = '';
+    for (let i = 0; i < 40 && !/sandbox refused a connection/.test(log); i++) {
+      log = plangateLog();
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(log.includes(`[boxed] [stderr] escape_attempt: write ${outside} failed: EROFS  ← sandbox refused a write`), log.slice(-3000));
+    assert.match(log, /\[boxed\] \[stderr\] escape_attempt: read .*\.ssh\/id_ed25519 failed: ENOENT {2}← the sandbox hides /);
+    assert.ok(log.includes(`[boxed] sandbox refused a connection to 127.0.0.1:${tcp.port}`), log.slice(-3000));
   } finally {
     tcp.close();
   }
 });
+
+test(
+  'a server asking for a sandbox where none can be had does not start; its row says why and what to install',
+  { timeout: 120_000 },
+  async () => {
+    await vs.openView('Servers');
+    const description = await waitForRow(vs, 'nobox', /^error: /);
+    assert.match(description, /^error: was not started: it asks for a sandbox/);
+    const hover = await hoverText(vs, treeRow(vs, 'nobox'));
+    assert.match(hover, /bubblewrap \(bwrap\), socat, ripgrep \(rg\) are not installed/);
+    assert.match(hover, /sudo apt-get install bubblewrap socat ripgrep/);
+    assert.match(hover, /plangate\.sandbox\.allowUnsandboxed/);
+    assert.match(hover, /Asks for a sandbox with these rules:\n+Writes only to: ~\/\.npm/);
+    await vs.screenshot('no-sandbox-hover');
+    await vs.page.mouse.move(700, 450);
+    assert.deepEqual(fixtureProcesses(path.join(vs.workspaceDir, 'nobox-calls.jsonl')), [], 'no process runs for the server');
+  },
+);

@@ -8,7 +8,9 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ToolCallOptions } from '../core/invoker';
@@ -516,6 +518,7 @@ export class ServerConnection {
         live();
         let launch = { command: config.command, args: config.args, env: { ...config.env, PATH } };
         let sandboxed = false;
+        let settingsFile: string | undefined;
         if (config.sandbox) {
           const opts = this.options.sandbox;
           const support: SandboxSupport = opts
@@ -526,6 +529,7 @@ export class ServerConnection {
             const l = await sandboxLaunch(config.sandbox.rules, config.command, config.args, opts!.srtPath);
             live();
             launch = { command: l.command, args: l.args, env: { ...launch.env, ...l.env } };
+            settingsFile = l.settingsFile;
             sandboxed = true;
             this.log('info', `starting in a sandbox — ${describeSandbox(config.sandbox).join('; ')}`);
           } else if (opts?.allowUnsandboxed?.()) {
@@ -546,7 +550,12 @@ export class ServerConnection {
           .on('data', (chunk: string) => this.tail.push(chunk))
           .on('end', () => this.tail.flush());
         this.session = session;
-        await attach(transport);
+        try {
+          await attach(transport);
+        } finally {
+          // srt read its settings before the server could answer "initialize"; the rules stay in force.
+          if (settingsFile) void rm(path.dirname(settingsFile), { recursive: true, force: true }).catch(() => undefined);
+        }
       } else {
         this.session = session;
         const url = new URL(config.url);

@@ -113,7 +113,9 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
         const tip = new vscode.MarkdownString(undefined, false);
         tip.appendText(`${node.name} — ${state}\n`);
         if (conn?.message) tip.appendText(`\n${conn.message}\n`);
-        if (sandbox && (state !== 'running' || conn?.sandboxed)) tip.appendText(`\n${describeSandbox(sandbox).join('\n')}\n`);
+        if (sandbox && state === 'running' && conn?.sandboxed) tip.appendText(`\n${describeSandbox(sandbox).join('\n')}\n`);
+        else if (sandbox && state !== 'running')
+          tip.appendText(`\nAsks for a sandbox with these rules:\n${describeSandbox(sandbox).slice(1).join('\n')}\n`);
         else if (sandbox) tip.appendText('\nAsks for a sandbox but runs WITHOUT one (plangate.sandbox.allowUnsandboxed).\n');
         const info = conn?.serverInfo;
         if (info) tip.appendText(`\n${info.name} ${info.version}`);
