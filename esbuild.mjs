@@ -57,7 +57,8 @@ const builds = [
 mkdirSync('dist/codicons', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
 // srt's seccomp helper (a prebuilt binary per architecture), found beside dist/srt.mjs.
-cpSync('node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp', 'dist/vendor/seccomp', { recursive: true });
+for (const arch of ['x64', 'arm64'])
+  cpSync(`node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp/${arch}`, `dist/vendor/seccomp/${arch}`, { recursive: true });
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
