@@ -40,12 +40,25 @@ const builds = [
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['fixture/main.ts'], outfile: 'dist/fixtureServer.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/gate/gatedServer.ts'], outfile: 'dist/gatedServer.js' },
+  // The sandbox runtime's CLI (ESM, as published), started as `node dist/srt.mjs` for sandboxed servers (src/mcp/sandbox.ts).
+  {
+    ...common,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    entryPoints: ['node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js'],
+    outfile: 'dist/srt.mjs',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
 ];
 
 // Codicons are served to the webview from dist/, so the packaged extension needs no node_modules.
 mkdirSync('dist/codicons', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
+// srt's seccomp helper (a prebuilt binary per architecture), found beside dist/srt.mjs.
+for (const arch of ['x64', 'arm64'])
+  cpSync(`node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp/${arch}`, `dist/vendor/seccomp/${arch}`, { recursive: true });
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

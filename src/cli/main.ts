@@ -14,6 +14,25 @@ import { parsePolicyText } from '../core/policy/parse';
 import type { PolicyRules } from '../core/policy/rules';
 import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
+import { parseSandboxBlock } from '../mcp/config';
+import { sandboxRules, type SandboxRules } from '../mcp/sandbox';
+
+/** `--sandbox on` (VS Code's defaults) or `--sandbox FILE` (a JSON `sandbox` block, defaults merged). */
+async function loadSandbox(arg: string): Promise<SandboxRules> {
+  if (arg === 'on') return sandboxRules(undefined, 'requested');
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(arg, 'utf8'));
+  } catch (err) {
+    fail(
+      'run',
+      `--sandbox ${safeText(arg, { max: 200 })}: ${err instanceof SyntaxError ? `not JSON (${err.message})` : 'cannot be read'}; give a file with a "sandbox" block, or "on"`,
+    );
+  }
+  const parsed = parseSandboxBlock(value, 'sandbox');
+  if ('problems' in parsed) fail('run', `--sandbox ${safeText(arg, { max: 200 })}: ${parsed.problems.join('; ')}`);
+  return sandboxRules(parsed.block, 'requested');
+}
 import { splitCommandLine } from './splitCommandLine';
 import { validateCommand } from './validateCommand';
 
@@ -31,7 +50,7 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
-             [--client-id ID [--client-secret S]] [--token-store FILE]
+             [--client-id ID [--client-secret S]] [--token-store FILE] [--sandbox FILE|on]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step. Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
@@ -52,6 +71,11 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --token-store FILE keep the sign-in in FILE (created readable by you only) for later runs; default: this run only
                      (a sign-in opens the authorization page with $BROWSER or the system browser, and prints its URL;
                      Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
+  --sandbox FILE|on  run the --server in a sandbox (bubblewrap on Linux, Seatbelt on macOS), as VS Code does with
+                     "sandboxEnabled": true: "on" for its defaults (writes only to ~/.npm, network only *.npmjs.org),
+                     FILE for a JSON "sandbox" block as in mcp.json ({"filesystem": {"allowWrite", "denyRead",
+                     "denyWrite"}, "network": {"allowedDomains", "deniedDomains"}}). What it refuses goes to stderr.
+                     No sandbox to be had (Windows; Linux without bubblewrap, socat, ripgrep): the run stops, exit 2
   --ledger FILE      record the run in a JSONL ledger file (appended)
   --verbose          show the connection's log (server stderr, calls) on stderr
   --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
@@ -168,6 +192,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       'client-secret': { type: 'string' },
       'token-store': { type: 'string' },
       policy: { type: 'string' },
+      sandbox: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -196,6 +221,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
   }
   if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
+  if (values.sandbox !== undefined && values.server === undefined) fail('run', '--sandbox applies only to --server (a local stdio server)');
   for (const flag of ['client-id', 'client-secret', 'token-store'] as const)
     if (values[flag] !== undefined && values.url === undefined) fail('run', `--${flag} applies only to --url`);
   const clientSecret = values['client-secret'] ?? process.env.PLANGATE_CLIENT_SECRET;
@@ -229,6 +255,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
     tokenStore: values['token-store'],
     policy: await loadRunPolicy(values.policy),
+    sandbox: values.sandbox === undefined ? undefined : await loadSandbox(values.sandbox),
   };
   return runCommand(options, out());
 }

@@ -21,8 +21,9 @@ import { evaluate } from '../core/policy/evaluate';
 import type { PolicyRules } from '../core/policy/rules';
 import { resultText, type ToolResult } from '../core/toolResult';
 import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow';
-import { isSecretKey, type ResolvedServer } from '../mcp/config';
+import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
+import { srtCliPath, type SandboxRules } from '../mcp/sandbox';
 import { openFileLedger } from '../node/fileLedger';
 import { nodeRealPath } from '../node/realPath';
 import { CliRunnerHost } from './cliRunnerHost';
@@ -71,6 +72,8 @@ export interface RunOptions {
   signInWaitMs?: number;
   /** The policy the run honours: `--policy FILE` (your rules) and the workspace file in the current folder. */
   policy?: PolicyRules;
+  /** `--sandbox FILE|on`: run the stdio server in a sandbox with these rules (VS Code's `sandbox` block, defaults merged). */
+  sandbox?: SandboxRules;
 }
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
@@ -151,7 +154,18 @@ function serverConfig(options: RunOptions): ResolvedServer {
   if (options.command?.length) {
     const [command, ...args] = options.command;
     // The user's own shell environment, as a shell would pass it (the SDK alone would pass only a few variables).
-    return { name, source: 'settings-user', type: 'stdio', command: command!, args, env: inheritedEnv(), cwd: process.cwd(), secrets: [] };
+    const base: ResolvedStdioServer = {
+      name,
+      source: 'settings-user',
+      type: 'stdio',
+      command: command!,
+      args,
+      env: inheritedEnv(),
+      cwd: process.cwd(),
+      secrets: [],
+    };
+    if (options.sandbox) base.sandbox = { reason: 'requested', rules: options.sandbox };
+    return base;
   }
   const secrets = Object.entries(options.headers)
     .filter(([k]) => isSecretKey(k))
@@ -238,9 +252,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
       signInOnStart: true,
       waitMs: options.signInWaitMs,
     },
+    sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
   });
   connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
+  // What the sandbox refused is shown even without --verbose: the user widens a rule knowingly.
+  else if (options.sandbox)
+    connection.onLog((e) => e.level === 'warn' && out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
 
   let interrupts = 0;
   const onSigint = () => {

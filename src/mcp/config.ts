@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { parseEnv } from 'node:util';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
+import { sandboxRules, type SandboxBlock, type ServerSandbox } from './sandbox';
 
 /** Where a server's configuration came from; anything but `settings-user` is workspace configuration. */
 export type ServerSource = 'mcp.json' | 'settings-user' | 'settings-workspace';
@@ -30,6 +31,10 @@ export interface StdioServerConfig extends ServerConfigBase {
   env: Record<string, string | null>;
   envFile?: string;
   cwd?: string;
+  /** VS Code's `sandboxEnabled`: run the server in a sandbox (see src/mcp/sandbox.ts). */
+  sandboxEnabled?: boolean;
+  /** VS Code's `sandbox` block: filesystem and network rules, as written. */
+  sandbox?: SandboxBlock;
 }
 
 export interface HttpServerConfig extends ServerConfigBase {
@@ -84,6 +89,8 @@ export interface ResolvedStdioServer {
   cwd?: string;
   /** Values that must never be logged (password inputs, secret-looking env values). */
   secrets: string[];
+  /** Present when the server runs in a sandbox: why, and the rules in force. */
+  sandbox?: ServerSandbox;
 }
 
 export interface ResolvedHttpServer {
@@ -112,6 +119,11 @@ export interface ResolveContext {
   inputs?: readonly InputDef[];
   /** Asks for (or recalls) an input's value; `undefined` means the user dismissed the prompt. */
   resolveInput(id: string, def: InputDef): Promise<string | undefined>;
+  /**
+   * The user's `plangate.sandbox.workspaceServers`: sandbox every stdio server of workspace configuration (the folder
+   * writable, no network unless its `sandbox` allows more), whatever its entry says.
+   */
+  sandboxWorkspaceServers?: boolean;
 }
 
 /** A configuration mistake found while resolving a server; the message names the server and the fix. */
@@ -148,6 +160,20 @@ export const serverEntrySchema = z.looseObject({
   url: z.string().min(1).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   oauth: z.looseObject({ clientId: z.string().min(1), clientSecret: z.string().optional() }).optional(),
+  // VS Code's IMcpSandboxConfiguration; unknown keys are kept and ignored, as VS Code does.
+  sandboxEnabled: z.boolean().optional(),
+  sandbox: z
+    .looseObject({
+      filesystem: z
+        .looseObject({
+          allowWrite: z.array(z.string()).optional(),
+          denyRead: z.array(z.string()).optional(),
+          denyWrite: z.array(z.string()).optional(),
+        })
+        .optional(),
+      network: z.looseObject({ allowedDomains: z.array(z.string()).optional(), deniedDomains: z.array(z.string()).optional() }).optional(),
+    })
+    .optional(),
 });
 
 const inputSchema = z.discriminatedUnion(
@@ -255,8 +281,13 @@ function configStrings(config: ServerConfig): string[] {
         ...Object.values(config.env).filter((v): v is string => v !== null),
         config.envFile ?? '',
         config.cwd ?? '',
+        ...sandboxPaths(config.sandbox),
       ]
     : [config.url, ...Object.values(config.headers), config.oauth?.clientId ?? '', config.oauth?.clientSecret ?? ''];
+}
+
+function sandboxPaths(block: SandboxBlock | undefined): string[] {
+  return [...(block?.filesystem?.allowWrite ?? []), ...(block?.filesystem?.denyRead ?? []), ...(block?.filesystem?.denyWrite ?? [])];
 }
 
 function isInside(folder: string, p: string): boolean {
@@ -437,6 +468,8 @@ function parseServerEntry(
     const server: StdioServerConfig = { name, source, file, type, command: e.command, args: e.args ?? [], env };
     if (e.envFile !== undefined) server.envFile = e.envFile;
     if (e.cwd !== undefined) server.cwd = e.cwd;
+    if (e.sandboxEnabled !== undefined) server.sandboxEnabled = e.sandboxEnabled;
+    if (e.sandbox !== undefined) server.sandbox = sandboxBlock(e.sandbox);
     return { server };
   }
   if (e.url === undefined) return fail('url', `an "${type}" server needs "url"`);
@@ -540,6 +573,19 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   };
   const cwd = config.cwd !== undefined ? absolute(sub(config.cwd)) : decision.cwd;
   if (cwd !== undefined) resolved.cwd = cwd;
+  // A repository cannot opt out of the user's sandbox for workspace servers: its own "sandboxEnabled": false is moot.
+  const reason =
+    config.sandboxEnabled === true
+      ? 'requested'
+      : ctx.sandboxWorkspaceServers && isWorkspaceSource(config.source)
+        ? 'workspaceDefault'
+        : undefined;
+  if (reason !== undefined) {
+    const rules = sandboxRules(config.sandbox, reason, folder);
+    for (const list of [rules.filesystem.allowWrite, rules.filesystem.denyRead, rules.filesystem.denyWrite])
+      list.forEach((p, i) => (list[i] = sub(p)));
+    resolved.sandbox = { reason, rules };
+  }
   return resolved;
 }
 
@@ -603,7 +649,7 @@ export function serverFingerprint(resolved: ResolvedServer): string {
       .map((k) => [k, o[k]]);
   const parts =
     resolved.type === 'stdio'
-      ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null]
+      ? ['stdio', resolved.name, resolved.command, resolved.args, sorted(resolved.env), resolved.cwd ?? null, resolved.sandbox ?? null]
       : [resolved.type, resolved.name, resolved.url, sorted(resolved.headers), ...(resolved.oauth ? [resolved.oauth] : [])];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
@@ -620,6 +666,37 @@ function looksSecret(value: string): boolean {
 
 function unique(values: string[]): string[] {
   return [...new Set(values.filter((v) => v.length > 0))];
+}
+
+/**
+ * Reads a `sandbox` block given on its own (`plangate run --sandbox FILE`): the block, or problems naming the key path.
+ */
+export function parseSandboxBlock(value: unknown, label: string): { block: SandboxBlock } | { problems: string[] } {
+  const r = serverEntrySchema.shape.sandbox.safeParse(value);
+  if (!r.success) {
+    return {
+      problems: r.error.issues.map((issue) => {
+        const p = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
+        return `${joinPath(label, p)}: ${describeIssue(issue, value, issue.path)}`;
+      }),
+    };
+  }
+  if (r.data === undefined) return { problems: [`${label}: expected an object like {"filesystem": {…}, "network": {…}}`] };
+  return { block: sandboxBlock(r.data) };
+}
+
+/** The `sandbox` block as written, without unknown keys. */
+function sandboxBlock(b: z.infer<typeof serverEntrySchema>['sandbox'] & object): SandboxBlock {
+  const block: SandboxBlock = {};
+  if (b.filesystem) {
+    const { allowWrite, denyRead, denyWrite } = b.filesystem;
+    block.filesystem = { ...(allowWrite && { allowWrite }), ...(denyRead && { denyRead }), ...(denyWrite && { denyWrite }) };
+  }
+  if (b.network) {
+    const { allowedDomains, deniedDomains } = b.network;
+    block.network = { ...(allowedDomains && { allowedDomains }), ...(deniedDomains && { deniedDomains }) };
+  }
+  return block;
 }
 
 /** Builds a plain value from a jsonc tree; `__proto__` and `constructor` keys stay ordinary data. */

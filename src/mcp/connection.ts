@@ -8,12 +8,16 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/lifecycle';
 import type { ToolCallOptions } from '../core/invoker';
 import type { ToolResult } from '../core/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
+import { describeNoSandbox, describeSandbox, probeSandbox, sandboxLaunch, sandboxStderrLine, type SandboxSupport } from './sandbox';
 import { augmentedPath } from './shellPath';
 import { describeSignInFailure, SignInError, SignInRequiredError } from './oauth/errors';
 import type { RedirectReceiver } from './oauth/loopback';
@@ -78,7 +82,28 @@ export interface ConnectionOptions {
   urlElicitation?: boolean;
   /** OAuth sign-in for HTTP and SSE servers (without it, a 401 is an error). */
   oauth?: OAuthSupport;
+  /** How sandboxed stdio servers start; without it a server that asks for a sandbox does not start. */
+  sandbox?: SandboxSupportOptions;
 }
+
+/** Where srt is, whether a sandbox can be had, and whether the user lets a server start unsandboxed anyway. */
+export interface SandboxSupportOptions {
+  /** srt's CLI (see `srtCliPath`). */
+  srtPath: string;
+  /** Whether a sandbox can be had (default {@link probeSandbox} on this platform, once per PATH). */
+  probe?: (PATH: string) => Promise<SandboxSupport>;
+  /** The user's `plangate.sandbox.allowUnsandboxed` (read at each start). */
+  allowUnsandboxed?: () => boolean;
+  /** How the refusal tells the user to start the server unsandboxed anyway (default: the user setting). */
+  unsandboxedHint?: string;
+}
+
+const probes = new Map<string, Promise<SandboxSupport>>();
+const cachedProbe = (PATH: string) => {
+  let p = probes.get(PATH);
+  if (!p) probes.set(PATH, (p = probeSandbox(process.platform, PATH)));
+  return p;
+};
 
 /** How connections sign in to servers that ask for OAuth (MCP authorization spec). */
 export interface OAuthSupport {
@@ -117,6 +142,14 @@ function describeFailure(server: string, provider: PlangateOAuthProvider, err: u
   return describeSignInFailure(server, provider.step, provider.stepUrl, err);
 }
 
+/** A server that asks for a sandbox where none can be had; the message says why and what to install. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
 class StoppedWhileStarting extends Error {}
 
@@ -137,10 +170,23 @@ export class ServerConnection {
   private signInAbort?: AbortController;
   /** Sessions being closed; stop() waits for them so no child process outlives the connection. */
   private readonly closing = new Set<Promise<void>>();
-  private readonly tail = new StderrTail((line) => {
-    this.stderrEmitter.fire(line);
-    this.log('info', `[stderr] ${line}`);
-  });
+  private readonly tail = new StderrTail(
+    (line) => {
+      this.stderrEmitter.fire(line);
+      if (!this.sandboxed) return this.log('info', `[stderr] ${line}`);
+      const config = this._config;
+      const sorted = sandboxStderrLine(
+        line,
+        config.type === 'stdio' ? config.sandbox?.rules : undefined,
+        config.type === 'stdio' ? (config.env.HOME ?? homedir()) : undefined,
+      );
+      this.log(sorted.level, sorted.text);
+    },
+    // srt's own start-up chatter stays out of the tail that start failures quote.
+    (line) => this.sandboxed && sandboxStderrLine(line).level === 'trace',
+  );
+  /** Whether the running (or last started) process runs in a sandbox. */
+  sandboxed = false;
   private readonly stderrEmitter = new Emitter<string>();
   private readonly stateEmitter = new Emitter<ConnectionStatus>();
   private readonly toolsEmitter = new Emitter<readonly Tool[]>();
@@ -470,13 +516,33 @@ export class ServerConnection {
       if (config.type === 'stdio') {
         const PATH = config.env.PATH ?? (await (this.options.pathProvider ?? augmentedPath)());
         live();
-        const transport = new TrackedStdioTransport({
-          command: config.command,
-          args: config.args,
-          env: { ...config.env, PATH },
-          cwd: config.cwd,
-          stderr: 'pipe',
-        });
+        let launch = { command: config.command, args: config.args, env: { ...config.env, PATH } };
+        let sandboxed = false;
+        let settingsFile: string | undefined;
+        if (config.sandbox) {
+          const opts = this.options.sandbox;
+          const support: SandboxSupport = opts
+            ? await (opts.probe ?? cachedProbe)(PATH)
+            : { ok: false, reason: 'this host does not run sandboxed servers', fix: 'Start it from VS Code or the plangate CLI.' };
+          live();
+          if (support.ok) {
+            const l = await sandboxLaunch(config.sandbox.rules, config.command, config.args, opts!.srtPath);
+            live();
+            launch = { command: l.command, args: l.args, env: { ...launch.env, ...l.env } };
+            settingsFile = l.settingsFile;
+            sandboxed = true;
+            this.log('info', `starting in a sandbox — ${describeSandbox(config.sandbox).join('; ')}`);
+          } else if (opts?.allowUnsandboxed?.()) {
+            this.log(
+              'warn',
+              `starting WITHOUT a sandbox although it asks for one (${support.reason}), because plangate.sandbox.allowUnsandboxed is set in your user settings`,
+            );
+          } else {
+            throw new SandboxUnavailableError(describeNoSandbox(this.name, config.sandbox, support, opts?.unsandboxedHint));
+          }
+        }
+        const transport = new TrackedStdioTransport({ ...launch, cwd: config.cwd, stderr: 'pipe' });
+        this.sandboxed = sandboxed;
         exitOf = () => transport.exit;
         stdoutClosed = () => transport.stdoutClosed;
         (transport.stderr as Readable | null)
@@ -484,7 +550,12 @@ export class ServerConnection {
           .on('data', (chunk: string) => this.tail.push(chunk))
           .on('end', () => this.tail.flush());
         this.session = session;
-        await attach(transport);
+        try {
+          await attach(transport);
+        } finally {
+          // srt read its settings before the server could answer "initialize"; the rules stay in force.
+          if (settingsFile) void rm(path.dirname(settingsFile), { recursive: true, force: true }).catch(() => undefined);
+        }
       } else {
         this.session = session;
         const url = new URL(config.url);
@@ -539,7 +610,7 @@ export class ServerConnection {
       if (this.session === session) this.session = undefined;
       this.close(session);
       live();
-      if (err instanceof SignInRequiredError) throw err;
+      if (err instanceof SignInRequiredError || err instanceof SandboxUnavailableError) throw err;
       if (config.type !== 'stdio' && (err instanceof SignInError || provider?.authActive)) {
         const unauthorized = httpStatus(err) === 401;
         throw new Error(

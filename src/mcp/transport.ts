@@ -176,6 +176,8 @@ export class StderrTail {
 
   constructor(
     private readonly onLine: (line: string) => void,
+    /** Lines passed to `onLine` but not kept (a sandbox's own chatter). */
+    private readonly skip: (line: string) => boolean = () => false,
     private readonly maxLines = 40,
     private readonly maxBytes = 8192,
   ) {}
@@ -207,6 +209,7 @@ export class StderrTail {
   }
 
   private add(line: string): void {
+    if (this.skip(line)) return this.onLine(line);
     this.total++;
     this.lines.push(line.length > this.maxBytes ? `${line.slice(0, this.maxBytes)}…` : line);
     while (this.lines.length > this.maxLines || (this.lines.length > 1 && this.lines.join('\n').length > this.maxBytes)) this.lines.shift();

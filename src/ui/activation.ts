@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Gate } from '../core/gate';
 import type { Workflow } from '../core/ledger';
 import { ServerRegistry } from '../mcp/registry';
+import { srtCliPath } from '../mcp/sandbox';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';
 import { registerAgentEntrance } from './agentEntrance';
 import { AppHost } from './appHost';
@@ -25,7 +26,7 @@ import { PolicyCards } from './policyCards';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
-import { autoApprovePlans, gateSettings, ledgerRetention } from './settings';
+import { autoApprovePlans, gateSettings, ledgerRetention, sandboxSettings } from './settings';
 import { oauthSupport, registerSignIn } from './signIn';
 import { StagedView } from './stagedView';
 import { WorkflowStatusBar } from './statusBar';
@@ -57,7 +58,11 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
   const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
   const workflow = ledger.workflow;
-  const servers = new ServerRegistry({ urlElicitation: true, oauth: oauthSupport(context.secrets) });
+  const servers = new ServerRegistry({
+    urlElicitation: true,
+    oauth: oauthSupport(context.secrets),
+    sandbox: { srtPath: srtCliPath(__dirname), allowUnsandboxed: () => sandboxSettings().allowUnsandboxed },
+  });
   const configs = new ServerConfigs(context.secrets, log);
   // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
   const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));

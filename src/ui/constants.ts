@@ -45,6 +45,8 @@ export const Settings = {
   preferServerApps: 'preferServerApps',
   policy: 'policy',
   autoApprovePlans: 'autoApprovePlans',
+  sandboxWorkspaceServers: 'sandbox.workspaceServers',
+  sandboxAllowUnsandboxed: 'sandbox.allowUnsandboxed',
 } as const;
 
 /**
@@ -60,5 +62,7 @@ export const UserOnlySettings = [
   Settings.gatedServersEnabled,
   Settings.autoApprovePlans,
   Settings.policy,
+  Settings.sandboxWorkspaceServers,
+  Settings.sandboxAllowUnsandboxed,
 ] as const;
 export type UserOnlySetting = (typeof UserOnlySettings)[number];

@@ -18,6 +18,7 @@ import {
   type ServerConfig,
 } from '../mcp/config';
 import { Settings } from './constants';
+import { sandboxSettings } from './settings';
 
 /** A configured server that could not be started, and why (shown in the Servers view). */
 export interface ServerConfigIssue {
@@ -189,6 +190,7 @@ export class ServerConfigs extends DisposableBase {
             env: process.env,
             userHome: os.homedir(),
             inputs,
+            sandboxWorkspaceServers: sandboxSettings().workspaceServers,
             resolveInput: storedInputs(this.secrets, inputScope(server.source, workspace), server.name, (id, def) =>
               this.ask(id, def, server.name),
             ),

@@ -3,6 +3,7 @@ import { visibleText } from '../shared/visibleText';
 import { DisposableBase, Emitter } from '../core/lifecycle';
 import { formatConfigProblem } from '../mcp/config';
 import type { ServerConnection } from '../mcp/connection';
+import { describeSandbox } from '../mcp/sandbox';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ServerConfigs } from './serverConfigs';
 
@@ -96,18 +97,26 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
           state === 'running' && count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `server:${node.name}`;
+        const sandbox = conn?.config.type === 'stdio' ? conn.config.sandbox : undefined;
+        // Marked only once it runs in one; a server that asked for a sandbox and runs without says so.
+        const mark = sandbox && state === 'running' ? (conn?.sandboxed ? 'sandboxed · ' : 'NOT sandboxed · ') : '';
         item.description =
           state === 'running'
-            ? `running · ${count} tool${count === 1 ? '' : 's'}`
+            ? `${mark}running · ${count} tool${count === 1 ? '' : 's'}`
             : state === 'error'
               ? `error: ${shortError(node.name, conn?.message)}`
               : state === 'signInRequired'
                 ? 'sign-in required'
                 : state;
-        item.iconPath = STATE_ICON[state];
+        item.iconPath =
+          mark === 'sandboxed · ' ? new vscode.ThemeIcon('lock', new vscode.ThemeColor('testing.iconPassed')) : STATE_ICON[state];
         const tip = new vscode.MarkdownString(undefined, false);
         tip.appendText(`${node.name} — ${state}\n`);
         if (conn?.message) tip.appendText(`\n${conn.message}\n`);
+        if (sandbox && state === 'running' && conn?.sandboxed) tip.appendText(`\n${describeSandbox(sandbox).join('\n')}\n`);
+        else if (sandbox && state !== 'running')
+          tip.appendText(`\nAsks for a sandbox with these rules:\n${describeSandbox(sandbox).slice(1).join('\n')}\n`);
+        else if (sandbox) tip.appendText('\nAsks for a sandbox but runs WITHOUT one (plangate.sandbox.allowUnsandboxed).\n');
         const info = conn?.serverInfo;
         if (info) tip.appendText(`\n${info.name} ${info.version}`);
         item.tooltip = tip;

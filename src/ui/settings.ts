@@ -46,3 +46,11 @@ export function autoApprovePlans(): boolean {
 export function appSettings(): { enabled: boolean; preferForForms: boolean } {
   return { enabled: userFlag(Settings.serverAppsEnabled, true), preferForForms: userFlag(Settings.preferServerApps, false) };
 }
+
+/** The sandbox settings (user settings only): sandbox workspace servers, and start unsandboxed where none can be had. */
+export function sandboxSettings(): { workspaceServers: boolean; allowUnsandboxed: boolean } {
+  return {
+    workspaceServers: userFlag(Settings.sandboxWorkspaceServers, false),
+    allowUnsandboxed: userFlag(Settings.sandboxAllowUnsandboxed, false),
+  };
+}

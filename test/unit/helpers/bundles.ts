@@ -3,7 +3,7 @@
 // it well over a hundred times). `npm run test:unit` (scripts/runUnitTests.mjs) builds them once for the whole run
 // and names their folder in PLANGATE_TEST_BUNDLES; a test file run any other way builds its own, once per process,
 // into a temp folder removed when the process exits. They are built from the sources as they are now, every run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -52,6 +52,8 @@ export const NODE_BUNDLE: esbuild.BuildOptions = {
 export function buildBundles(dir: string): Bundles {
   for (const [out, entry] of Object.entries(BUNDLE_ENTRIES))
     esbuild.buildSync({ ...NODE_BUNDLE, entryPoints: [entry], outfile: join(dir, out) });
+  // The sandbox runtime beside the CLI, as dist/srt.mjs is beside dist/cli.js (node follows the link to its package).
+  symlinkSync(join(ROOT, 'node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js'), join(dir, 'srt.mjs'));
   return paths(dir);
 }
 
