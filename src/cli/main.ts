@@ -92,10 +92,11 @@ const USAGE_POLICY = `plangate policy check [FILE] [--json]
   Validates a policy file (default ./.vscode/plangate-policy.json): each problem as file:line:column.
   Exit 0: no errors (warnings are printed). 1: errors. 2: the file cannot be read.
 plangate policy explain --server S --tool T [--args JSON] [--entrance plan|agent|call|app|recovery]
-                        [--annotations JSON] [--meta JSON] [--user FILE] [--file FILE] [--json]
+                        [--annotations JSON] [--meta JSON] [--sandboxed] [--user FILE] [--file FILE] [--json]
   Prints the decision for one call (allow, ask or deny), the rule that won and every rule that matched, under
   ./.vscode/plangate-policy.json (or --file) and your rules (--user: a file holding plangate.policy's value).
   --annotations and --meta give the tool's definition (its MCP annotations, its _meta) as the server lists it.
+  --sandboxed: the server runs in a sandbox (rules with "sandboxed": true apply, those with false do not).
   Default entrance: agent. Exit 0, whatever the decision; 2 on a usage error or an unreadable file.`;
 
 const USAGE = `Plangate — a human approval gate for MCP tool plans (MCPFlow orchestrated_plan), in the terminal.
@@ -307,6 +308,7 @@ async function policyMain(argv: string[], out: () => Output): Promise<number> {
       entrance: { type: 'string' },
       annotations: { type: 'string' },
       meta: { type: 'string' },
+      sandboxed: { type: 'boolean' },
       user: { type: 'string' },
       file: { type: 'string' },
       json: { type: 'boolean' },
@@ -331,6 +333,7 @@ async function policyMain(argv: string[], out: () => Output): Promise<number> {
         entrance: values.entrance ?? 'agent',
         annotations: parseJsonOption('policy explain', 'annotations', values.annotations),
         meta: parseJsonOption('policy explain', 'meta', values.meta),
+        sandboxed: values.sandboxed === true,
         user: values.user,
         file: values.file,
         json: values.json === true,

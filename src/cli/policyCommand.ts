@@ -79,6 +79,8 @@ export interface ExplainOptions {
   entrance: string;
   annotations?: unknown;
   meta?: unknown;
+  /** The server runs in a sandbox (`--sandboxed`). */
+  sandboxed?: boolean;
   user?: string;
   file?: string;
   json: boolean;
@@ -119,14 +121,24 @@ export async function policyExplainCommand(options: ExplainOptions, out: Output)
     entrance: options.entrance as PolicyEntrance,
     annotations: options.annotations,
     meta: options.meta,
+    sandboxed: options.sandboxed === true,
   };
   const verdict = evaluate({ user: user.rules, workspace: workspace.rules }, call, { workspaceRoot: cwd, realPath: nodeRealPath });
   if (options.json) {
-    out.report({ decision: verdict.decision, rule: verdict.rule, matched: verdict.matched, notHonoured: verdict.notHonoured ?? null });
+    out.report({
+      decision: verdict.decision,
+      rule: verdict.rule,
+      matched: verdict.matched,
+      notHonoured: verdict.notHonoured ?? null,
+      sandboxed: call.sandboxed === true,
+    });
     return 0;
   }
   out.info(`${verdict.decision}: ${safeText(verdictWords(verdict.rule), { max: 1000 })}`);
   out.info(`  rule: ${safeText(verdict.rule.id)} (${verdict.rule.source})`);
+  out.info(
+    `  server: ${call.sandboxed ? 'sandboxed' : 'not sandboxed'}${call.sandboxed ? '' : ' (--sandboxed to explain it as sandboxed)'}`,
+  );
   if (verdict.notHonoured)
     out.info(
       `  not honoured: workspace rule '${safeText(verdict.notHonoured.id)}' would loosen your policy (${verdict.notHonoured.decision})`,

@@ -392,6 +392,7 @@ async function run(
       ? {
           policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd(), realPath: nodeRealPath }),
           toolInfo: (_server: string, tool: string) => connection.tools.find((t) => t.name === tool),
+          serverSandboxed: () => connection.sandboxed,
           // A call the policy asks about (not covered by "Proceed?"): asked on the terminal; --yes allows it once.
           ask: async ({ call, verdict }): Promise<CallAskAnswer> => {
             out.info(`  ${safeText(verdictWords(verdict.rule), { max: 1000 })}`);

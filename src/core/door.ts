@@ -105,6 +105,8 @@ export interface DoorOptions {
   policy?: (call: PolicyCall) => PolicyVerdict;
   /** The tool's definition as its server lists it now (annotations and `_meta`, untrusted), for the policy. */
   toolInfo?: (server: string, tool: string) => { annotations?: unknown; _meta?: unknown } | undefined;
+  /** Whether `server` runs in a sandbox now, for rules with `sandboxed` (absent: no server counts as sandboxed). */
+  serverSandboxed?: (server: string) => boolean;
   /**
    * Opens the single-call card and resolves with the user's answer (or set later with {@link Door.askWith}). Absent:
    * a call the policy asks about is refused.
@@ -156,7 +158,8 @@ export class Door {
   verdictOf(server: string, tool: string, args: Record<string, unknown>, entrance: PolicyEntrance): PolicyVerdict | undefined {
     if (!this.options.policy) return undefined;
     const info = this.options.toolInfo?.(server, tool);
-    return this.options.policy({ server, tool, args, entrance, annotations: info?.annotations, meta: info?._meta });
+    const sandboxed = this.options.serverSandboxed?.(server) === true;
+    return this.options.policy({ server, tool, args, entrance, annotations: info?.annotations, meta: info?._meta, sandboxed });
   }
 
   /** The entrance a call comes by, as policy rules name it. */

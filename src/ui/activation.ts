@@ -70,7 +70,11 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     invoker: servers,
     settings: gateSettings,
     newId: randomUUID,
-    policy: { policy: (call) => policy.verdict(call), toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool) },
+    policy: {
+      policy: (call) => policy.verdict(call),
+      toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
+      serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
+    },
     autoApprovePlans,
   });
   const files = new PlanFiles(storage, servers, workflow, log, () => gateSettings().stepTimeoutMs, gate.door);

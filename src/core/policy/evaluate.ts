@@ -43,6 +43,8 @@ export interface PolicyCall {
   entrance: PolicyEntrance;
   annotations?: unknown;
   meta?: unknown;
+  /** Whether the server runs in a sandbox now (Plangate started it so); absent or false: not sandboxed. */
+  sandboxed?: boolean;
 }
 
 export interface PolicyContext {
@@ -167,6 +169,7 @@ export function ruleMatches(
   paths: Map<string, ResolvedArgPath> = new Map(),
 ): boolean {
   if (rule.entrance && !rule.entrance.includes(call.entrance)) return false;
+  if (rule.sandboxed !== undefined && rule.sandboxed !== (call.sandboxed === true)) return false;
   const strict = rule.decision !== 'allow';
   if (rule.server !== undefined && !nameHolds(rule.server, call.server, strict)) return false;
   if (rule.tool !== undefined && !nameHolds(rule.tool, call.tool, strict)) return false;

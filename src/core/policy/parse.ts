@@ -43,7 +43,7 @@ export interface ParsedPolicy {
 }
 
 const DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
-const RULE_KEYS = new Set(['id', 'decision', 'reason', 'server', 'tool', 'annotations', 'args', 'entrance', 'description']);
+const RULE_KEYS = new Set(['id', 'decision', 'reason', 'server', 'tool', 'annotations', 'args', 'entrance', 'sandboxed', 'description']);
 const ANNOTATION_KEYS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
 const ARG_KEYS = new Set(['path', 'glob', 'pattern', 'outsideWorkspace']);
 /** More rules than this are cut (each is checked on every call). */
@@ -220,6 +220,10 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
     if (!Array.isArray(list) || list.length === 0 || !list.every((e) => POLICY_ENTRANCES.includes(e as PolicyEntrance)))
       return error(`${name}: "entrance" must be one or more of ${POLICY_ENTRANCES.join(', ')}.`, 'entrance');
     rule.entrance = [...new Set(list as PolicyEntrance[])];
+  }
+  if (raw.sandboxed !== undefined) {
+    if (typeof raw.sandboxed !== 'boolean') return error(`${name}: "sandboxed" must be true or false.`, 'sandboxed');
+    rule.sandboxed = raw.sandboxed;
   }
   return rule;
 }

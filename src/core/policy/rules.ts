@@ -60,6 +60,11 @@ export interface PolicyRule {
   args?: ArgCondition[];
   /** The entrances it applies to (all when absent). */
   entrance?: PolicyEntrance[];
+  /**
+   * Whether it applies only to calls of servers running in a sandbox (`true`) or only to servers running without one
+   * (`false`); to both when absent. A server whose sandbox state is not known counts as not sandboxed.
+   */
+  sandboxed?: boolean;
 }
 
 /** A rule with where it came from (its position in its source, for problems and the "loosens" notice). */
