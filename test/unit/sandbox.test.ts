@@ -323,4 +323,30 @@ describe('a real server in the sandbox', () => {
     assert.notEqual(result.isError, true, resultText(result));
     assert.equal(await readFile(path.join(ws, 'notes.md'), 'utf8'), 'edited in the sandbox\n');
   });
+
+  test('@modelcontextprotocol/server-everything over stdio works sandboxed with no network: its tools list, echo answers', async (t) => {
+    const ws = await tempDir(t, 'plangate-everything-ws-');
+    const config: ResolvedStdioServer = {
+      name: 'everything',
+      source: 'mcp.json',
+      type: 'stdio',
+      command: process.execPath,
+      args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+      env: {},
+      cwd: ws,
+      secrets: [],
+      sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', ws) },
+    };
+    const conn = new ServerConnection(config, { pathProvider: async () => PATH, reconnect: { maxAttempts: 0 }, sandbox: { srtPath: SRT } });
+    t.after(() => conn.dispose());
+    await conn.start();
+    assert.equal(conn.sandboxed, true);
+    assert.ok(
+      conn.tools.some((tool) => tool.name === 'echo'),
+      `tools: ${conn.tools.map((tool) => tool.name).join(', ')}`,
+    );
+    const result = await conn.callTool('echo', { message: 'hi from the sandbox' });
+    assert.notEqual(result.isError, true, resultText(result));
+    assert.match(resultText(result), /hi from the sandbox/);
+  });
 });
