@@ -10,11 +10,16 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Gate } from '../../src/core/gate';
+import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
 import { resultText } from '../../src/core/toolResult';
-import { parseMcpJson, parseServersSetting, resolveServer, type ResolvedStdioServer } from '../../src/mcp/config';
+import type { PlanRecord } from '../../src/core/workflow';
+import { parseMcpJson, parseServersSetting, resolveServer, type ResolvedServer, type ResolvedStdioServer } from '../../src/mcp/config';
 import { ServerConnection, type ConnectionOptions, type LogEntry } from '../../src/mcp/connection';
+import { ServerRegistry } from '../../src/mcp/registry';
 import { probeSandbox, sandboxRules, sandboxStderrLine, srtCliPath } from '../../src/mcp/sandbox';
 import { testBundles } from './helpers/bundles';
+import { fixtureCommand } from './helpers/fixture';
 import { FILESYSTEM_SERVER, fixtureStdio, REPO, waitForState } from './helpers/mcpFixture';
 
 const PATH = process.env.PATH ?? '';
@@ -348,5 +353,66 @@ describe('a real server in the sandbox', () => {
     const result = await conn.callTool('echo', { message: 'hi from the sandbox' });
     assert.notEqual(result.isError, true, resultText(result));
     assert.match(resultText(result), /hi from the sandbox/);
+  });
+});
+
+describe('a plan whose steps run on a sandboxed server', () => {
+  test("a fixture plan's edit_file and write_file steps run on a sandboxed server-filesystem through the gate and the runner", async (t) => {
+    const root = await tempDir(t, 'plangate-plan-sbx-');
+    await writeFile(path.join(root, 'notes.md'), 'title\nstatus: draft\n');
+    await mkdir(path.join(root, 'src'));
+    await mkdir(path.join(root, 'outside'));
+    const fixture = fixtureCommand(['--root', root]);
+    const servers: ResolvedServer[] = [
+      { name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] },
+      {
+        name: 'files',
+        source: 'mcp.json',
+        type: 'stdio',
+        command: process.execPath,
+        args: [FILESYSTEM_SERVER, root],
+        env: {},
+        cwd: root,
+        secrets: [],
+        sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', root) },
+      },
+    ];
+    const registry = new ServerRegistry({ pathProvider: async () => PATH, sandbox: { srtPath: SRT } });
+    let n = 0;
+    const gate = new Gate(new Workflow(new MemoryLedgerSink()), {
+      invoker: registry,
+      settings: () => ({ stepTimeoutMs: 30_000, allowCrossServer: true }),
+      newId: () => `plan-${++n}`,
+    });
+    t.after(async () => {
+      gate.dispose();
+      await registry.dispose();
+    });
+    await registry.applyConfig(servers);
+    assert.deepEqual(
+      registry.connections.map((c) => [c.name, c.state, c.sandboxed]),
+      [
+        ['fixture', 'running', false],
+        ['files', 'running', true],
+      ],
+    );
+    const args = { root };
+    const result = await registry.callTool('fixture', 'plan_cross_server', args);
+    const received = gate.receive({ server: 'fixture', tool: 'plan_cross_server', args, entrance: 'manual' }, result);
+    assert.equal(received.kind, 'plan');
+    const planId = (received as { planId: string }).planId;
+    assert.equal(await gate.approve(planId), undefined);
+    const done = (await gate.whenSettled(planId)) as PlanRecord;
+    assert.notEqual(done.phase, 'blocked', done.blockedReason);
+    assert.deepEqual(
+      done.steps.map((s) => [s.call.tool, s.state, s.server]),
+      [
+        ['edit_file', 'ok', 'files'],
+        ['write_file', 'ok', 'files'],
+        ['write_file', 'ok', 'files'],
+      ],
+    );
+    assert.equal(await readFile(path.join(root, 'notes.md'), 'utf8'), 'title\nstatus: reviewed\n', 'edit_file changed the file');
+    assert.ok(existsSync(path.join(root, 'src/new.txt')), 'write_file created the file');
   });
 });
