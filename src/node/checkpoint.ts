@@ -28,6 +28,7 @@ import { constants as fsConstants, promises as fsp, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OUTSIDE_PREFIX, type CheckpointFileState } from '../core/changes';
 import { toWorkspacePath } from '../core/predict';
+import { CREATE_NEW, O_NOFOLLOW, PRIVATE_FOLDER, writePrivateFile } from './privateFile';
 
 export const CHECKPOINT_VERSION = 1;
 /** Default per-file cap: files larger than this are not copied (10 MiB). */
@@ -586,11 +587,6 @@ async function readBlob(cp: Checkpoint, entry: CheckpointEntry): Promise<Buffer>
   return bytes;
 }
 
-/** Plangate's own files (copies of the user's files, the manifest): readable by the user only, whatever the original's mode. */
-const PRIVATE_FILE = 0o600;
-/** Plangate's own folders (the checkpoints, each plan's, its blobs). */
-const PRIVATE_FOLDER = 0o700;
-
 /**
  * Creates the folders of checkpoint `dir` (and its blobs) readable by the user only; the `checkpoints` folder and
  * `dir` are made so even when an earlier version created them open to others (what they hold is then out of reach).
@@ -607,19 +603,7 @@ async function privateFolder(storageDir: string, dir: string): Promise<void> {
  */
 async function writeAtomic(file: string, bytes: Buffer, ensureFolder = true): Promise<void> {
   if (ensureFolder) await fsp.mkdir(dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
-  const tmp = `${file}.${randomBytes(6).toString('hex')}.plangate-tmp`;
-  try {
-    const handle = await fsp.open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_NOFOLLOW, PRIVATE_FILE);
-    try {
-      await handle.writeFile(bytes);
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(tmp, file);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true }).catch(() => undefined);
-    throw err;
-  }
+  await writePrivateFile(file, bytes);
 }
 
 /** Removes the empty folders between `path`'s folder and `ancestor` (exclusive), deepest first; never one reached through a link. */
@@ -646,7 +630,6 @@ async function removeEmptyFolders(root: string, realRoot: string, path: string, 
 /** Marks a {@link currentState} value for a path reached through a link that leads out of the workspace. */
 const OUTSIDE = OUTSIDE_PREFIX;
 /** Opens a file without following it when it is a link (0 where the platform has no such flag). */
-const O_NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
 
 /** The workspace folder's real path (links resolved); the folder as given when it does not exist. */
 async function realRootOf(root: string): Promise<string> {
@@ -738,7 +721,7 @@ async function writeInside(root: string, realRoot: string, path: string, bytes: 
   const tmp = `${file}.${randomBytes(6).toString('hex')}.plangate-tmp`;
   let link = await check();
   if (link) return link;
-  const handle = await fsp.open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_NOFOLLOW, mode ?? 0o666);
+  const handle = await fsp.open(tmp, CREATE_NEW, mode ?? 0o666);
   try {
     try {
       await handle.writeFile(bytes);

@@ -10,7 +10,6 @@
  */
 import {
   closeSync,
-  constants,
   fchmodSync,
   fstatSync,
   fsyncSync,
@@ -34,6 +33,7 @@ import {
   type WorkflowOptions,
 } from '../core/ledger';
 import type { WorkflowState } from '../core/workflow';
+import { CREATE_NEW, PRIVATE_FILE, PRIVATE_FOLDER } from './privateFile';
 
 export interface LoadedLedger {
   entries: LedgerEntry[];
@@ -424,12 +424,6 @@ function dueForCompaction(loaded: ReadLedger, retention: LedgerRetention, now: n
   return (maxBytes !== undefined && loaded.bytes > maxBytes) || (maxAge !== undefined && now - loaded.oldestAt > maxAge);
 }
 
-/** The ledger holds every call's arguments and answers: readable by its user only. */
-const PRIVATE_FILE = 0o600;
-/** A folder created for the ledger. */
-const PRIVATE_FOLDER = 0o700;
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-
 /**
  * Opens the ledger for appending, creating it readable by the user only; a ledger an earlier version created open to
  * others is made private too (through the open file, so a link swapped in meanwhile is not what changes).
@@ -488,7 +482,7 @@ function compactLoaded(
   try {
     // A new file, never through a link planted at its name, readable by the user only (like the ledger it replaces).
     rmSync(temp, { force: true });
-    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, PRIVATE_FILE);
+    const fd = openSync(temp, CREATE_NEW, PRIVATE_FILE);
     try {
       let batch: string[] = [];
       let batchLength = 0;

@@ -2,11 +2,10 @@
  * Where a server's sign-in lives between connections: its client registration, its tokens and what discovery found,
  * one JSON record per key. The extension keeps records in SecretStorage, the CLI in memory (or a 0600 file).
  */
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { writePrivateFile } from '../../node/privateFile';
 
 /** One server's sign-in, as the SDK handed it over (stored unchanged: the SDK stamps it with its issuer). */
 export interface OAuthRecord {
@@ -101,20 +100,7 @@ export class FileOAuthStore implements OAuthStore {
       change(all);
       // A name nobody can guess, created exclusively and never through a link: a file or link planted beside the
       // store is neither followed nor overwritten.
-      const tmp = `${this.file}.${randomBytes(8).toString('hex')}.tmp`;
-      const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
-      try {
-        try {
-          await handle.chmod(0o600);
-          await handle.writeFile(JSON.stringify(all, null, 2));
-        } finally {
-          await handle.close();
-        }
-        await rename(tmp, this.file);
-      } catch (err) {
-        await rm(tmp, { force: true }).catch(() => undefined);
-        throw err;
-      }
+      await writePrivateFile(this.file, JSON.stringify(all, null, 2));
     });
     this.queue = next.catch(() => undefined);
     return next;
