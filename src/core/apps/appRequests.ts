@@ -7,6 +7,7 @@
  * Pure: no vscode, no I/O.
  */
 import { callableByApp, type AppToolLike } from './appTool';
+import { checkExternalUrl } from '../externalUrl';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -32,19 +33,10 @@ export function checkAppToolCall(server: string, params: unknown, tools: readonl
   return { tool: name, args };
 }
 
-/** The link an app asked to open, if Plangate may offer to open it (http and https only). */
+/** The link an app asked to open, if Plangate may offer to open it: what core/externalUrl.ts allows (http and https). */
 export function checkOpenLink(params: unknown): URL | { error: string } {
-  const raw = isObj(params) ? params.url : undefined;
-  if (typeof raw !== 'string' || raw.length > 4096) return { error: 'The app asked to open a link that is not a URL.' };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { error: 'The app asked to open a link that is not a URL.' };
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return { error: `Plangate opens only http and https links from apps, not ${url.protocol.slice(0, 20)} links.` };
-  return url;
+  const checked = checkExternalUrl(isObj(params) ? params.url : undefined, 'link the app asked for');
+  return checked.ok ? new URL(checked.url) : { error: checked.reason };
 }
 
 /** The text of an app's `ui/message` (its text blocks, joined), for the chat input; undefined when there is none. */
