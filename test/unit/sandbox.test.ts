@@ -302,21 +302,28 @@ describe('plangate run --sandbox', () => {
   });
 });
 
+const EVERYTHING_SERVER = path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+/** A stdio server run by Node from `args`, in `folder`, in the sandbox Plangate gives workspace servers (the folder writable, no network). */
+function workspaceSandboxed(name: string, args: string[], folder: string): ResolvedStdioServer {
+  return {
+    name,
+    source: 'mcp.json',
+    type: 'stdio',
+    command: process.execPath,
+    args,
+    env: {},
+    cwd: folder,
+    secrets: [],
+    sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', folder) },
+  };
+}
+
 describe('a real server in the sandbox', () => {
   test('@modelcontextprotocol/server-filesystem rooted at the workspace: edit_file works sandboxed, its sandbox marks it', async (t) => {
     const ws = await tempDir(t, 'plangate-fs-ws-');
     await writeFile(path.join(ws, 'notes.md'), 'hello sandbox\n');
-    const config: ResolvedStdioServer = {
-      name: 'fs',
-      source: 'mcp.json',
-      type: 'stdio',
-      command: process.execPath,
-      args: [FILESYSTEM_SERVER, ws],
-      env: {},
-      cwd: ws,
-      secrets: [],
-      sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', ws) },
-    };
+    const config = workspaceSandboxed('fs', [FILESYSTEM_SERVER, ws], ws);
     const conn = new ServerConnection(config, { pathProvider: async () => PATH, reconnect: { maxAttempts: 0 }, sandbox: { srtPath: SRT } });
     t.after(() => conn.dispose());
     await conn.start();
@@ -331,17 +338,7 @@ describe('a real server in the sandbox', () => {
 
   test('@modelcontextprotocol/server-everything over stdio works sandboxed with no network: its tools list, echo answers', async (t) => {
     const ws = await tempDir(t, 'plangate-everything-ws-');
-    const config: ResolvedStdioServer = {
-      name: 'everything',
-      source: 'mcp.json',
-      type: 'stdio',
-      command: process.execPath,
-      args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
-      env: {},
-      cwd: ws,
-      secrets: [],
-      sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', ws) },
-    };
+    const config = workspaceSandboxed('everything', [EVERYTHING_SERVER, 'stdio'], ws);
     const conn = new ServerConnection(config, { pathProvider: async () => PATH, reconnect: { maxAttempts: 0 }, sandbox: { srtPath: SRT } });
     t.after(() => conn.dispose());
     await conn.start();
@@ -365,17 +362,7 @@ describe('a plan whose steps run on a sandboxed server', () => {
     const fixture = fixtureCommand(['--root', root]);
     const servers: ResolvedServer[] = [
       { name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] },
-      {
-        name: 'files',
-        source: 'mcp.json',
-        type: 'stdio',
-        command: process.execPath,
-        args: [FILESYSTEM_SERVER, root],
-        env: {},
-        cwd: root,
-        secrets: [],
-        sandbox: { reason: 'workspaceDefault', rules: sandboxRules(undefined, 'workspaceDefault', root) },
-      },
+      workspaceSandboxed('files', [FILESYSTEM_SERVER, root], root),
     ];
     const registry = new ServerRegistry({ pathProvider: async () => PATH, sandbox: { srtPath: SRT } });
     let n = 0;
