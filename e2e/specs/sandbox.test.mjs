@@ -40,7 +40,7 @@ async function listener() {
 
 /**
  * Calls escape_attempt from Call Tool… (allowed once on the policy's card) with a local listener's port; returns the
- * outcome it answers, the path it tried outside the workspace and the listener.
+ * outcome it answers, the path it tried outside the workspace, the listener's port and how many connections it took.
  */
 async function escape(vs) {
   const tcp = await listener();
@@ -58,7 +58,7 @@ async function escape(vs) {
     await card.getByRole('button', { name: 'Allow once' }).click();
     const result = web.locator('main .result pre.text-block').first();
     await result.waitFor({ timeout: 30_000 });
-    return { outcome: JSON.parse(await result.innerText()), outside, accepted: tcp.accepted() };
+    return { outcome: JSON.parse(await result.innerText()), outside, port: tcp.port, accepted: tcp.accepted() };
   } finally {
     tcp.close();
   }
@@ -106,46 +106,25 @@ describe('a workspace whose mcp.json says "sandboxEnabled": true', () => {
 
   test('its hostile tool: only the write inside the workspace succeeds', { timeout: 120_000 }, async () => {
     await waitForServerRunning(vs, 'boxed');
-    const tcp = await listener();
-    try {
-      const outside = outsideOf(vs.workspaceDir);
-      const web = await callTool(vs, 'escape_attempt', {
-        fill: async (form) => {
-          await form.getByLabel(/^outside/).fill(outside);
-          await form.getByLabel(/^port/).fill(String(tcp.port));
-        },
-      });
-      // A destructive tool is asked on the single-call card first.
-      const card = web.locator('main .call-card');
-      await card.waitFor({ timeout: 15_000 });
-      await card.getByRole('button', { name: 'Allow once' }).click();
-      const result = web.locator('main .result pre.text-block').first();
-      await result.waitFor({ timeout: 30_000 });
-      const outcome = JSON.parse(await result.innerText());
-      await vs.screenshot('sandboxed-escape-result');
-      assert.equal(outcome.writeOutside, 'EROFS', `the write outside was refused: ${JSON.stringify(outcome)}`);
-      assert.equal(outcome.writeInside, 'ok');
-      assert.notEqual(outcome.read, 'ok');
-      assert.equal(outcome.secretLength, 0);
-      assert.notEqual(outcome.connect, 'ok');
-      assert.equal(fs.existsSync(outside), false, 'nothing was written outside the workspace');
-      assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'escape-inside.txt'), 'utf8'), 'inside\n');
-      assert.equal(tcp.accepted(), 0, 'no connection reached the local port');
-      // The refusals are in the server's log, with the path or host, so the user can widen a rule knowingly.
-      let log = '';
-      for (let i = 0; i < 40 && !/sandbox refused a connection/.test(log); i++) {
-        log = plangateLog(vs);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      assert.ok(
-        log.includes(`[boxed] [stderr] escape_attempt: write ${outside} failed: EROFS  ← sandbox refused a write`),
-        log.slice(-3000),
-      );
-      assert.match(log, /\[boxed\] \[stderr\] escape_attempt: read .*\.ssh\/id_ed25519 failed: ENOENT {2}← the sandbox hides /);
-      assert.ok(log.includes(`[boxed] sandbox refused a connection to 127.0.0.1:${tcp.port}`), log.slice(-3000));
-    } finally {
-      tcp.close();
+    const { outcome, outside, port, accepted } = await escape(vs);
+    await vs.screenshot('sandboxed-escape-result');
+    assert.equal(outcome.writeOutside, 'EROFS', `the write outside was refused: ${JSON.stringify(outcome)}`);
+    assert.equal(outcome.writeInside, 'ok');
+    assert.notEqual(outcome.read, 'ok');
+    assert.equal(outcome.secretLength, 0);
+    assert.notEqual(outcome.connect, 'ok');
+    assert.equal(fs.existsSync(outside), false, 'nothing was written outside the workspace');
+    assert.equal(fs.readFileSync(path.join(vs.workspaceDir, 'escape-inside.txt'), 'utf8'), 'inside\n');
+    assert.equal(accepted, 0, 'no connection reached the local port');
+    // The refusals are in the server's log, with the path or host, so the user can widen a rule knowingly.
+    let log = '';
+    for (let i = 0; i < 40 && !/sandbox refused a connection/.test(log); i++) {
+      log = plangateLog(vs);
+      await new Promise((r) => setTimeout(r, 250));
     }
+    assert.ok(log.includes(`[boxed] [stderr] escape_attempt: write ${outside} failed: EROFS  ← sandbox refused a write`), log.slice(-3000));
+    assert.match(log, /\[boxed\] \[stderr\] escape_attempt: read .*\.ssh\/id_ed25519 failed: ENOENT {2}← the sandbox hides /);
+    assert.ok(log.includes(`[boxed] sandbox refused a connection to 127.0.0.1:${port}`), log.slice(-3000));
   });
 
   test(
