@@ -49,10 +49,10 @@ export function nodeWorkspaceFolder(root: string): WorkspaceFolder {
 }
 
 /**
- * The workspace's files with plain fs. `ignore`: an absolute folder whose files are Plangate's own (a checkpoint store
- * the user placed inside the workspace): never listed as a plan's file.
+ * The workspace's files with plain fs. `ignore`: absolute files and folders that are Plangate's own (a ledger and its
+ * checkpoints the user keeps inside the workspace): never listed as a plan's files.
  */
-export function nodeWorkspaceDisk(options: { ignore?: string } = {}): WorkspaceDisk {
+export function nodeWorkspaceDisk(options: { ignore?: readonly string[] } = {}): WorkspaceDisk {
   const ignored = (root: string, rel: string) => isIgnored(options.ignore, join(root, rel));
   return {
     exists: async (root, path) => (await lstat(join(root, path)).catch(() => undefined)) !== undefined,
@@ -69,10 +69,12 @@ export function nodeWorkspaceDisk(options: { ignore?: string } = {}): WorkspaceD
   };
 }
 
-function isIgnored(folder: string | undefined, abs: string): boolean {
-  if (!folder) return false;
-  const rel = relative(resolve(folder), resolve(abs));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+/** `abs` is one of `ignore` or lies below one. */
+function isIgnored(ignore: readonly string[] | undefined, abs: string): boolean {
+  return (ignore ?? []).some((folder) => {
+    const rel = relative(resolve(folder), resolve(abs));
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
 }
 
 /** Files below a folder (not following links), at most `max`. */
@@ -101,7 +103,7 @@ function filesBelow(dir: string, max: number): string[] {
  * not entered; at most `maxFolders`), adding folders as they are created. An event's kind is read from the disk when
  * it arrives: a `rename` of a path that exists is a creation, of one that is gone a deletion; a `change` a change.
  */
-export function nodeFileWatcher(options: { ignore?: string; maxFolders?: number } = {}): FileWatcher {
+export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolders?: number } = {}): FileWatcher {
   const maxFolders = options.maxFolders ?? 2000;
   return {
     watch(folder, record) {
