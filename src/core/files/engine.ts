@@ -128,7 +128,8 @@ export class FilesEngine extends DisposableBase {
   readonly onDidChange = this._onDidChange.event;
   private readonly predictions = new Map<string, Prediction | 'pending'>();
   private readonly changes = new Map<string, ChangeView[] | 'pending'>();
-  private readonly watches = new Map<string, { log: WatchLog; watcher: Disposable | undefined }>();
+  /** Runs being watched, by plan id; kept until the run's changes are listed (`sealing` once it stopped). */
+  private readonly watches = new Map<string, { log: WatchLog; watcher: Disposable | undefined; sealing?: boolean }>();
   private readonly clock: FilesClock;
   private readonly workflow: Workflow;
 
@@ -299,15 +300,16 @@ export class FilesEngine extends DisposableBase {
   /** The run ended (done, blocked, stopped, cancelled): seal the checkpoint and list the actual changes. */
   private async finishRun(planId: string): Promise<void> {
     const watch = this.watches.get(planId);
-    if (!watch) return;
-    this.watches.delete(planId);
-    // File events arrive a little after the writes; give the watcher a moment before sealing.
-    if (watch.watcher) await this.clock.sleep(this.options.settleMs ?? 300);
-    watch.watcher?.dispose();
-    const checkpoint = await this.checkpoint(planId);
-    const plan = this.workflow.state.plans[planId];
-    if (!checkpoint || !plan) return;
+    if (!watch || watch.sealing) return;
+    // Until the changes are listed, settledChanges waits: a list made without the watcher's events would miss files.
+    watch.sealing = true;
     try {
+      // File events arrive a little after the writes; give the watcher a moment before sealing.
+      if (watch.watcher) await this.clock.sleep(this.options.settleMs ?? 300);
+      watch.watcher?.dispose();
+      const checkpoint = await this.checkpoint(planId);
+      const plan = this.workflow.state.plans[planId];
+      if (!checkpoint || !plan) return;
       const log = await this.effectiveLog(checkpoint, watch.log, plan.plan.safety?.touches_files ?? []);
       await this.options.checkpoints.seal(checkpoint, log.seenPaths, log.createdPaths);
       await this.loadChanges(planId, log);
@@ -317,6 +319,8 @@ export class FilesEngine extends DisposableBase {
         `Checkpoint of plan ${planId.slice(0, 8)} could not be sealed: ${err instanceof Error ? err.message : String(err)}`,
       );
       await this.loadChanges(planId);
+    } finally {
+      if (this.watches.get(planId) === watch) this.watches.delete(planId);
     }
   }
 
