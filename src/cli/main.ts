@@ -14,6 +14,7 @@ import { parsePolicyText } from '../core/policy/parse';
 import type { PolicyRules } from '../core/policy/rules';
 import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
+import { revertMain, USAGE_REVERT } from './revertCommand';
 import { parseSandboxBlock } from '../mcp/config';
 import { sandboxRules, type SandboxRules } from '../mcp/sandbox';
 
@@ -52,7 +53,8 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
              [--client-id ID [--client-secret S]] [--token-store FILE] [--sandbox FILE|on]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
-  the approved steps in order, a line per step. Every step's tool must be on the same server.
+  the approved steps in order, a line per step, then lists the files the plan changed in the current folder (compared
+  with a checkpoint taken before the first step). Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
   --url URL          connect over streamable HTTP (legacy SSE when the server only speaks that)
   --name NAME        what messages call the server (default: the script or package it runs, or the URL's host)
@@ -76,7 +78,8 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
                      FILE for a JSON "sandbox" block as in mcp.json ({"filesystem": {"allowWrite", "denyRead",
                      "denyWrite"}, "network": {"allowedDomains", "deniedDomains"}}). What it refuses goes to stderr.
                      No sandbox to be had (Windows; Linux without bubblewrap, socat, ripgrep): the run stops, exit 2
-  --ledger FILE      record the run in a JSONL ledger file (appended)
+  --ledger FILE      record the run in a JSONL ledger file (appended), and keep the checkpoint of the files the plan
+                     may touch beside it (FILE's folder/checkpoints/), so plangate revert can restore them
   --verbose          show the connection's log (server stderr, calls) on stderr
   --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
                      too when present. A step the policy denies is not sent (the run stops with the rule's reason);
@@ -107,6 +110,8 @@ Usage:
   ${USAGE_RUN.split('\n').join('\n  ')}
 
   ${USAGE_SERVERS.split('\n').join('\n  ')}
+
+  ${USAGE_REVERT.split('\n').join('\n  ')}
 
   plangate --help | --version
 
@@ -403,8 +408,10 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
       }
       case 'policy':
         return await policyMain(rest, out);
+      case 'revert':
+        return await revertMain(rest, out, isInteractive());
       default:
-        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, servers and policy`);
+        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, revert, servers and policy`);
     }
   } catch (err) {
     if (err instanceof UsageError) {

@@ -36,6 +36,7 @@ import type { Output } from './output';
 import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
+import { checkpointBeforeRun, openRunFiles, printChangedFiles } from './runFiles';
 import { clip, safeText } from './safeText';
 
 export interface RunOptions {
@@ -538,21 +539,27 @@ async function run(
   if (!workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(record()) })) {
     return fail2('the approval could not be recorded; nothing ran.');
   }
+  // The checkpoint of the files the plan may touch, before its first step (beside --ledger, else for this run only).
+  const files = openRunFiles(workflow, options.ledger);
+  cleanups.unshift(() => files.dispose());
+  const checkpointed = await checkpointBeforeRun(files, workflow, planId);
 
   const progress = new ProgressPrinter(out);
   const listener = workflow.onDidChange((change) => progress.update(change));
   const host = new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers });
   let final: PlanRecord;
   try {
-    final = await runPlan(workflow, planId, {
-      invoker,
-      door,
-      host,
-      classify: (r) => classifyResult(r),
-      stepTimeoutMs: options.timeoutMs,
-      allowCrossServer: false,
-      token: cancel.token,
-    });
+    final = !checkpointed
+      ? record()
+      : await runPlan(workflow, planId, {
+          invoker,
+          door,
+          host,
+          classify: (r) => classifyResult(r),
+          stepTimeoutMs: options.timeoutMs,
+          allowCrossServer: false,
+          token: cancel.token,
+        });
   } catch (err) {
     out.error(
       `plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`,
@@ -570,6 +577,7 @@ async function run(
     workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: "a step's tool changed after the approval" });
     final = record();
   }
+  await printChangedFiles(out, files, planId);
   const status = runStatus(final);
   const report = planReport(workflow.state, final, status);
   if (status === 'completed') {

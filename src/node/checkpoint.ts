@@ -26,66 +26,32 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { OUTSIDE_PREFIX, type CheckpointFileState } from '../core/files/changes';
+import { OUTSIDE_PREFIX } from '../core/files/changes';
 import { toWorkspacePath } from '../core/files/predict';
+import {
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type CheckpointEntry,
+  type CheckpointLimits,
+  type RevertOptions,
+  type RevertResult,
+} from '../core/files/checkpoint';
 import { CREATE_NEW, O_NOFOLLOW, PRIVATE_FOLDER, writePrivateFile } from './privateFile';
 
-export const CHECKPOINT_VERSION = 1;
+export {
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type CheckpointEntry,
+  type CheckpointEntryStatus,
+  type CheckpointLimits,
+  type RevertConflict,
+  type RevertOptions,
+  type RevertResult,
+} from '../core/files/checkpoint';
 /** Default per-file cap: files larger than this are not copied (10 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Default per-plan cap on the bytes copied (200 MiB). */
 export const DEFAULT_MAX_TOTAL_BYTES = 200 * 1024 * 1024;
-
-export interface CheckpointLimits {
-  maxFileBytes?: number;
-  maxTotalBytes?: number;
-}
-
-/**
- * What the checkpoint holds of one file:
- * - `stored`: it existed; its bytes are in the checkpoint (revertable);
- * - `absent`: it did not exist (revert removes it);
- * - `tooLarge` / `overBudget`: it existed but was not copied (not revertable; changes still detected);
- * - `unreadable`: it could not be read (permissions, …); `notAFile`: a folder, a symbolic link or a special file;
- * - `invalidPath`: the path is not inside the workspace; it was not looked at;
- * - `notCaptured`: added when sealing: the plan changed or deleted it but it was not among the touched files.
- */
-export type CheckpointEntryStatus =
-  'stored' | 'absent' | 'tooLarge' | 'overBudget' | 'unreadable' | 'notAFile' | 'invalidPath' | 'notCaptured';
-
-export interface CheckpointEntry extends CheckpointFileState {
-  status: CheckpointEntryStatus;
-  /** sha256 (hex) of the bytes; for `tooLarge` a `size:<n>:mtime:<ms>` signature; for links `symlink:<target>`. */
-  hash?: string;
-  size?: number;
-  /** Permission bits, restored on revert. */
-  mode?: number;
-  /** For `absent`: the deepest existing folder above it (workspace-relative, `""` = the root). Revert removes the
-   * folders the plan created below it when they are empty. */
-  existingAncestor?: string;
-  /** Why the file is not revertable, in words (every status except `stored` and `absent`). */
-  note?: string;
-  /** The watcher saw it change during the run (set when sealing for files not captured before). */
-  changedDuringRun?: boolean;
-  /** What the plan left, recorded by {@link sealCheckpoint}. */
-  after?: { existed: boolean; hash?: string };
-}
-
-export interface Checkpoint {
-  version: typeof CHECKPOINT_VERSION;
-  planId: string;
-  /** Absolute workspace folder the paths are relative to. */
-  workspaceRoot: string;
-  /** Absolute folder holding this checkpoint (not stored: derived from where it was read). */
-  dir: string;
-  createdAt: number;
-  /** Set by {@link sealCheckpoint}. */
-  sealedAt?: number;
-  limits: Required<CheckpointLimits>;
-  /** Bytes copied into the checkpoint (each distinct content once). */
-  storedBytes: number;
-  entries: CheckpointEntry[];
-}
 
 const MANIFEST = 'manifest.json';
 const BLOBS = 'blobs';
@@ -427,25 +393,6 @@ export async function readCheckpointFile(checkpoint: Checkpoint, path: string): 
 
 // ---------------------------------------------------------------------------------------------------------------
 // Revert
-
-export type RevertConflict = 'modified since the plan' | 'not sealed';
-
-export type RevertResult =
-  | {
-      ok: true;
-      path: string;
-      /** `restored`: bytes written back; `removed`: a file the plan created was deleted;
-       * `unchanged`: it already matches the checkpoint. */ action: 'restored' | 'removed' | 'unchanged';
-    }
-  | { ok: false; path: string; conflict: RevertConflict; message: string }
-  | { ok: false; path: string; error: string };
-
-export interface RevertOptions {
-  /** Revert even when the file changed after the plan (overwrites those edits). */
-  force?: boolean;
-  /** Only report what would happen; change nothing. */
-  dryRun?: boolean;
-}
 
 /**
  * Reverts one file to its checkpoint: restores its bytes (and permission bits), or removes it when the plan created it

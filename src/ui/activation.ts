@@ -5,13 +5,15 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Broker } from '../core/base/broker';
-import type { CallAsk, CallAskAnswer } from '../core/engine/door';
+import { Door, type CallAsk, type CallAskAnswer } from '../core/engine/door';
 import { Gate } from '../core/engine/gate';
+import { FilesEngine } from '../core/files/engine';
 import type { Workflow } from '../core/workflow/ledger';
 import type { ElicitHandler } from '../mcp/connection';
 import { ServerRegistry } from '../mcp/registry';
 import { srtCliPath } from '../mcp/sandbox';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';
+import { nodeCheckpointStore, nodeWorkspaceDisk } from '../node/planFilesPorts';
 import { registerAgentEntrance } from './agentEntrance';
 import { AppHost } from './appHost';
 import { ToolCaller } from './callTool';
@@ -21,7 +23,7 @@ import { Views } from './constants';
 import { trackApprovals } from './demo';
 import { elicitationHandler } from './elicitation';
 import { logRegistry, logWorkflow } from './log';
-import { PlanFiles } from './planFiles';
+import { PlanFiles, vscodeFileWatcher, vscodeWorkspaceFolder } from './planFiles';
 import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
 import { PolicySource } from './policy';
@@ -29,7 +31,7 @@ import { PolicyCards } from './policyCards';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
-import { autoApprovePlans, gateSettings, ledgerRetention, sandboxSettings } from './settings';
+import { autoApprovePlans, gateSettings, ledgerRetention, previewSettings, sandboxSettings } from './settings';
 import { oauthSupport, registerSignIn } from './signIn';
 import { StagedView } from './stagedView';
 import { WorkflowStatusBar } from './statusBar';
@@ -42,7 +44,7 @@ export interface Engine {
   configs: ServerConfigs;
   policy: PolicySource;
   gate: Gate;
-  files: PlanFiles;
+  files: FilesEngine;
   /** Questions the engine asks that the panel answers once it exists (the single-call card; elicitation forms). */
   asks: EngineAsks;
 }
@@ -84,20 +86,38 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const configs = new ServerConfigs(context.secrets, log);
   // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
   const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
+  // In dependency order: the door, then the files engine (its previews go through the door), then the gate (which
+  // checkpoints through the files engine before a plan's first step).
+  const door = new Door(servers, workflow, {
+    allowCrossServer: () => gateSettings().allowCrossServer,
+    newId: randomUUID,
+    policy: (call) => policy.verdict(call),
+    toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
+    serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
+    ask: asks.calls.ask,
+  });
+  const files = new FilesEngine({
+    workflow,
+    folder: vscodeWorkspaceFolder,
+    disk: nodeWorkspaceDisk(),
+    checkpoints: nodeCheckpointStore(storage),
+    watcher: vscodeFileWatcher,
+    previews: {
+      door,
+      tool: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
+      settings: previewSettings,
+      timeoutMs: () => gateSettings().stepTimeoutMs,
+    },
+    log: (level, line) => (level === 'warn' ? log.warn(line) : log.info(line)),
+  });
   const gate = new Gate(workflow, {
     invoker: servers,
+    door,
     settings: gateSettings,
     newId: randomUUID,
-    policy: {
-      policy: (call) => policy.verdict(call),
-      toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
-      serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
-      ask: asks.calls.ask,
-    },
     autoApprovePlans,
+    beforeRun: (plan) => files.beforeRun(plan),
   });
-  const files = new PlanFiles(storage, servers, workflow, log, () => gateSettings().stepTimeoutMs, gate.door);
-  gate.checkpointWith((plan) => files.beforeRun(plan));
   context.subscriptions.push(
     log,
     ledger,
@@ -122,9 +142,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
  */
 export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, log: vscode.LogOutputChannel): Surfaces {
   const { workflow, servers, configs, policy, gate, files, asks } = engine;
+  const planFiles = new PlanFiles(files);
   const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
     gate,
-    files,
+    files: planFiles,
     touched: new TouchedFiles(),
     tools: servers,
     log,
@@ -141,6 +162,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const cards = new PolicyCards(asks.calls, panel, policy, log);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(panel, log)),
+    planFiles,
     apps,
     panel,
     collect,

@@ -26,7 +26,7 @@ import { validateArgs } from '../mcp/validateArgs';
 import { PanelViewType } from './constants';
 import { newAppNonce, panelHtml, panelOptions } from './webviewHtml';
 import type { TouchedFiles } from './touchedFiles';
-import type { PlanFiles } from './planFiles';
+import type { PanelFiles } from './planFiles';
 import type { CollectFormHost } from './collectForms';
 import { openServerLink } from './openUrl';
 
@@ -70,7 +70,7 @@ export interface ToolCatalog {
 export interface PanelSources {
   gate: Gate;
   /** Touched files: predictions before approval, changes after a run, diffs and revert. */
-  files: PlanFiles;
+  files: PanelFiles;
   touched: TouchedFiles;
   tools: ToolCatalog;
   log: vscode.LogOutputChannel;

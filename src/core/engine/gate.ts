@@ -579,21 +579,10 @@ export class Gate extends DisposableBase {
       });
   }
 
-  /** What runs after an approval and before a plan's first step (and a nested plan's): the beforeRun option, or this. */
-  private beforeRun: ((plan: PlanRecord) => Promise<void>) | undefined;
-
-  /**
-   * Sets the hook that runs after an approval and before a plan's first step (and a nested plan's first step): the
-   * checkpoint of the files the plan may touch. For a hook whose owner needs this gate's door to exist first.
-   */
-  checkpointWith(hook: (plan: PlanRecord) => Promise<void>): void {
-    this.beforeRun = hook;
-  }
-
   /** Runs the beforeRun hook for a top-level plan; on failure blocks the plan on its first pending step. */
   private async prepare(rootId: string): Promise<boolean> {
     const plan = getPlan(this.workflow.state, rootId);
-    const beforeRun = this.beforeRun ?? this.options.beforeRun;
+    const beforeRun = this.options.beforeRun;
     if (!plan || !beforeRun) return true;
     try {
       await beforeRun(plan);
@@ -636,7 +625,7 @@ export class Gate extends DisposableBase {
       askUser: (plan, step, token) => wait(this.asks, `${plan.id}:${step.index}`, askPrompt(plan, step), token, undefined),
       approveNested: (child, token) => wait(this.nested, child.id, undefined, token, false),
       beforeNested: async (child) => {
-        await (this.beforeRun ?? this.options.beforeRun)?.(child);
+        await this.options.beforeRun?.(child);
       },
     };
   }

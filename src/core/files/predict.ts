@@ -545,7 +545,7 @@ export interface PredictPorts {
   /** The tool as its server lists it now; undefined when unknown. */
   tool: (server: string, tool: string) => ToolDescription | undefined;
   /** Whether a workspace-relative file exists now. */
-  exists: (path: string) => boolean;
+  exists: (path: string) => boolean | Promise<boolean>;
   /** `plangate.previewWithDryRun`. */
   dryRun: boolean;
   /** `plangate.allowCrossServerSteps`. */
@@ -592,7 +592,7 @@ export async function predictStepFiles(
     return out;
   };
   if (prediction.kind === 'write') {
-    const file = predictFromWrite(prediction, prediction.path.inside && ports.exists(prediction.path.path));
+    const file = predictFromWrite(prediction, prediction.path.inside && (await ports.exists(prediction.path.path)));
     out.files.push({ ...file, step: step.index });
     out.views.push(predictedView(file, step.index));
     return out;

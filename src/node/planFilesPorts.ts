@@ -1,0 +1,165 @@
+/**
+ * The files engine's ports (core/files/engine.ts) on Node: the checkpoint store (node/checkpoint.ts under a storage
+ * folder), the workspace's files (plain fs, never following links), the workspace folder with its real path, and a
+ * watcher for the CLI (fs.watch on each folder; the extension uses VS Code's watcher instead).
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { CheckpointStore, FileWatcher, WorkspaceDisk, WorkspaceFolder } from '../core/files/engine';
+import {
+  checkpointDiskState,
+  createCheckpoint,
+  readCheckpoint,
+  readCheckpointFile,
+  revertFile,
+  revertPlan,
+  sealCheckpoint,
+} from './checkpoint';
+import { DEFAULT_EXCLUDED_DIRS, listWorkspaceFiles } from './workspaceFiles';
+
+/** The most files a glob listing gives the checkpoint (as many as VS Code's file search is asked for). */
+const MAX_MATCHES = 10_000;
+
+/** Checkpoints kept under `<storageDir>/checkpoints/<planId>/` (the extension's storage; the CLI's ledger folder). */
+export function nodeCheckpointStore(storageDir: string): CheckpointStore {
+  return {
+    create: (planId, root, paths) => createCheckpoint(storageDir, planId, root, paths),
+    read: (planId) => readCheckpoint(storageDir, planId),
+    seal: async (checkpoint, seen, created) => {
+      await sealCheckpoint(checkpoint, seen, { created });
+    },
+    diskState: (checkpoint, extra) => checkpointDiskState(checkpoint, extra),
+    readFile: (checkpoint, path) => readCheckpointFile(checkpoint, path),
+    revertFile: (checkpoint, path, options) => revertFile(checkpoint, path, options),
+    revertPlan: (checkpoint, options) => revertPlan(checkpoint, options),
+  };
+}
+
+/** `root` and its real path, when they differ (servers report real paths). */
+export function nodeWorkspaceFolder(root: string): WorkspaceFolder {
+  let real = root;
+  try {
+    real = realpathSync(root);
+  } catch {
+    /* keep the path as given */
+  }
+  return { root, roots: real === root ? [root] : [root, real] };
+}
+
+/**
+ * The workspace's files with plain fs. `ignore`: absolute files and folders that are Plangate's own (a ledger and its
+ * checkpoints the user keeps inside the workspace): never listed as a plan's files.
+ */
+export function nodeWorkspaceDisk(options: { ignore?: readonly string[] } = {}): WorkspaceDisk {
+  const ignored = (root: string, rel: string) => isIgnored(options.ignore, join(root, rel));
+  return {
+    exists: async (root, path) => (await lstat(join(root, path)).catch(() => undefined)) !== undefined,
+    readText: async (root, path) => readFile(join(root, path), 'utf8').catch(() => undefined),
+    matching: async (root, globs) =>
+      (await listWorkspaceFiles(root, globs, { maxResults: MAX_MATCHES })).files.filter((f) => !ignored(root, f)),
+    filesIfFolder: async (root, path, max) => {
+      const stats = await lstat(join(root, path)).catch(() => undefined);
+      if (!stats?.isDirectory()) return undefined;
+      return filesBelow(join(root, path), max)
+        .map((abs) => relative(root, abs).split(sep).join('/'))
+        .filter((f) => !ignored(root, f));
+    },
+  };
+}
+
+/** `abs` is one of `ignore` or lies below one. */
+function isIgnored(ignore: readonly string[] | undefined, abs: string): boolean {
+  return (ignore ?? []).some((folder) => {
+    const rel = relative(resolve(folder), resolve(abs));
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
+}
+
+/** Files below a folder (not following links), at most `max`. */
+function filesBelow(dir: string, max: number): string[] {
+  const out: string[] = [];
+  const queue = [dir];
+  while (queue.length && out.length < max) {
+    const current = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const full = join(current, e.name);
+      if (e.isDirectory()) queue.push(full);
+      else if (e.isFile()) out.push(full);
+    }
+  }
+  return out.slice(0, max);
+}
+
+/**
+ * Watches the workspace with one `fs.watch` per folder (links not followed; `node_modules`, `.git`, … and `ignore`
+ * not entered; at most `maxFolders`), adding folders as they are created. An event's kind is read from the disk when
+ * it arrives: a `rename` of a path that exists is a creation, of one that is gone a deletion; a `change` a change.
+ */
+export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolders?: number } = {}): FileWatcher {
+  const maxFolders = options.maxFolders ?? 2000;
+  return {
+    watch(folder, record) {
+      const root = folder.root;
+      const watchers = new Map<string, FSWatcher>();
+      let closed = false;
+      const onEvent = (dir: string, type: string, name: string | Buffer | null) => {
+        if (closed || name === null) return;
+        const rel = dir ? `${dir}/${String(name)}` : String(name);
+        if (isIgnored(options.ignore, join(root, rel))) return;
+        void lstat(join(root, rel)).then(
+          (stats) => {
+            if (closed) return;
+            if (stats.isDirectory()) {
+              if (type === 'rename') {
+                record(rel, 'created');
+                add(rel);
+              }
+              return;
+            }
+            record(rel, type === 'rename' ? 'created' : 'changed');
+          },
+          () => !closed && record(rel, 'deleted'),
+        );
+      };
+      const add = (rel: string) => {
+        if (closed || watchers.has(rel) || watchers.size >= maxFolders) return;
+        const abs = rel ? join(root, rel) : root;
+        if (rel && isIgnored(options.ignore, abs)) return;
+        try {
+          if (!lstatSync(abs).isDirectory()) return;
+          const watcher = watch(abs, { persistent: false }, (type, name) => onEvent(rel, type, name));
+          watcher.on('error', () => {
+            watcher.close();
+            watchers.delete(rel);
+          });
+          watchers.set(rel, watcher);
+        } catch {
+          return; // gone, or not readable: nothing to watch
+        }
+        let entries: Dirent[] = [];
+        try {
+          entries = readdirSync(abs, { withFileTypes: true });
+        } catch {
+          /* not readable */
+        }
+        for (const e of entries) if (e.isDirectory() && !DEFAULT_EXCLUDED_DIRS.includes(e.name)) add(rel ? `${rel}/${e.name}` : e.name);
+      };
+      add('');
+      return {
+        dispose() {
+          closed = true;
+          for (const w of watchers.values()) w.close();
+          watchers.clear();
+        },
+      };
+    },
+  };
+}
