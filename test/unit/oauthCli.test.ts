@@ -281,7 +281,7 @@ describe('plangate run --url against each sign-in variant of the fixture authori
     const f = await fixtureWith({ spec: '2025-11-25', alwaysInsufficient: true });
     const r = await run(f, 'write_thing');
     assert.notEqual(r.code, 0);
-    assert.match(r.stdout + r.stderr, /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/);
+    assert.match(r.stdout + r.stderr, /still refuses 'write_thing' after signing in \(it asks for scope: read write\)/);
     assert.equal(r.visits, 2);
     assert.deepEqual(f.seen.calls, []);
   });
