@@ -50,7 +50,8 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
-             [--client-id ID [--client-secret S]] [--token-store FILE] [--sandbox FILE|on]
+             [--client-id ID [--client-secret S]] [--client-metadata-url URL] [--token-store FILE]
+             [--sandbox FILE|on]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step. Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
@@ -68,6 +69,10 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --header N=V       send an HTTP header with --url (repeatable), e.g. --header "Authorization=Bearer …"
   --client-id ID     a server asking for OAuth sign-in: use this pre-registered client instead of registering one
   --client-secret S  that client's secret (or set PLANGATE_CLIENT_SECRET, which stays out of the process list)
+  --client-metadata-url URL
+                     an https URL of a Client ID Metadata Document you publish for Plangate (client_name, and
+                     "redirect_uris": ["http://127.0.0.1/callback"]): the client id where the authorization server
+                     supports such documents, instead of registering a client
   --token-store FILE keep the sign-in in FILE (created readable by you only) for later runs; default: this run only
                      (a sign-in opens the authorization page with $BROWSER or the system browser, and prints its URL;
                      Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
@@ -191,6 +196,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       verbose: { type: 'boolean' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
+      'client-metadata-url': { type: 'string' },
       'token-store': { type: 'string' },
       policy: { type: 'string' },
       sandbox: { type: 'string' },
@@ -223,12 +229,21 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
   }
   if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
   if (values.sandbox !== undefined && values.server === undefined) fail('run', '--sandbox applies only to --server (a local stdio server)');
-  for (const flag of ['client-id', 'client-secret', 'token-store'] as const)
+  for (const flag of ['client-id', 'client-secret', 'client-metadata-url', 'token-store'] as const)
     if (values[flag] !== undefined && values.url === undefined) fail('run', `--${flag} applies only to --url`);
   const clientSecret = values['client-secret'] ?? process.env.PLANGATE_CLIENT_SECRET;
   if (values['client-secret'] !== undefined && values['client-id'] === undefined)
     fail('run', '--client-secret needs --client-id (the client the secret belongs to)');
   if (values['client-id'] !== undefined && values['client-id'].trim() === '') fail('run', '--client-id is empty');
+  const metadataUrl = values['client-metadata-url'];
+  if (
+    metadataUrl !== undefined &&
+    (!URL.canParse(metadataUrl) || !/^https:$/.test(new URL(metadataUrl).protocol) || new URL(metadataUrl).pathname === '/')
+  )
+    fail(
+      'run',
+      `--client-metadata-url must be an https:// URL with a path (the document's address), not "${safeText(metadataUrl, { max: 200 })}"`,
+    );
   if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
   let timeoutMs = 60_000;
   if (values.timeout !== undefined) {
@@ -254,6 +269,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     version: VERSION,
     clientId: values['client-id'],
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
+    clientMetadataUrl: metadataUrl,
     tokenStore: values['token-store'],
     policy: await loadRunPolicy(values.policy),
     sandbox: values.sandbox === undefined ? undefined : await loadSandbox(values.sandbox),

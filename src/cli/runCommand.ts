@@ -66,6 +66,8 @@ export interface RunOptions {
   clientId?: string;
   /** `--client-secret` (or PLANGATE_CLIENT_SECRET): that client's secret. */
   clientSecret?: string;
+  /** `--client-metadata-url URL`: a Client ID Metadata Document to use as the client id where the server takes one. */
+  clientMetadataUrl?: string;
   /** `--token-store FILE`: keep the sign-in there (created 0600) instead of for this run only. */
   tokenStore?: string;
   /** How long a sign-in may wait for the browser to come back (default 5 min). */
@@ -245,6 +247,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
       scope: 'cli',
       clientName: 'Plangate CLI',
       preRegistered: () => (options.clientId ? { clientId: options.clientId, clientSecret: options.clientSecret } : undefined),
+      clientMetadataUrl: options.clientMetadataUrl,
       interaction: {
         listen: (preferredPort) => listenForRedirect({ preferredPort }),
         open: (url, server) => openInBrowser(url.href, server, (line) => out.error(line)),

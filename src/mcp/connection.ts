@@ -115,6 +115,8 @@ export interface OAuthSupport {
   clientName: string;
   /** Pre-registered clients by server name (mcp.json `oauth`, `--client-id`); others register dynamically. */
   preRegistered?(server: string): PreRegisteredClient | undefined;
+  /** A Client ID Metadata Document URL (`--client-metadata-url`): the client id where the authorization server takes one. */
+  clientMetadataUrl?: string;
   /** What signs the user in; without it a server that wants a sign-in stays "sign-in required". */
   interaction?: SignInInteraction;
   /** Sign in as part of `start()` when the server asks (the CLI); otherwise `start()` ends in `signInRequired`. */
@@ -714,6 +716,7 @@ export class ServerConnection {
       serverUrl: config.url,
       clientName: oauth.clientName,
       preRegistered: config.oauth ?? oauth.preRegistered?.(this.name),
+      clientMetadataUrl: oauth.clientMetadataUrl,
       interactive:
         receiver && interaction
           ? {

@@ -170,6 +170,9 @@ describe('plangate run --url signs in', () => {
     const b = await runCli(['run', '--server', 'node x.js', '--tool', 'greet', '--token-store', 'f']);
     assert.equal(b.code, 2);
     assert.match(b.stderr, /--token-store applies only to --url/);
+    const c = await runCli(['run', '--url', server.url, '--tool', 'greet', '--client-metadata-url', 'http://example.test/client.json']);
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /--client-metadata-url must be an https:\/\/ URL with a path/);
   });
 });
 

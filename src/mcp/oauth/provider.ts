@@ -26,6 +26,11 @@ export interface OAuthProviderOptions {
   /** What the authorization server shows the user (`client_name`). */
   clientName: string;
   preRegistered?: PreRegisteredClient;
+  /**
+   * An HTTPS URL of a Client ID Metadata Document describing this client (its name and loopback redirect URI): used as
+   * the client id where the authorization server supports such documents, instead of registering.
+   */
+  clientMetadataUrl?: string;
   /** Present only in an interactive sign-in: where the browser comes back to, and how to open it. */
   interactive?: { redirectUrl: string; open(url: URL): Promise<void> };
 }
@@ -57,6 +62,10 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string {
     return this.options.interactive?.redirectUrl ?? BACKGROUND_REDIRECT;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {
