@@ -9,7 +9,8 @@ import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
 import { runCommand, type RunOptions } from './runCommand';
 import { safeText } from './safeText';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parsePolicyText } from '../core/policy/parse';
 import type { PolicyRules } from '../core/policy/rules';
 import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
@@ -51,7 +52,7 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
              [--client-id ID [--client-secret S]] [--client-metadata-url URL] [--token-store FILE]
-             [--sandbox FILE|on]
+             [--sandbox FILE|on] [--root DIR]...
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step. Every step's tool must be on the same server.
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
@@ -73,6 +74,9 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
                      an https URL of a Client ID Metadata Document you publish for Plangate (client_name, and
                      "redirect_uris": ["http://127.0.0.1/callback"]): the client id where the authorization server
                      supports such documents, instead of registering a client
+  --root DIR         offer DIR to the server as a root (MCP roots; repeatable): a server that asks for its client's
+                     roots (server-filesystem started without directories) works in these folders. Without --root
+                     no roots are offered (a server's own command-line directories stay in force)
   --token-store FILE keep the sign-in in FILE (created readable by you only) for later runs; default: this run only
                      (a sign-in opens the authorization page with $BROWSER or the system browser, and prints its URL;
                      Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
@@ -197,6 +201,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
       'client-metadata-url': { type: 'string' },
+      root: { type: 'string', multiple: true },
       'token-store': { type: 'string' },
       policy: { type: 'string' },
       sandbox: { type: 'string' },
@@ -270,11 +275,27 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     clientId: values['client-id'],
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
     clientMetadataUrl: metadataUrl,
+    roots: values.root === undefined ? undefined : await rootDirs(values.root),
     tokenStore: values['token-store'],
     policy: await loadRunPolicy(values.policy),
     sandbox: values.sandbox === undefined ? undefined : await loadSandbox(values.sandbox),
   };
   return runCommand(options, out());
+}
+
+/** `--root DIR`s as absolute paths; each must be a directory. */
+async function rootDirs(dirs: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const abs = resolve(dir);
+    const isDir = await stat(abs).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDir) fail('run', `--root ${safeText(dir, { max: 200 })} is not a directory; give a folder the server may work in`);
+    out.push(abs);
+  }
+  return out;
 }
 
 /** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */

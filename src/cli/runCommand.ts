@@ -23,6 +23,7 @@ import { resultText, type ToolResult } from '../core/base/toolResult';
 import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
+import { directoryRoots } from '../mcp/roots';
 import { srtCliPath, type SandboxRules } from '../mcp/sandbox';
 import { openFileLedger } from '../node/fileLedger';
 import { nodeRealPath } from '../node/realPath';
@@ -68,6 +69,8 @@ export interface RunOptions {
   clientSecret?: string;
   /** `--client-metadata-url URL`: a Client ID Metadata Document to use as the client id where the server takes one. */
   clientMetadataUrl?: string;
+  /** `--root DIR`s (absolute): the roots offered to the server; none given, the client declares no roots. */
+  roots?: string[];
   /** `--token-store FILE`: keep the sign-in there (created 0600) instead of for this run only. */
   tokenStore?: string;
   /** How long a sign-in may wait for the browser to come back (default 5 min). */
@@ -256,6 +259,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
       waitMs: options.signInWaitMs,
     },
     sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
+    roots: options.roots && directoryRoots(options.roots),
   });
   connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));

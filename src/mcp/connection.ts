@@ -17,6 +17,7 @@ import type { ToolCallOptions } from '../core/engine/invoker';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
+import type { RootsSource } from './roots';
 import { describeNoSandbox, describeSandbox, probeSandbox, sandboxLaunch, sandboxStderrLine, type SandboxSupport } from './sandbox';
 import { augmentedPath } from './shellPath';
 import { describeSignInFailure, SignInError, SignInRequiredError } from './oauth/errors';
@@ -84,6 +85,8 @@ export interface ConnectionOptions {
   oauth?: OAuthSupport;
   /** How sandboxed stdio servers start; without it a server that asks for a sandbox does not start. */
   sandbox?: SandboxSupportOptions;
+  /** The roots offered to the server (`roots/list`); without it the client does not declare `roots`. */
+  roots?: RootsSource;
 }
 
 /** Where srt is, whether a sandbox can be had, and whether the user lets a server start unsandboxed anyway. */
@@ -216,11 +219,25 @@ export class ServerConnection {
   private asking = 0;
   private readonly waitListeners = new Set<(waiting: boolean) => void>();
 
+  /** The subscription to the roots' changes (disposed with the connection). */
+  private readonly rootsListener?: { dispose(): void };
+
   constructor(
     config: ResolvedServer,
     private readonly options: ConnectionOptions = {},
   ) {
     this._config = config;
+    this.rootsListener = options.roots?.onDidChange?.(() => this.rootsChanged());
+  }
+
+  /** Tells a running server that the roots changed (`notifications/roots/list_changed`); it asks again with `roots/list`. */
+  private rootsChanged(): void {
+    const client = this.session?.client;
+    if (this.status.state !== 'running' || !client) return;
+    this.log('info', 'roots changed: notifying the server');
+    client.sendRootsListChanged().catch((err: unknown) => {
+      this.log('warn', `could not tell the server that the roots changed: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 
   get name(): string {
@@ -449,6 +466,7 @@ export class ServerConnection {
 
   /** Stops the server; the promise settles when its process has exited. */
   async dispose(): Promise<void> {
+    this.rootsListener?.dispose();
     await this.stop();
     this.stateEmitter.dispose();
     this.toolsEmitter.dispose();
@@ -498,6 +516,7 @@ export class ServerConnection {
           this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50);
         },
         log: (level, text) => this.log(level, text),
+        roots: this.options.roots && (() => this.options.roots!.roots()),
       });
       Object.assign(session, { client, transport });
       await client.connect(transport, { timeout });

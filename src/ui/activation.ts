@@ -28,6 +28,7 @@ import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
 import { autoApprovePlans, gateSettings, ledgerRetention, sandboxSettings } from './settings';
 import { oauthSupport, registerSignIn } from './signIn';
+import { workspaceRootsSource } from './workspaceRoots';
 import { StagedView } from './stagedView';
 import { WorkflowStatusBar } from './statusBar';
 import { TouchedFiles } from './touchedFiles';
@@ -58,8 +59,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
   const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
   const workflow = ledger.workflow;
+  const roots = workspaceRootsSource();
   const servers = new ServerRegistry({
     urlElicitation: true,
+    roots,
     oauth: oauthSupport(context.secrets),
     sandbox: { srtPath: srtCliPath(__dirname), allowUnsandboxed: () => sandboxSettings().allowUnsandboxed },
   });
@@ -81,6 +84,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   gate.checkpointWith((plan) => files.beforeRun(plan));
   context.subscriptions.push(
     log,
+    roots,
     ledger,
     workflow,
     configs,
