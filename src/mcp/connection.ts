@@ -87,6 +87,8 @@ export interface ConnectionOptions {
   sandbox?: SandboxSupportOptions;
   /** The roots offered to the server (`roots/list`); without it the client does not declare `roots`. */
   roots?: RootsSource;
+  /** Answers elicitation requests (unless a connection's own {@link ServerConnection.onElicit} does); without either, they are declined. */
+  elicit?: ElicitHandler;
 }
 
 /** Where srt is, whether a sandbox can be had, and whether the user lets a server start unsandboxed anyway. */
@@ -488,7 +490,7 @@ export class ServerConnection {
       const client = createClient(this.options.clientInfo ?? { name: 'plangate', version: '0.1.0' }, {
         urlElicitation: this.options.urlElicitation ?? false,
         elicitHandler: () => {
-          const h = this.onElicit;
+          const h = this.onElicit ?? this.options.elicit;
           return (
             h &&
             (async (params) => {
