@@ -9,7 +9,8 @@ import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
 import { runCommand, type RunOptions } from './runCommand';
 import { safeText } from './safeText';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parsePolicyText } from '../core/policy/parse';
 import type { PolicyRules } from '../core/policy/rules';
 import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
@@ -51,7 +52,8 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
-             [--client-id ID [--client-secret S]] [--token-store FILE] [--sandbox FILE|on]
+             [--client-id ID [--client-secret S]] [--client-metadata-url URL] [--token-store FILE]
+             [--sandbox FILE|on] [--root DIR]...
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step, then lists the files the plan changed in the current folder (compared
   with a checkpoint taken before the first step). Every step's tool must be on the same server.
@@ -70,6 +72,13 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --header N=V       send an HTTP header with --url (repeatable), e.g. --header "Authorization=Bearer …"
   --client-id ID     a server asking for OAuth sign-in: use this pre-registered client instead of registering one
   --client-secret S  that client's secret (or set PLANGATE_CLIENT_SECRET, which stays out of the process list)
+  --client-metadata-url URL
+                     an https URL of a Client ID Metadata Document you publish for Plangate (client_name, and
+                     "redirect_uris": ["http://127.0.0.1/callback"]): the client id where the authorization server
+                     supports such documents, instead of registering a client
+  --root DIR         offer DIR to the server as a root (MCP roots; repeatable): a server that asks for its client's
+                     roots (server-filesystem started without directories) works in these folders. Without --root
+                     no roots are offered (a server's own command-line directories stay in force)
   --token-store FILE keep the sign-in in FILE (created readable by you only) for later runs; default: this run only
                      (a sign-in opens the authorization page with $BROWSER or the system browser, and prints its URL;
                      Plangate waits up to 5 minutes for the browser to come back to 127.0.0.1; Ctrl-C gives up)
@@ -196,6 +205,8 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       verbose: { type: 'boolean' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
+      'client-metadata-url': { type: 'string' },
+      root: { type: 'string', multiple: true },
       'token-store': { type: 'string' },
       policy: { type: 'string' },
       sandbox: { type: 'string' },
@@ -228,12 +239,21 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
   }
   if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
   if (values.sandbox !== undefined && values.server === undefined) fail('run', '--sandbox applies only to --server (a local stdio server)');
-  for (const flag of ['client-id', 'client-secret', 'token-store'] as const)
+  for (const flag of ['client-id', 'client-secret', 'client-metadata-url', 'token-store'] as const)
     if (values[flag] !== undefined && values.url === undefined) fail('run', `--${flag} applies only to --url`);
   const clientSecret = values['client-secret'] ?? process.env.PLANGATE_CLIENT_SECRET;
   if (values['client-secret'] !== undefined && values['client-id'] === undefined)
     fail('run', '--client-secret needs --client-id (the client the secret belongs to)');
   if (values['client-id'] !== undefined && values['client-id'].trim() === '') fail('run', '--client-id is empty');
+  const metadataUrl = values['client-metadata-url'];
+  if (
+    metadataUrl !== undefined &&
+    (!URL.canParse(metadataUrl) || !/^https:$/.test(new URL(metadataUrl).protocol) || new URL(metadataUrl).pathname === '/')
+  )
+    fail(
+      'run',
+      `--client-metadata-url must be an https:// URL with a path (the document's address), not "${safeText(metadataUrl, { max: 200 })}"`,
+    );
   if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
   let timeoutMs = 60_000;
   if (values.timeout !== undefined) {
@@ -259,11 +279,28 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     version: VERSION,
     clientId: values['client-id'],
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
+    clientMetadataUrl: metadataUrl,
+    roots: values.root === undefined ? undefined : await rootDirs(values.root),
     tokenStore: values['token-store'],
     policy: await loadRunPolicy(values.policy),
     sandbox: values.sandbox === undefined ? undefined : await loadSandbox(values.sandbox),
   };
   return runCommand(options, out());
+}
+
+/** `--root DIR`s as absolute paths; each must be a directory. */
+async function rootDirs(dirs: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const abs = resolve(dir);
+    const isDir = await stat(abs).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDir) fail('run', `--root ${safeText(dir, { max: 200 })} is not a directory; give a folder the server may work in`);
+    out.push(abs);
+  }
+  return out;
 }
 
 /** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */

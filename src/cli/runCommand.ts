@@ -23,6 +23,7 @@ import { resultText, type ToolResult } from '../core/base/toolResult';
 import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
+import { directoryRoots } from '../mcp/roots';
 import { srtCliPath, type SandboxRules } from '../mcp/sandbox';
 import { openFileLedger } from '../node/fileLedger';
 import { nodeRealPath } from '../node/realPath';
@@ -67,6 +68,10 @@ export interface RunOptions {
   clientId?: string;
   /** `--client-secret` (or PLANGATE_CLIENT_SECRET): that client's secret. */
   clientSecret?: string;
+  /** `--client-metadata-url URL`: a Client ID Metadata Document to use as the client id where the server takes one. */
+  clientMetadataUrl?: string;
+  /** `--root DIR`s (absolute): the roots offered to the server; none given, the client declares no roots. */
+  roots?: string[];
   /** `--token-store FILE`: keep the sign-in there (created 0600) instead of for this run only. */
   tokenStore?: string;
   /** How long a sign-in may wait for the browser to come back (default 5 min). */
@@ -246,6 +251,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
       scope: 'cli',
       clientName: 'Plangate CLI',
       preRegistered: () => (options.clientId ? { clientId: options.clientId, clientSecret: options.clientSecret } : undefined),
+      clientMetadataUrl: options.clientMetadataUrl,
       interaction: {
         listen: (preferredPort) => listenForRedirect({ preferredPort }),
         open: (url, server) => openInBrowser(url.href, server, (line) => out.error(line)),
@@ -254,6 +260,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
       waitMs: options.signInWaitMs,
     },
     sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
+    roots: options.roots && directoryRoots(options.roots),
   });
   connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));

@@ -5,7 +5,7 @@
 import { toolDefinitionHash, type ToolDefinitionLike } from '../core/plan/approval';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { rm } from 'node:fs/promises';
@@ -17,6 +17,7 @@ import type { ToolCallOptions } from '../core/engine/invoker';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
+import type { RootsSource } from './roots';
 import { describeNoSandbox, describeSandbox, probeSandbox, sandboxLaunch, sandboxStderrLine, type SandboxSupport } from './sandbox';
 import { augmentedPath } from './shellPath';
 import { describeSignInFailure, SignInError, SignInRequiredError } from './oauth/errors';
@@ -84,6 +85,8 @@ export interface ConnectionOptions {
   oauth?: OAuthSupport;
   /** How sandboxed stdio servers start; without it a server that asks for a sandbox does not start. */
   sandbox?: SandboxSupportOptions;
+  /** The roots offered to the server (`roots/list`); without it the client does not declare `roots`. */
+  roots?: RootsSource;
   /** Answers elicitation requests (unless a connection's own {@link ServerConnection.onElicit} does); without either, they are declined. */
   elicit?: ElicitHandler;
 }
@@ -117,6 +120,8 @@ export interface OAuthSupport {
   clientName: string;
   /** Pre-registered clients by server name (mcp.json `oauth`, `--client-id`); others register dynamically. */
   preRegistered?(server: string): PreRegisteredClient | undefined;
+  /** A Client ID Metadata Document URL (`--client-metadata-url`): the client id where the authorization server takes one. */
+  clientMetadataUrl?: string;
   /** What signs the user in; without it a server that wants a sign-in stays "sign-in required". */
   interaction?: SignInInteraction;
   /** Sign in as part of `start()` when the server asks (the CLI); otherwise `start()` ends in `signInRequired`. */
@@ -150,6 +155,18 @@ export class SandboxUnavailableError extends Error {
     super(message);
     this.name = 'SandboxUnavailableError';
   }
+}
+
+/**
+ * Whether `err` is a server's refusal for want of a sign-in (401) or of scope (403 insufficient_scope): the session's
+ * provider throws SignInRequiredError; the SDK itself throws a 403 when the same challenge comes back after a step-up.
+ */
+function signInRefusal(err: unknown): { message: string; scope?: string; stepUp: boolean; resourceMetadataUrl?: URL } | undefined {
+  if (err instanceof SignInRequiredError)
+    return { message: err.message, scope: err.scope, stepUp: err.stepUp, resourceMetadataUrl: err.resourceMetadataUrl };
+  if (httpStatus(err) === 403 && /after trying upscoping/.test((err as Error).message))
+    return { message: 'it still answers 403 insufficient_scope', stepUp: false };
+  return undefined;
 }
 
 /** `start()` lost the race against `stop()`; the state is already 'stopped'. */
@@ -204,11 +221,25 @@ export class ServerConnection {
   private asking = 0;
   private readonly waitListeners = new Set<(waiting: boolean) => void>();
 
+  /** The subscription to the roots' changes (disposed with the connection). */
+  private readonly rootsListener?: { dispose(): void };
+
   constructor(
     config: ResolvedServer,
     private readonly options: ConnectionOptions = {},
   ) {
     this._config = config;
+    this.rootsListener = options.roots?.onDidChange?.(() => this.rootsChanged());
+  }
+
+  /** Tells a running server that the roots changed (`notifications/roots/list_changed`); it asks again with `roots/list`. */
+  private rootsChanged(): void {
+    const client = this.session?.client;
+    if (this.status.state !== 'running' || !client) return;
+    this.log('info', 'roots changed: notifying the server');
+    client.sendRootsListChanged().catch((err: unknown) => {
+      this.log('warn', `could not tell the server that the roots changed: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 
   get name(): string {
@@ -377,28 +408,8 @@ export class ServerConnection {
         },
       })) as ToolResult;
     try {
-      let result: ToolResult;
-      try {
-        result = await send();
-      } catch (err) {
-        // The server refused the call for want of a sign-in or of more scope (the HTTP layer refused it: nothing ran).
-        // Sign in once, with the scope it asked for, and send the call once more; a second refusal is final.
-        if (!(err instanceof SignInRequiredError) || !this.options.oauth?.interaction) throw err;
-        this.log('info', `call ${name}: ${err.message}`);
-        onWait(true);
-        try {
-          await this.authorizeAgain(err.scope);
-        } finally {
-          onWait(false);
-        }
-        result = await send().catch((again: unknown) => {
-          if (!(again instanceof SignInRequiredError)) throw again;
-          throw new CallError(
-            'failed',
-            `Server '${this.name}' still refuses '${name}' after signing in again${again.scope ? ` (it asks for scope: ${again.scope})` : ''}: the account may lack that permission. Nothing ran.`,
-          );
-        });
-      }
+      // A refusal for want of a sign-in or of scope (the HTTP layer refused it: nothing ran) signs in and sends once more.
+      const result = await this.withSignIn(`'${name}'`, true, send, undefined, onWait);
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
       return result;
@@ -457,6 +468,7 @@ export class ServerConnection {
 
   /** Stops the server; the promise settles when its process has exited. */
   async dispose(): Promise<void> {
+    this.rootsListener?.dispose();
     await this.stop();
     this.stateEmitter.dispose();
     this.toolsEmitter.dispose();
@@ -506,13 +518,13 @@ export class ServerConnection {
           this.refreshTimer = setTimeout(() => void this.refreshTools(gen), 50);
         },
         log: (level, text) => this.log(level, text),
+        roots: this.options.roots && (() => this.options.roots!.roots()),
       });
       Object.assign(session, { client, transport });
       await client.connect(transport, { timeout });
     };
     let exitOf: () => TrackedStdioTransport['exit'] = () => undefined;
     let stdoutClosed = () => false;
-    let receiver: RedirectReceiver | undefined;
     let provider: PlangateOAuthProvider | undefined;
     try {
       if (config.type === 'stdio') {
@@ -562,57 +574,42 @@ export class ServerConnection {
         this.session = session;
         const url = new URL(config.url);
         const requestInit = { headers: config.headers };
-        const signIn = this.oauthFor(config);
-        if (interactive && signIn) {
-          receiver = await signIn.interaction!.listen(await this.registeredPort());
-          live();
-        }
-        provider = signIn && this.provider(config, receiver);
+        // The session's provider never opens a browser: a 401 or 403 at any request (initialize, tools/list, a call)
+        // surfaces as SignInRequiredError, and `withSignIn` decides whether the user signs in now.
+        provider = this.oauthFor(config) && this.provider(config, undefined);
         const make = (sse: boolean) => {
           const authOptions = provider ? { authProvider: provider, fetch: provider.fetch() } : {};
           return sse
             ? new SSEClientTransport(url, { requestInit, ...authOptions })
             : new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
         };
-        try {
-          await attach(make(config.type === 'sse'));
-        } catch (err) {
-          if (receiver && provider && err instanceof UnauthorizedError && provider.authorizationUrl) {
-            // The browser is on the authorization page: wait (bounded, cancellable) for it to come back with the code.
-            this.setStatus('starting', 'waiting for the sign-in in the browser');
-            this.signInAbort = new AbortController();
-            const code = await receiver
-              .code(provider.expectedState ?? '', this.signInAbort.signal, signIn?.waitMs ?? 300_000)
-              .catch((e: Error) => {
-                live();
-                throw new SignInError('authorization', provider!.stepUrl, e.message);
-              });
+        const attachHttp = async () => {
+          if (session.client) {
+            // A refused initialize: the next attempt is a new client on a new transport.
+            await session.client.close().catch(() => undefined);
             live();
-            provider.step = 'token';
-            await (session.transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
-            live();
-            await session.client?.close().catch(() => undefined);
-            // The running session signs in again only through signIn() or a refused call, never by itself.
-            receiver.close();
-            provider = this.provider(config, undefined);
+          }
+          try {
             await attach(make(config.type === 'sse'));
-          } else {
+          } catch (err) {
             if (config.type !== 'http' || !shouldFallBackToSse(err)) throw err;
             live();
             this.log('info', `Streamable HTTP answered ${(err as { code?: number }).code}; trying the legacy SSE transport`);
             await attach(make(true));
           }
-        }
+        };
+        await this.withSignIn('initialize', interactive, attachHttp, live);
       }
       live();
-      this._tools = await listAllTools(session.client!);
+      this._tools = await this.withSignIn('tools/list', interactive, () => listAllTools(session.client!), live);
       live();
     } catch (err) {
-      receiver?.close();
       if (this.session === session) this.session = undefined;
       this.close(session);
       live();
       if (err instanceof SignInRequiredError || err instanceof SandboxUnavailableError) throw err;
+      // A sign-in that failed or was refused, or a server that refuses even after it: the message says which (redacted).
+      if (err instanceof CallError) throw new Error(err.message);
       if (config.type !== 'stdio' && (err instanceof SignInError || provider?.authActive)) {
         const unauthorized = httpStatus(err) === 401;
         throw new Error(
@@ -634,7 +631,6 @@ export class ServerConnection {
       });
       throw new Error(redact(message, config.secrets));
     }
-    receiver?.close();
     session.client!.onclose = () =>
       this.onUnexpectedClose(
         gen,
@@ -649,10 +645,53 @@ export class ServerConnection {
   }
 
   /**
-   * Signs in again while the server runs (its token expired beyond refresh, or a call needs `scope`): the SDK's
-   * `auth()` with a provider that may not refresh, so it authorizes with the new scope in the browser.
+   * Sends one request (`what`: initialize, tools/list, a tool call); when the server refuses it for want of a sign-in
+   * (401) or of scope (403 insufficient_scope) — the HTTP layer refused it, so nothing ran — and `interactive`, the user
+   * signs in (the browser) and the request is sent once more. A second refusal may sign in once more only to widen the
+   * scope (a step-up asking for a scope not just granted); otherwise it is final, and says so naming the server. Never
+   * sends anything again without a sign-in in between. Not interactive: the refusal is thrown as it is.
    */
-  private async authorizeAgain(scope: string | undefined): Promise<void> {
+  private async withSignIn<T>(
+    what: string,
+    interactive: boolean,
+    send: () => Promise<T>,
+    live: () => void = () => undefined,
+    onWait?: (waiting: boolean) => void,
+  ): Promise<T> {
+    const granted = new Set<string>();
+    for (;;) {
+      try {
+        return await send();
+      } catch (err) {
+        const refusal = signInRefusal(err);
+        if (!refusal || !interactive || !this.options.oauth?.interaction || this._config.type === 'stdio') throw err;
+        const scope = refusal.scope;
+        if (granted.size >= 2 || (granted.size > 0 && (!refusal.stepUp || granted.has(scope ?? '')))) {
+          throw new CallError(
+            'failed',
+            `Server '${this.name}' still refuses ${what} after signing in${scope ? ` (it asks for scope: ${scope})` : ''}: the account may lack that permission. Nothing ran; sign in with an account that has it, or check the server.`,
+          );
+        }
+        this.log('info', `${what}: ${refusal.message}`);
+        const before = this.status;
+        if (before.state === 'starting') this.setStatus('starting', 'waiting for the sign-in in the browser');
+        onWait?.(true);
+        try {
+          await this.authorizeAgain(scope, refusal.resourceMetadataUrl);
+        } finally {
+          onWait?.(false);
+        }
+        live();
+        granted.add(scope ?? '');
+      }
+    }
+  }
+
+  /**
+   * Signs in (the browser) for `scope`: the SDK's `auth()` with a provider that may not refresh, so it authorizes — a
+   * first sign-in, an expired token beyond refresh, or a step-up to a wider scope.
+   */
+  private async authorizeAgain(scope: string | undefined, resourceMetadataUrl?: URL): Promise<void> {
     const oauth = this.options.oauth!;
     const config = this._config;
     if (config.type === 'stdio') return;
@@ -662,7 +701,7 @@ export class ServerConnection {
     const fetchFn = provider.fetch();
     this.signInAbort = new AbortController();
     try {
-      const result = await auth(provider, { serverUrl: config.url, scope, fetchFn });
+      const result = await auth(provider, { serverUrl: config.url, scope, resourceMetadataUrl, fetchFn });
       if (result === 'REDIRECT') {
         const code = await receiver
           .code(provider.expectedState ?? '', this.signInAbort.signal, oauth.waitMs ?? 300_000)
@@ -670,9 +709,9 @@ export class ServerConnection {
             throw new SignInError('authorization', provider.stepUrl, e.message);
           });
         provider.step = 'token';
-        await auth(provider, { serverUrl: config.url, scope, fetchFn, authorizationCode: code });
+        await auth(provider, { serverUrl: config.url, scope, resourceMetadataUrl, fetchFn, authorizationCode: code });
       }
-      this.log('info', `signed in again${scope ? ` with scope ${scope}` : ''}`);
+      this.log('info', `signed in${scope ? ` with scope ${scope}` : ''}`);
     } catch (err) {
       throw new CallError('failed', redact(describeFailure(this.name, provider, err), [...config.secrets, ...provider.secrets()]));
     } finally {
@@ -698,6 +737,7 @@ export class ServerConnection {
       serverUrl: config.url,
       clientName: oauth.clientName,
       preRegistered: config.oauth ?? oauth.preRegistered?.(this.name),
+      clientMetadataUrl: oauth.clientMetadataUrl,
       interactive:
         receiver && interaction
           ? {
@@ -745,8 +785,10 @@ export class ServerConnection {
       await session.client.ping({ timeout: this.options.heartbeat?.timeoutMs ?? 10_000 });
     } catch (err) {
       if (gen !== this.gen || this.session !== session) return;
-      // An error answer (e.g. "Method not found" from a server that skips ping) is still an answer: it is alive.
+      // An error answer (e.g. "Method not found" from a server that skips ping) is still an answer: it is alive. So is
+      // a refusal for want of a sign-in (a server that asks for one only after initialize): the next call signs in.
       if (err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed) return;
+      if (signInRefusal(err)) return;
       const reason = `server stopped answering (a ping ${why} failed: ${err instanceof Error ? err.message : String(err)})`;
       this.onUnexpectedClose(gen, undefined, reason); // first: the close below then finds an old generation
       this.close(session);

@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
@@ -22,6 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { McpRoot } from './roots';
 import { APPS_CAPABILITY } from '../core/apps/appTool';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
@@ -69,16 +71,31 @@ export interface ClientHooks {
   elicitHandler(): ((params: ElicitParams) => Promise<ElicitAnswer>) | undefined;
   onToolsChanged(): void;
   log(level: LogLevel, text: string): void;
+  /** The roots to answer `roots/list` with; given, the client declares `roots` (with listChanged). */
+  roots?: () => readonly McpRoot[];
 }
 
 /** A Client that answers elicitation, follows tools/list_changed and forwards server log messages. */
 export function createClient(info: Implementation, hooks: ClientHooks): Client {
+  const roots = hooks.roots;
   const client = new Client(info, {
-    // Declared before the elicitation handler (the SDK insists). Never `roots`: server-filesystem would replace its dirs.
+    // Declared before the handlers (the SDK insists). `roots` only where something supplies them: server-filesystem
+    // replaces the directories of its command line with the roots it is given.
     // `extensions`: Plangate hosts MCP Apps (src/ui/appHost.ts), so servers send their app tools and `ui://` pages.
-    capabilities: { elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} }, extensions: APPS_CAPABILITY },
+    capabilities: {
+      elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} },
+      ...(roots && { roots: { listChanged: true } }),
+      extensions: APPS_CAPABILITY,
+    },
     jsonSchemaValidator: tolerantValidator(),
   });
+  if (roots) {
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      const list = roots().map((r) => ({ ...r }));
+      hooks.log('info', `roots/list: answered ${list.length === 0 ? 'no roots' : list.map((r) => r.uri).join(', ')}`);
+      return { roots: list };
+    });
+  }
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     const handler = hooks.elicitHandler();
     if (!handler) {

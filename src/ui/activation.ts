@@ -33,6 +33,7 @@ import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
 import { autoApprovePlans, gateSettings, ledgerRetention, previewSettings, sandboxSettings } from './settings';
 import { oauthSupport, registerSignIn } from './signIn';
+import { workspaceRootsSource } from './workspaceRoots';
 import { StagedView } from './stagedView';
 import { WorkflowStatusBar } from './statusBar';
 import { TouchedFiles } from './touchedFiles';
@@ -73,12 +74,14 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
   const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
   const workflow = ledger.workflow;
+  const roots = workspaceRootsSource();
   const asks: EngineAsks = {
     calls: new Broker<(ask: CallAsk) => Promise<CallAskAnswer>>(async () => ({ answer: 'cancelled' })),
     elicitations: new Broker<ElicitHandler>(async () => ({ action: 'decline' })),
   };
   const servers = new ServerRegistry({
     urlElicitation: true,
+    roots,
     elicit: asks.elicitations.ask,
     oauth: oauthSupport(context.secrets),
     sandbox: { srtPath: srtCliPath(__dirname), allowUnsandboxed: () => sandboxSettings().allowUnsandboxed },
@@ -120,6 +123,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   context.subscriptions.push(
     log,
+    roots,
     ledger,
     workflow,
     configs,

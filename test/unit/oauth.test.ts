@@ -8,6 +8,7 @@ import { parseMcpJson, resolveServer, type ResolvedHttpServer } from '../../src/
 import { ServerConnection, type LogEntry, type OAuthSupport, type SignInInteraction } from '../../src/mcp/connection';
 import { listenForRedirect } from '../../src/mcp/oauth/loopback';
 import { MemoryOAuthStore, oauthKey, readRecord } from '../../src/mcp/oauth/store';
+import { SignInRequiredError } from '../../src/mcp/oauth/errors';
 import { startOAuthFixture, type OAuthFixtureOptions } from './helpers/oauthFixture';
 import { startSdkOAuthExample, type SdkOAuthExample } from './helpers/sdkOAuthExample';
 
@@ -228,7 +229,7 @@ describe('sign-in variants against a fixture authorization server', () => {
     await conn.signIn();
     await assert.rejects(
       conn.callTool('write_thing', {}),
-      /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/,
+      /still refuses 'write_thing' after signing in \(it asks for scope: read write\)/,
     );
     assert.equal(b.opened.length, 2, 'one sign-in for the step-up, then no more');
     assert.deepEqual(f.seen.calls, []);
@@ -275,6 +276,100 @@ describe('sign-in variants against a fixture authorization server', () => {
     await conn.callTool('write_thing', {});
     const all = log.map((e) => e.text).join('\n');
     for (const t of f.issuedTokens()) assert.ok(!all.includes(t), `${t} is in the log`);
+    await conn.dispose();
+  });
+});
+
+describe('sign-in at any 401: a server that lets initialize through and asks for a sign-in only later', () => {
+  const fixtures: { close(): Promise<void> }[] = [];
+  after(() => Promise.all(fixtures.map((f) => f.close())));
+  const fixture = async (options: OAuthFixtureOptions) => {
+    const f = await startOAuthFixture(options);
+    fixtures.push(f);
+    return f;
+  };
+  const count = (f: { seen: { methods: { method: string; authorized: boolean }[] } }, method: string, authorized: boolean) =>
+    f.seen.methods.filter((m) => m.method === method && m.authorized === authorized).length;
+
+  test('401 at tools/list: a background start ends in "sign-in required" (nothing registered); Sign in signs in there, lists the tools once more, and runs', async () => {
+    const f = await fixture({ spec: '2025-11-25', open: ['initialize', 'notifications/initialized'] });
+    const b = browser();
+    const { conn, store } = connect(f.url, { interaction: b });
+    await assert.rejects(conn.start(), SignInRequiredError);
+    assert.equal(conn.state, 'signInRequired');
+    assert.equal(b.opened.length, 0, 'a background start opens no browser');
+    assert.equal((await readRecord(store, oauthKey('test', f.url))).client, undefined, 'nothing registered in the background');
+
+    await conn.signIn();
+    assert.equal(conn.state, 'running');
+    assert.deepEqual(
+      conn.tools.map((t) => t.name),
+      ['read_thing', 'write_thing'],
+    );
+    assert.equal(b.opened.length, 1, 'one sign-in');
+    assert.equal(b.opened[0]!.searchParams.get('scope'), 'read', "the scope of the server's 401 challenge");
+    // Refused once before the sign-in (nothing ran), sent once more after it.
+    assert.equal(count(f, 'tools/list', true), 1);
+    assert.equal(text(await conn.callTool('read_thing', {})), 'read ok');
+    await conn.dispose();
+  });
+
+  test('401 at tools/call only: the call signs in, then is sent once more — it reaches the tool exactly once', async () => {
+    const f = await fixture({ spec: '2025-11-25', open: ['initialize', 'notifications/initialized', 'tools/list'] });
+    const b = browser();
+    const { conn } = connect(f.url, { interaction: b });
+    await conn.start();
+    assert.equal(conn.state, 'running');
+    assert.equal(b.opened.length, 0, 'nothing asked for a sign-in yet');
+    assert.equal(text(await conn.callTool('read_thing', {})), 'read ok');
+    assert.equal(b.opened.length, 1);
+    assert.equal(count(f, 'tools/call', false), 1, 'the refused call');
+    assert.equal(count(f, 'tools/call', true), 1, 'the call after the sign-in, once');
+    assert.deepEqual(f.seen.calls, ['read_thing']);
+    await conn.dispose();
+  });
+
+  test('401 at tools/list, then 403 insufficient_scope at a call: the step-up signs in with the wider scope and the call runs once', async () => {
+    const f = await fixture({ spec: '2025-11-25', open: ['initialize', 'notifications/initialized'] });
+    const b = browser();
+    const { conn } = connect(f.url, { interaction: b });
+    await conn.signIn();
+    assert.equal(text(await conn.callTool('write_thing', {})), 'write ok');
+    assert.deepEqual(
+      b.opened.map((u) => u.searchParams.get('scope')),
+      ['read', 'read write'],
+    );
+    assert.deepEqual(f.seen.calls, ['write_thing']);
+    await conn.dispose();
+  });
+
+  test('a refused sign-in (the user declines at the authorization page) fails the start with a message naming the server; tools/list is not sent again', async () => {
+    const f = await fixture({ spec: '2025-11-25', open: ['initialize', 'notifications/initialized'], deny: true });
+    const b = browser();
+    const { conn } = connect(f.url, { interaction: b });
+    await assert.rejects(conn.signIn(), (err: Error) => {
+      assert.match(err.message, /^Server 'remote': sign-in failed at the authorization step/);
+      assert.match(err.message, /access_denied/);
+      return true;
+    });
+    assert.equal(conn.state, 'error');
+    assert.equal(b.opened.length, 1);
+    assert.equal(count(f, 'tools/list', false), 1, 'refused once, never sent again');
+    assert.equal(count(f, 'tools/list', true), 0);
+    await conn.dispose();
+  });
+
+  test('a tool call whose sign-in is refused fails naming the server, and the call never ran', async () => {
+    const f = await fixture({ spec: '2025-11-25', open: ['initialize', 'notifications/initialized', 'tools/list'], deny: true });
+    const { conn } = connect(f.url, { interaction: browser() });
+    await conn.start();
+    await assert.rejects(conn.callTool('read_thing', {}), (err: Error) => {
+      assert.match(err.message, /^Server 'remote': sign-in failed at the authorization step .*access_denied/);
+      return true;
+    });
+    assert.deepEqual(f.seen.calls, []);
+    assert.equal(count(f, 'tools/call', false), 1);
+    assert.equal(conn.state, 'running');
     await conn.dispose();
   });
 });

@@ -170,6 +170,9 @@ describe('plangate run --url signs in', () => {
     const b = await runCli(['run', '--server', 'node x.js', '--tool', 'greet', '--token-store', 'f']);
     assert.equal(b.code, 2);
     assert.match(b.stderr, /--token-store applies only to --url/);
+    const c = await runCli(['run', '--url', server.url, '--tool', 'greet', '--client-metadata-url', 'http://example.test/client.json']);
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /--client-metadata-url must be an https:\/\/ URL with a path/);
   });
 });
 
@@ -281,7 +284,7 @@ describe('plangate run --url against each sign-in variant of the fixture authori
     const f = await fixtureWith({ spec: '2025-11-25', alwaysInsufficient: true });
     const r = await run(f, 'write_thing');
     assert.notEqual(r.code, 0);
-    assert.match(r.stdout + r.stderr, /still refuses 'write_thing' after signing in again \(it asks for scope: read write\)/);
+    assert.match(r.stdout + r.stderr, /still refuses 'write_thing' after signing in \(it asks for scope: read write\)/);
     assert.equal(r.visits, 2);
     assert.deepEqual(f.seen.calls, []);
   });

@@ -17,6 +17,8 @@ export class SignInRequiredError extends Error {
     readonly scope?: string,
     /** A running server refused a call for want of `scope` (403 insufficient_scope): sign in again with it. */
     readonly stepUp = false,
+    /** The `resource_metadata` URL of the server's challenge (where its protected-resource metadata is). */
+    readonly resourceMetadataUrl?: URL,
   ) {
     super(message);
     this.name = 'SignInRequiredError';

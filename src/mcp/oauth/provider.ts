@@ -5,7 +5,7 @@
  * {@link SignInRequiredError}, and the server shows "sign-in required".
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SignInRequiredError, type SignInStep } from './errors';
@@ -26,6 +26,11 @@ export interface OAuthProviderOptions {
   /** What the authorization server shows the user (`client_name`). */
   clientName: string;
   preRegistered?: PreRegisteredClient;
+  /**
+   * An HTTPS URL of a Client ID Metadata Document describing this client (its name and loopback redirect URI): used as
+   * the client id where the authorization server supports such documents, instead of registering.
+   */
+  clientMetadataUrl?: string;
   /** Present only in an interactive sign-in: where the browser comes back to, and how to open it. */
   interactive?: { redirectUrl: string; open(url: URL): Promise<void> };
 }
@@ -47,6 +52,8 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
   expectedState?: string;
   /** The scope a 403 `insufficient_scope` asked for: a refresh cannot widen a token, so the next `auth()` must authorize. */
   private stepUpScope?: string;
+  /** What the MCP server's last 401 or 403 asked for (its WWW-Authenticate challenge): the sign-in it leads to uses it. */
+  challenge?: { scope?: string; resourceMetadataUrl?: URL };
   private verifier?: string;
   /** Token and secret values this provider has handled, to keep them out of messages. */
   private readonly seen = new Set<string>();
@@ -55,6 +62,10 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string {
     return this.options.interactive?.redirectUrl ?? BACKGROUND_REDIRECT;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -87,6 +98,9 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
     if (!client && !this.options.interactive)
       throw new SignInRequiredError(
         'Sign in to use this server (it answered 401 Unauthorized). If it takes an API key instead, put it in its "headers".',
+        this.challenge?.scope,
+        false,
+        this.challenge?.resourceMetadataUrl,
       );
     return client;
   }
@@ -135,6 +149,7 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
           : 'Sign in to use this server.',
         scope,
         stepUp,
+        this.challenge?.resourceMetadataUrl,
       );
     }
     this.authorizationUrl = url;
@@ -192,9 +207,10 @@ export class PlangateOAuthProvider implements OAuthClientProvider {
       if (step && !this.refusal && (step === 'discovery' ? res.status >= 500 : res.status >= 400)) {
         this.refusal = { step, url: url.split('?')[0]!, said: await refusalText(res) };
       }
-      if (!step && res.status === 403) {
-        const header = res.headers.get('www-authenticate') ?? '';
-        if (/error="?insufficient_scope/.test(header)) this.stepUpScope = /scope="([^"]*)"/.exec(header)?.[1] ?? '';
+      if (!step && (res.status === 401 || res.status === 403)) {
+        const { scope, resourceMetadataUrl, error } = extractWWWAuthenticateParams(res);
+        this.challenge = { scope, resourceMetadataUrl };
+        if (res.status === 403 && error === 'insufficient_scope') this.stepUpScope = scope ?? '';
       }
       return res;
     };

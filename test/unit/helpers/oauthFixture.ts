@@ -32,6 +32,10 @@ export interface OAuthFixtureOptions {
   alwaysInsufficient?: boolean;
   /** A step that fails: the token endpoint answers 400 invalid_client, or the AS metadata answers 500. */
   fail?: 'token' | 'metadata';
+  /** JSON-RPC methods the MCP endpoint serves without a token (e.g. `initialize`): it asks for a sign-in only later. */
+  open?: string[];
+  /** The user refuses at the authorization page: it redirects back with `error=access_denied`. */
+  deny?: boolean;
   /** The `authorization_endpoint` the metadata names, given the origin (a hostile server's choice); default `<origin>/as/authorize`. */
   authorizationEndpoint?: (origin: string) => string;
 }
@@ -53,6 +57,8 @@ export interface Seen {
   registrations: number;
   /** Tool calls that reached the MCP server. */
   calls: string[];
+  /** Each JSON-RPC request or notification POSTed to the MCP endpoint, and whether it carried a valid token. */
+  methods: { method: string; authorized: boolean }[];
 }
 
 export interface OAuthFixture {
@@ -69,7 +75,7 @@ export interface OAuthFixture {
 const b64url = (buf: Buffer) => buf.toString('base64url');
 
 export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<OAuthFixture> {
-  const seen: Seen = { requests: [], authorizations: [], tokens: [], registrations: 0, calls: [] };
+  const seen: Seen = { requests: [], authorizations: [], tokens: [], registrations: 0, calls: [], methods: [] };
   const clients = new Map<string, Client>();
   if (options.preRegistered) {
     const p = options.preRegistered;
@@ -169,6 +175,14 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
       if (!client || !allowed) return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect_uri' });
       if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
         return json(res, 400, { error: 'invalid_request', error_description: 'PKCE S256 is required' });
+      if (options.deny) {
+        const back = new URL(redirectUri);
+        back.searchParams.set('error', 'access_denied');
+        back.searchParams.set('error_description', 'the user declined');
+        if (q.get('state')) back.searchParams.set('state', q.get('state')!);
+        res.writeHead(302, { location: back.href });
+        return void res.end();
+      }
       const code = randomUUID();
       codes.set(code, {
         clientId: client.id,
@@ -229,12 +243,14 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
     if (path === '/mcp') {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const grant = token ? access.get(token) : undefined;
-      if (!grant)
+      const body: unknown = req.method === 'POST' ? JSON.parse(await readBody(req)) : undefined;
+      const message = (body ?? {}) as { method?: string; params?: { name?: string } };
+      if (message.method) seen.methods.push({ method: message.method, authorized: grant !== undefined });
+      const open = message.method !== undefined && (options.open ?? []).includes(message.method);
+      if (!grant && !open)
         return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challengeHeader(token ? 'invalid_token' : undefined) });
       if (req.method !== 'POST') return json(res, 405, { error: 'method not allowed' });
-      const body: unknown = JSON.parse(await readBody(req));
-      const message = body as { method?: string; params?: { name?: string } };
-      if (message.method === 'tools/call' && message.params?.name === 'write_thing') {
+      if (grant && message.method === 'tools/call' && message.params?.name === 'write_thing') {
         const scopes = grant.scope.split(' ');
         if (options.alwaysInsufficient || !scopes.includes('write'))
           return json(
