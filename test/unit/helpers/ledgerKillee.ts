@@ -6,13 +6,13 @@
 // Usage: node ledgerKillee.js <ledger.jsonl> <fixture command as JSON {command, args}> <fixture root> <plans> <steps>
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { approvalHash } from '../../../src/core/approval';
-import { classifyResult } from '../../../src/core/classify';
-import { resolvePlan } from '../../../src/core/door';
-import type { ToolInvoker } from '../../../src/core/invoker';
-import { parseEnvelope } from '../../../src/core/envelope';
-import { runPlan } from '../../../src/core/runner';
-import { getPlan } from '../../../src/core/workflow';
+import { approvalHash } from '../../../src/core/plan/approval';
+import { classifyResult } from '../../../src/core/plan/classify';
+import { resolvePlan } from '../../../src/core/engine/door';
+import type { ToolInvoker } from '../../../src/core/engine/invoker';
+import { parseEnvelope } from '../../../src/core/plan/envelope';
+import { runPlan } from '../../../src/core/engine/runner';
+import { getPlan } from '../../../src/core/workflow/workflow';
 import { openFileLedger } from '../../../src/node/fileLedger';
 import { ClientInvoker } from './inMemoryInvoker';
 
