@@ -36,7 +36,8 @@ export interface LedgerEntry {
 /**
  * How soon an accepted entry must be durable (stored so that it survives the process and the machine failing):
  * - `now`: before `append` returns. A call's record (`callSent`: the call leaves right after it), and an event that
- *   settles a plan (it was executing and no longer is: its follow-up, its end, a block, a wait for a new approval).
+ *   settles a plan (it was executing and no longer is: its follow-up, its end, a block, a wait for a new approval;
+ *   `restored`, which settles every plan that was running).
  * - `turn`: with the next `now` entry, and at the latest by the end of the current turn of the event loop. A step's
  *   start rides on its call's record; a call's end and a step's outcome ride on the next step's call record (one sync
  *   per call: group commit); whatever has no such partner is stored by the end of the turn.
@@ -49,7 +50,8 @@ export type Durability = 'now' | 'turn' | 'lossy';
 
 /** How soon `event`, taking the workflow from `before` to `after`, must be durable (see {@link Durability}). Pure. */
 export function durabilityOf(before: WorkflowState, event: WorkflowEvent, after: WorkflowState): Durability {
-  if (event.type === 'callSent') return 'now';
+  // `restored` settles every plan that was running when Plangate stopped (they wait for the user now).
+  if (event.type === 'callSent' || event.type === 'restored') return 'now';
   if (event.type === 'stepProgress') return 'lossy';
   const planId = (event as { planId?: unknown }).planId;
   if (typeof planId !== 'string') return 'turn';
