@@ -99,14 +99,17 @@ export type SubmissionEvent =
 
 export type SubmissionEventType = SubmissionEvent['type'];
 
-export const SUBMISSION_EVENT_TYPES: readonly SubmissionEventType[] = [
-  'formReceived',
-  'formStaged',
-  'formSubmitted',
-  'formDiscarded',
-  'approvalRequested',
-  'approvalChecked',
-];
+/** Every submission event type, checked by the compiler against {@link SubmissionEvent}: a new one must be listed. */
+const SUBMISSION_EVENTS = {
+  formReceived: true,
+  formStaged: true,
+  formSubmitted: true,
+  formDiscarded: true,
+  approvalRequested: true,
+  approvalChecked: true,
+} as const satisfies Record<SubmissionEventType, true>;
+
+export const SUBMISSION_EVENT_TYPES = Object.keys(SUBMISSION_EVENTS) as readonly SubmissionEventType[];
 
 export type Submissions = Readonly<Record<string, SubmissionRecord>>;
 

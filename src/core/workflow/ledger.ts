@@ -18,6 +18,7 @@ import {
   reduce,
   reduceAccepted,
   WORKFLOW_EVENT_TYPES,
+  WORKFLOW_EVENTS,
   type CallRecordEvent,
   type PlanRecord,
   type StateEvent,
@@ -132,40 +133,8 @@ export function replay(entries: readonly LedgerEntry[]): WorkflowState {
   return { ...state, plans };
 }
 
-/**
- * The event types {@link replay} knows to touch only the plans, submission or call they name (`restored` excepted,
- * which touches only unfinished plans). A new event type belongs here once that holds for it too.
- */
-const PLAN_LOCAL_EVENTS: ReadonlySet<string> = new Set([
-  'planReceived',
-  'argsEdited',
-  'skipMarked',
-  'approved',
-  'rejected',
-  'confirmRequested',
-  'confirmAnswered',
-  'resolved',
-  'stepDrifted',
-  'callSent',
-  'callEnded',
-  'stepStarted',
-  'stepProgress',
-  'stepSucceeded',
-  'stepFailed',
-  'stepSkipped',
-  'retryRequested',
-  'stopped',
-  'cancelled',
-  'followUpAnswered',
-  'reverted',
-  'restored',
-  'formReceived',
-  'formStaged',
-  'formSubmitted',
-  'formDiscarded',
-  'approvalRequested',
-  'approvalChecked',
-]);
+/** The event types {@link replay} may set finished plans aside around (see {@link EventTraits.planLocal}). */
+const PLAN_LOCAL_EVENTS: ReadonlySet<string> = new Set(WORKFLOW_EVENT_TYPES.filter((t) => WORKFLOW_EVENTS[t].planLocal));
 
 export interface WorkflowChange {
   /** The state after `event`. */

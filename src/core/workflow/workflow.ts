@@ -158,32 +158,50 @@ export const MAX_PLAN_DEPTH = 5;
 /** The error a step gets when it was running while Plangate stopped (window reload, crash). */
 export const INTERRUPTED_STEP_ERROR = 'outcome unknown: it was running when Plangate stopped';
 
+/** What the rest of the model may assume of one event type. */
+export interface EventTraits {
+  /**
+   * The event touches only the plans, submission or call it names (`restored` excepted, which touches only
+   * unfinished plans): the ledger's replay sets finished plans aside only while every event in the history is so.
+   */
+  readonly planLocal: boolean;
+}
+
+const SUBMISSION_TRAITS: EventTraits = { planLocal: true };
+
+/**
+ * The one table of event types: every {@link WorkflowEvent} type with its traits, checked by the compiler both ways (a
+ * type missing from the table, or a name in it that is no event, does not compile). The lists other modules need
+ * are read from it.
+ */
+export const WORKFLOW_EVENTS = {
+  resolved: { planLocal: true },
+  stepDrifted: { planLocal: true },
+  callSent: { planLocal: true },
+  callEnded: { planLocal: true },
+  planReceived: { planLocal: true },
+  argsEdited: { planLocal: true },
+  skipMarked: { planLocal: true },
+  approved: { planLocal: true },
+  rejected: { planLocal: true },
+  confirmRequested: { planLocal: true },
+  confirmAnswered: { planLocal: true },
+  stepStarted: { planLocal: true },
+  stepProgress: { planLocal: true },
+  stepSucceeded: { planLocal: true },
+  stepFailed: { planLocal: true },
+  stepSkipped: { planLocal: true },
+  retryRequested: { planLocal: true },
+  stopped: { planLocal: true },
+  cancelled: { planLocal: true },
+  followUpAnswered: { planLocal: true },
+  reverted: { planLocal: true },
+  restored: { planLocal: true },
+  ...(Object.fromEntries(SUBMISSION_EVENT_TYPES.map((t) => [t, SUBMISSION_TRAITS])) as Record<SubmissionEvent['type'], EventTraits>),
+} as const satisfies Record<WorkflowEvent['type'], EventTraits>;
+
 /** Every event type, for validating stored events. */
-export const WORKFLOW_EVENT_TYPES: readonly WorkflowEvent['type'][] = [
-  'resolved',
-  'stepDrifted',
-  'callSent',
-  'callEnded',
-  'planReceived',
-  'argsEdited',
-  'skipMarked',
-  'approved',
-  'rejected',
-  'confirmRequested',
-  'confirmAnswered',
-  'stepStarted',
-  'stepProgress',
-  'stepSucceeded',
-  'stepFailed',
-  'stepSkipped',
-  'retryRequested',
-  'stopped',
-  'cancelled',
-  'followUpAnswered',
-  'reverted',
-  'restored',
-  ...SUBMISSION_EVENT_TYPES,
-];
+export const WORKFLOW_EVENT_TYPES = Object.keys(WORKFLOW_EVENTS) as readonly WorkflowEvent['type'][];
 
 const EVENT_TYPE_SET: ReadonlySet<string> = new Set(WORKFLOW_EVENT_TYPES);
 
