@@ -230,9 +230,9 @@ describe('file ledger: the process is SIGKILLed at random points', () => {
       const killed = await runChild(round, killAfterMs);
       const seen = check(killed, `kill ${round} after ${killAfterMs} ms`);
       landed.push(`${killAfterMs} ms: ${seen.sent} calls sent, ${seen.settled} plans settled`);
-      if (seen.sent > 0 && seen.sent < PLANS * STEPS) midPlan++;
+      if (seen.sent > 0 && seen.settled < PLANS) midPlan++; // killed while a plan ran
     }
     t.diagnostic(`run ${whole.took} ms; kills: ${landed.join('; ')}`);
-    assert.ok(midPlan >= KILLS / 3, `too few kills landed mid-run to prove anything: ${landed.join('; ')}`);
+    assert.ok(midPlan >= 3, `too few kills landed mid-run to prove anything: ${landed.join('; ')}`);
   });
 });
