@@ -23,17 +23,29 @@ interface SpecFigure {
   detail?: string;
 }
 
-/** Figure names of the spec → the bench's stable names and units. */
-const NAMES: Record<string, { name: string; unit: string; scale?: number }> = {
-  'panel ready: 1,000-step plan / 3-step plan': { name: 'long_plan_panel_ready_1000_vs_3', unit: 'x' },
-  'every row in the panel: 1,000-step plan / 3-step plan': { name: 'long_plan_panel_every_row_1000_vs_3', unit: 'x' },
-  'run from the panel / plangate run (whole process)': { name: 'long_plan_run_panel_vs_cli', unit: 'x' },
+/**
+ * Figure names of the spec → the bench's stable names, units, noise bands (in the bench's unit) and, where the bench sets
+ * the target rather than the spec, the target.
+ */
+const NAMES: Record<string, { name: string; unit: string; band: number; target?: number; scale?: number }> = {
+  // 1.49–1.72× over three runs on the 2-core machine.
+  'panel ready: 1,000-step plan / 3-step plan': { name: 'long_plan_panel_ready_1000_vs_3', unit: 'x', band: 0.25 },
+  'every row in the panel: 1,000-step plan / 3-step plan': { name: 'long_plan_panel_every_row_1000_vs_3', unit: 'x', band: 0.25 },
+  // Medians of three runs each; single runs swung from 1.6× to 2.0×.
+  'run from the panel / plangate run (whole process)': { name: 'long_plan_run_panel_vs_cli', unit: 'x', band: 0.3 },
+  // Issue 25: a 1,000-step run in the panel within 1.5× of `plangate run --ledger` (the spec records it without a target).
   'run from the panel / plangate run --ledger FILE (both on file before each call)': {
     name: 'long_plan_run_panel_vs_cli_ledger',
     unit: 'x',
+    band: 0.2,
+    target: 1.5,
   },
-  'panel behind the call log (most)': { name: 'long_plan_panel_lag', unit: 's', scale: 1 / 1000 },
-  'extension host heap after the run - before (each after a garbage collection)': { name: 'long_plan_host_heap_growth', unit: 'MB' },
+  'panel behind the call log (most)': { name: 'long_plan_panel_lag', unit: 's', band: 0.25, scale: 1 / 1000 },
+  'extension host heap after the run - before (each after a garbage collection)': {
+    name: 'long_plan_host_heap_growth',
+    unit: 'MB',
+    band: 5,
+  },
 };
 
 export async function longPlanInVscodeFigures(log: (line: string) => void): Promise<Figure[]> {
@@ -58,11 +70,12 @@ export async function longPlanInVscodeFigures(log: (line: string) => void): Prom
     if (code !== 0) throw new Error(`the long-plan spec failed (exit ${code}); its run folder is printed above`);
     const { mode, figures } = JSON.parse(readFileSync(file, 'utf8')) as { mode: string; figures: SpecFigure[] };
     if (mode !== 'figures') throw new Error(`the spec ran in its ${mode} mode, not its figures mode`);
-    return Object.entries(NAMES).map(([specName, { name, unit, scale = 1 }]) => {
+    return Object.entries(NAMES).map(([specName, { name, unit, band, target: own, scale = 1 }]) => {
       const f = figures.find((x) => x.name === specName);
       const title = `long plan in VS Code: ${specName}`;
-      if (!f || !Number.isFinite(f.value)) return notMeasured(name, title, unit, null, 'not recorded by the spec');
-      return figure(name, title, f.value * scale, unit, f.target === null ? null : f.target * scale, f.detail?.replace(/^\(|\)$/g, ''));
+      const target = own ?? (f?.target === null || f?.target === undefined ? null : f.target * scale);
+      if (!f || !Number.isFinite(f.value)) return notMeasured(name, title, unit, target, band, 'not recorded by the spec');
+      return figure(name, title, f.value * scale, unit, target, band, f.detail?.replace(/^\(|\)$/g, ''));
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

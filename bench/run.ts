@@ -1,8 +1,10 @@
 /**
  * `npm run bench` (`node --import tsx bench/run.ts [--json] [GROUP…]`): Plangate's performance figures, each a ratio measured
  * side by side in this run (interleaved A/B runs after a warm-up, medians), or a size / count. Prints a table, or
- * with `--json` only `{"figures": [{name, value, unit, target, meets, title, note?}], "machine": {…}}` on stdout.
- * Progress goes to stderr. Exits 0 when every figure group ran (whether or not targets are met), 1 when one failed.
+ * with `--json` only `{"figures": [{name, value, unit, target, band, meets, title, note?}], "machine": {…}, "verdict": {…}}`
+ * on stdout. Progress and the verdict go to stderr. Exits 1 when a figure is past its target by more than its noise band
+ * (`band`, see figure.ts) or a figure group failed to run, so a regression is seen; 0 otherwise. A figure above its
+ * target but within its band, or not measured (its prerequisites are missing), does not fail the run.
  * GROUP arguments keep only the groups whose name contains one of them (e.g. `npm run bench -- engine`).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -11,7 +13,7 @@ import { classifyVsParse } from './classifyVsParse';
 import { engineVsSdk } from './engineVsSdk';
 import { ledgerLoadFigures } from './ledgerLoad';
 import { longPlanInVscodeFigures } from './longPlanInVscode';
-import { notMeasured, type Figure } from './figure';
+import { notMeasured, verdict, type Figure } from './figure';
 import { panelUpdateFigures } from './panelUpdates';
 import { webviewRenderFigures } from './webviewRender';
 import { policyFigures } from './policyEval';
@@ -52,22 +54,32 @@ async function main(): Promise<number> {
       `warning: load average ${machine.loadAverage} on ${machine.cores} cores: other work shares the machine, so the figures are noisier and the run is slower`,
     );
   const figures: Figure[] = [];
-  let failed = false;
+  const failedGroups: string[] = [];
   const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   for (const [name, measure] of groups.filter(([n]) => only.length === 0 || only.some((o) => n.includes(o)))) {
     try {
       figures.push(...(await measure(log)));
     } catch (err) {
-      failed = true;
       const message = err instanceof Error ? err.message : String(err);
+      failedGroups.push(name);
       log(`${name} failed: ${message}`);
-      figures.push(notMeasured(`${name}_failed`, `${name}: could not be measured`, '', null, message));
+      figures.push(notMeasured(`${name}_failed`, `${name}: could not be measured`, '', null, null, message));
     }
   }
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (json) process.stdout.write(`${JSON.stringify({ figures, machine }, null, 2)}\n`);
+  const result = verdict(figures, failedGroups);
+  if (json) process.stdout.write(`${JSON.stringify({ figures, machine, verdict: { ...result, failedGroups } }, null, 2)}\n`);
   else process.stdout.write(table(figures));
-  return failed ? 1 : 0;
+  for (const name of failedGroups) log(`FAILED: the ${name} group could not run (see above)`);
+  for (const line of result.regressions) log(`MISSED by more than its noise band: ${line}`);
+  for (const line of result.withinBand) log(`over its target, within noise: ${line}`);
+  for (const line of result.notMeasured) log(`not measured (does not fail the run): ${line}`);
+  log(
+    result.code === 0
+      ? 'every measured figure is within its target plus its noise band'
+      : `exit 1: ${result.regressions.length} figure(s) past their target plus noise band, ${failedGroups.length} group(s) failed`,
+  );
+  return result.code;
 }
 
 function describeMachine(): string {
@@ -88,19 +100,32 @@ function formatTarget(f: Figure): string {
   return f.unit === 'x' ? `≤ ${f.target}×` : f.unit === 'count' ? `${f.target}` : `≤ ${f.target} ${f.unit}`;
 }
 
+function formatBand(f: Figure): string {
+  if (f.target === null || f.band === null) return '—';
+  return f.unit === 'x' ? `+${f.band}×` : f.unit === 'count' ? `+${f.band}` : `+${f.band} ${f.unit}`;
+}
+
 function table(figures: Figure[]): string {
   const rows = figures.map((f) => [
     f.title,
     formatValue(f),
     formatTarget(f),
-    f.value === null ? 'NO (not measured)' : f.meets ? 'yes' : 'NO',
+    formatBand(f),
+    f.value === null
+      ? 'not measured'
+      : f.meets
+        ? 'yes'
+        : f.target !== null && f.value <= f.target + (f.band ?? 0)
+          ? 'no, within noise'
+          : 'NO',
   ]);
-  const head = ['figure', 'value', 'target', 'meets'];
+  const head = ['figure', 'value', 'target', 'noise band', 'meets'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [
     `Plangate benchmark — ${describeMachine()}`,
     'Ratios are A / B of medians over interleaved runs (ABBA order, after warm-up) measured side by side in this run.',
+    'A figure past its target plus its noise band fails the run (exit 1); one not measured does not.',
     '',
     line(head),
     widths.map((w) => '─'.repeat(w)).join('  '),

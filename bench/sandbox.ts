@@ -30,8 +30,8 @@ export async function sandboxFigures(log: (line: string) => void): Promise<Figur
       : undefined;
   if (why) {
     return [
-      notMeasured('sandbox_start', 'Sandbox: server start, sandboxed / not (x)', 'x', null, why),
-      notMeasured('sandbox_200_step_plan', 'Sandbox: a 200-step plan, sandboxed / not (x)', 'x', null, why),
+      notMeasured('sandbox_start', 'Sandbox: server start, sandboxed / not (x)', 'x', null, null, why),
+      notMeasured('sandbox_200_step_plan', 'Sandbox: a 200-step plan, sandboxed / not (x)', 'x', 1.25, 0.1, why),
     ];
   }
   const ws = await mkdtemp(path.join(tmpdir(), 'plangate-bench-sandbox-'));
@@ -101,6 +101,7 @@ export async function sandboxFigures(log: (line: string) => void): Promise<Figur
         start.ratio,
         'x',
         null,
+        null,
         `start to tools listed: sandboxed ${ms(start.medianA)}, not ${ms(start.medianB)} (medians, ${start.a.length} interleaved runs; srt ${path.relative(ROOT, options.sandbox.srtPath)})`,
       ),
       figure(
@@ -109,6 +110,7 @@ export async function sandboxFigures(log: (line: string) => void): Promise<Figur
         run.ratio,
         'x',
         1.25,
+        0.1,
         `plan_big (200 steps) received, approved and run by the Gate on one running server: sandboxed ${ms(run.medianA)}, not ${ms(run.medianB)} (medians of ${run.a.length})`,
       ),
     ];

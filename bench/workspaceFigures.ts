@@ -87,6 +87,7 @@ export async function workspaceFigures(log: (line: string) => void): Promise<Fig
         cp.ratio,
         'x',
         1.2,
+        0.1, // 0.94–0.99× across runs
         `medians of ${cp.a.length} interleaved runs of createCheckpoint: ${ms(cp.medianA)} vs ${ms(cp.medianB)}; workspaces on ${parent.label}, checkpoint storage in ${tmpdir()}`,
       ),
     );
@@ -99,6 +100,7 @@ export async function workspaceFigures(log: (line: string) => void): Promise<Fig
           `resolve touches_files globs over ${BIG.toLocaleString('en-US')} files: Node lister / ripgrep`,
           'x',
           1.5,
+          0.15,
           rg.missing,
         ),
       );
@@ -128,6 +130,7 @@ export async function workspaceFigures(log: (line: string) => void): Promise<Fig
         t.ratio,
         'x',
         1.5,
+        0.15, // 0.56–0.68× across runs
         `globs ${GLOBS.join(', ')} → ${viaRg.length.toLocaleString('en-US')} files (both lists equal); medians of ${t.a.length} interleaved runs: listWorkspaceFiles ${ms(t.medianA)}, rg --files -g ${ms(t.medianB)} (process start included); workspace on ${parent.label}; ripgrep: ${rg.version}, ${rg.source}`,
       ),
     );

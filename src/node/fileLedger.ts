@@ -1,7 +1,8 @@
 /**
- * The ledger as a JSONL file: one `{seq, event}` per line, appended and fsync'd before `append` returns, so the
- * record of a step starting survives a crash of the process or the machine (progress lines are written but not
- * fsync'd: losing one costs nothing). A plan is stored once, in its `planReceived` line; later events name it by id.
+ * The ledger as a JSONL file: one `{seq, event}` per line, written and fsync'd as soon as the entry's durability asks
+ * (see {@link FileLedgerSink}), so the record of a step starting survives a crash of the process or the machine before
+ * its call is sent, and a settled plan is on disk whole. A plan is stored once, in its `planReceived` line; later
+ * events name it by id.
  *
  * The file stays bounded: with a {@link LedgerRetention}, settled history past its age or size is dropped (see
  * `compactEntries`) when the ledger is opened and whenever it grows past its size limit. Compaction writes a new file
@@ -28,6 +29,7 @@ import {
   parseLedgerEntry,
   Workflow,
   type Compaction,
+  type Durability,
   type LedgerEntry,
   type LedgerSink,
   type WorkflowOptions,
@@ -194,19 +196,25 @@ function forEachLine(
  * (its write never completed, so the step it may announce never started); a complete last line missing only its
  * newline gets one. With a size limit in `retention`, the file is compacted when it grows past it.
  *
- * Records written together go to the file in one write: a step's start is held until the record of the call it
- * announces (or its answer, for a step answered in Plangate), and a call's end until the step's outcome; both are
- * written with that next record, the start fsync'd with it — so a step is on disk, with its call record, before the
- * call is sent. Nothing is held past the current turn of the event loop: what has no partner by then is written then.
+ * Group commit: entries are held in memory and written together, in one write, followed by one fsync, when an entry
+ * that must be durable on return comes (`now`: a call's record, a plan settling), and at the latest at the end of the
+ * current turn of the event loop (see {@link Durability}). A plan's step thus costs one write and one fsync: its start,
+ * its call record and the previous step's end and outcome go to disk together, before the call is sent.
  */
 export class FileLedgerSink implements LedgerSink, Disposable {
   private fd: number | undefined;
   private size: number;
-  /** Lines accepted but not yet written (a held step start or call end, see the class comment). */
+  /** Lines accepted but not yet written. */
   private held: string[] = [];
-  /** A step's start was written (or is held) and not yet fsync'd. */
-  private unsynced = false;
+  /** The seq of the last entry held, written, and written and fsync'd. */
+  private heldSeq = 0;
+  private writtenSeq = 0;
+  private syncedSeq = 0;
+  /** An entry held or written since the last fsync must be synced by the end of the turn (`turn`, not `lossy`). */
+  private syncDue = false;
   private flushScheduled = false;
+  /** Writes and fsyncs made so far (for the benchmark's note and the tests). */
+  readonly stats = { writes: 0, syncs: 0 };
   /** Compact once the file is larger than this. */
   private compactAt: number;
   /** What the last compaction did (undefined before any). */
@@ -226,40 +234,47 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     this.compactAt = Math.max(maxBytesOf(retention) ?? Number.POSITIVE_INFINITY, this.size + (maxBytesOf(retention) ?? 0) / 4);
   }
 
-  append(entry: LedgerEntry, json?: string): void {
-    if (this.fd === undefined) throw new Error(`The ledger ${this.file} is closed; the event was not recorded.`);
-    this.held.push(`${json ?? JSON.stringify(entry)}\n`);
-    const type = entry.event.type;
-    if (type === 'stepStarted') this.unsynced = true;
-    if (type === 'stepStarted' || type === 'callEnded') {
-      this.scheduleFlush();
-      return;
-    }
-    // Every other entry is written (with what is held) before append returns, so it survives the process dying. A
-    // step's start is also forced to disk (fsync flushes everything before it too): that record is what keeps a step
-    // from running twice after a power loss; the other entries, if lost with the OS, leave the plan in a safe state (a
-    // finished step looks interrupted and waits for the user). Syncing every entry cost milliseconds each.
-    this.flush();
+  /** The seq of the last entry known to be on disk and fsync'd (0 before any). */
+  get durableSeq(): number {
+    return this.syncedSeq;
   }
 
-  /** Writes what is held (one write), then fsyncs if a step's start is among what was not synced yet. */
-  private flush(): void {
-    if (this.fd === undefined || this.held.length === 0) return;
-    const bytes = Buffer.from(this.held.join(''), 'utf8');
-    let written = 0;
-    try {
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
-    } catch (err) {
-      // Keep what did not reach the file for the next try; a partly written line is cut off when the file is reopened.
-      this.held = written === 0 ? this.held : [bytes.subarray(written).toString('utf8')];
-      throw err;
+  append(entry: LedgerEntry, json?: string, durability: Durability = 'now'): void {
+    if (this.fd === undefined) throw new Error(`The ledger ${this.file} is closed; the event was not recorded.`);
+    this.held.push(`${json ?? JSON.stringify(entry)}\n`);
+    this.heldSeq = entry.seq;
+    if (durability === 'now') {
+      this.flush(true);
+      return;
     }
-    this.held = [];
-    this.size += bytes.length;
-    if (this.unsynced) {
+    if (durability === 'turn') this.syncDue = true;
+    this.scheduleFlush();
+  }
+
+  /** Writes what is held (one write), then fsyncs when `sync` says so or an entry written since the last one needs it. */
+  private flush(sync: boolean): void {
+    if (this.fd === undefined) return;
+    if (this.held.length > 0) {
+      const bytes = Buffer.from(this.held.join(''), 'utf8');
+      let written = 0;
+      try {
+        while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+      } catch (err) {
+        // Keep what did not reach the file for the next try; a partly written line is cut off when the file is reopened.
+        this.held = written === 0 ? this.held : [bytes.subarray(written).toString('utf8')];
+        throw err;
+      }
+      this.stats.writes++;
+      this.held = [];
+      this.size += bytes.length;
+      this.writtenSeq = this.heldSeq;
+    }
+    if ((sync || this.syncDue) && this.syncedSeq < this.writtenSeq) {
       fsyncSync(this.fd);
-      this.unsynced = false;
+      this.stats.syncs++;
+      this.syncedSeq = this.writtenSeq;
     }
+    this.syncDue = false;
   }
 
   private scheduleFlush(): void {
@@ -268,7 +283,7 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     setImmediate(() => {
       this.flushScheduled = false;
       try {
-        this.flush();
+        this.flush(false);
       } catch {
         // Kept: the next append writes them first, and throws if the file still takes no writes.
       }
@@ -280,7 +295,7 @@ export class FileLedgerSink implements LedgerSink, Disposable {
     const maxBytes = maxBytesOf(this.retention);
     if (this.fd === undefined || maxBytes === undefined || this.size <= this.compactAt) return undefined;
     try {
-      this.flush(); // the compaction reads the file: everything accepted must be in it
+      this.flush(false); // the compaction reads the file: everything accepted must be in it
     } catch {
       return undefined;
     }
@@ -307,7 +322,7 @@ export class FileLedgerSink implements LedgerSink, Disposable {
   dispose(): void {
     if (this.fd === undefined) return;
     try {
-      this.flush();
+      this.flush(true);
     } catch {
       // closing anyway: what could not be written is lost with the file's own failure
     }

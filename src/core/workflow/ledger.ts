@@ -5,7 +5,8 @@
  *
  * {@link Workflow} is the store the runner, the UI and the CLI share: `dispatch` checks an event, appends it to the
  * sink synchronously, and only then updates the state and tells listeners — so a `stepStarted` entry is recorded
- * before the tool call it announces is made (the file ledger writes and syncs it with that call's own record).
+ * before the tool call it announces is made (the file ledger writes and syncs it with that call's own record, see
+ * {@link durabilityOf}).
  */
 import { sameJson } from '../plan/approval';
 import { Emitter, type Disposable, type Event } from '../base/lifecycle';
@@ -34,17 +35,42 @@ export interface LedgerEntry {
 }
 
 /**
- * Where accepted events go. `append` must be durable when it returns (or throw: then the event is not applied), with
- * one latitude: an entry that announces another — a step's start (its call record follows), a call's end (the step's
- * outcome follows) — may be held until that next append and stored with it, and no longer than the current turn of the
- * event loop. A step's start is then durable at the latest when its call record is appended, before the call is sent.
+ * How soon an accepted entry must be durable (stored so that it survives the process and the machine failing):
+ * - `now`: before `append` returns. A call's record (`callSent`: the call leaves right after it), and an event that
+ *   settles a plan (it was executing and no longer is: its follow-up, its end, a block, a wait for a new approval;
+ *   `restored`, which settles every plan that was running).
+ * - `turn`: with the next `now` entry, and at the latest by the end of the current turn of the event loop. A step's
+ *   start rides on its call's record; a call's end and a step's outcome ride on the next step's call record (one sync
+ *   per call: group commit); whatever has no such partner is stored by the end of the turn.
+ * - `lossy`: stored with the next entry or by the end of the turn, never synced for its own sake: a step's progress
+ *   (losing one costs nothing).
+ * So a step's start is on disk before its call leaves, and a settled plan is on disk whole; a crash mid-plan may lose
+ * the outcome of the step before the last call sent, which then reads as interrupted (never run again unasked).
+ */
+export type Durability = 'now' | 'turn' | 'lossy';
+
+/** How soon `event`, taking the workflow from `before` to `after`, must be durable (see {@link Durability}). Pure. */
+export function durabilityOf(before: WorkflowState, event: WorkflowEvent, after: WorkflowState): Durability {
+  // `restored` settles every plan that was running when Plangate stopped (they wait for the user now).
+  if (event.type === 'callSent' || event.type === 'restored') return 'now';
+  if (event.type === 'stepProgress') return 'lossy';
+  const planId = (event as { planId?: unknown }).planId;
+  if (typeof planId !== 'string') return 'turn';
+  const was = getPlan(before, planId)?.phase;
+  return was === 'executing' && getPlan(after, planId)?.phase !== 'executing' ? 'now' : 'turn';
+}
+
+/**
+ * Where accepted events go. `append` must make the entry durable as `durability` says (see {@link Durability}), or
+ * throw: then the event is not applied.
  */
 export interface LedgerSink {
   /**
    * Stores `entry`. `json`, when given, is the entry as JSON text (what `JSON.stringify(entry)` gives, up to key
-   * order): the workflow serialises every event anyway, so a sink that stores text need not do it again.
+   * order): the workflow serialises every event anyway, so a sink that stores text need not do it again. Without
+   * `durability` the entry is stored as `now`.
    */
-  append(entry: LedgerEntry, json?: string): void;
+  append(entry: LedgerEntry, json?: string, durability?: Durability): void;
   /**
    * Called by the workflow after an accepted event was applied and every listener heard of it. A sink that has just
    * rewritten its store without some settled history (see {@link compactEntries}) returns the state of what it kept,
@@ -184,7 +210,7 @@ export class Workflow implements Disposable {
     event = stored.event;
     const next = reduceAccepted(this.current, event);
     const entry: LedgerEntry = { seq: this.seq + 1, event };
-    this.sink.append(entry, `{"seq":${entry.seq},"event":${stored.json}}`);
+    this.sink.append(entry, `{"seq":${entry.seq},"event":${stored.json}}`, durabilityOf(this.current, event, next));
     this.seq = entry.seq;
     this.current = next;
     if (isCallRecord(event)) {
