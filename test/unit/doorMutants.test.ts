@@ -828,6 +828,7 @@ describe('door: resolving a plan', () => {
             { tool: 'write', args: { k: 1 } },
             { tool: 'remote', args: {} },
             { tool: 'ask_user', args: { question: 'q' } },
+            { tool: 'nowhere', args: {} },
           ],
         },
       }),
@@ -837,6 +838,8 @@ describe('door: resolving a plan', () => {
     assert.deepEqual(steps[0]?.policy, policyRecord(verdict('allow')));
     assert.deepEqual(steps[1]?.policy, policyRecord(verdict('deny')));
     assert.equal(steps[2]?.policy, undefined);
+    assert.equal(steps[3]?.policy, undefined);
+    assert.ok(steps[3]?.unresolved);
     assert.equal(s.policyCalls.length, 2);
     assert.deepEqual(
       s.policyCalls.map((c) => [c.server, c.tool, c.args, c.entrance]),
@@ -872,6 +875,30 @@ describe('door: resolving a plan', () => {
     const resolved = s.sink.entries.map((e) => e.event).find((e) => e.type === 'resolved') as Extract<WorkflowEvent, { type: 'resolved' }>;
     assert.ok('missing' in resolved.steps[0]!);
     assert.equal(resolved.at, 1010);
+  });
+
+  test('a step policy with no verdict leaves the step unmarked', async () => {
+    const s = setup();
+    assert.ok(
+      s.workflow.dispatch({
+        type: 'planReceived',
+        at: 1,
+        planId: 'p1',
+        origin: { server: 'a', tool: 'plan_it', args: {}, entrance: 'manual' },
+        plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'i', next_actions: [{ tool: 'read', args: {} }] },
+      }),
+    );
+    let asked = 0;
+    await resolvePlan(s.workflow, s.fake.invoker, 'p1', {
+      allowCrossServer: true,
+      stepPolicy: () => {
+        asked++;
+        return undefined;
+      },
+    });
+    assert.equal(asked, 1);
+    const resolved = s.sink.entries.map((e) => e.event).find((e) => e.type === 'resolved') as Extract<WorkflowEvent, { type: 'resolved' }>;
+    assert.deepEqual(resolved.steps, [{ server: 'a', crossServer: false, toolHash: 'hr1' }]);
   });
 
   test('resolvePlan without a clock uses the time of day', async () => {
