@@ -4,13 +4,10 @@
 export const MODULES = {
   door: {
     mutate: ['src/core/engine/door.ts'],
-    tests: [
-      'test/unit/doorMutants.test.ts',
-      'test/unit/door.test.ts',
-      'test/unit/doorPreview.test.ts',
-      'test/unit/doorReplan.test.ts',
-      'test/unit/policyDoor.test.ts',
-    ],
+    // door.test.ts, doorPreview.test.ts and policyDoor.test.ts reach the door too, through the gate and real servers in
+    // memory, at seconds a test: with them a run took most of an hour on a shared machine. Left out, so this score is
+    // what the door's own tests catch — a floor.
+    tests: ['test/unit/doorMutants.test.ts', 'test/unit/doorReplan.test.ts'],
   },
   policy: {
     mutate: [
@@ -20,23 +17,22 @@ export const MODULES = {
       'src/core/policy/workspacePath.ts',
       'src/core/policy/parse.ts',
     ],
-    tests: [
-      'test/unit/policyMutants.test.ts',
-      'test/unit/policy.test.ts',
-      'test/unit/policyGuards.test.ts',
-      'test/unit/policySandboxed.test.ts',
-    ],
+    // policyGuards.test.ts and policySandboxed.test.ts (property tests over thousands of names and paths, sandboxed
+    // servers) left out for time, as for the door: a floor.
+    tests: ['test/unit/policyMutants.test.ts', 'test/unit/policy.test.ts'],
   },
   approval: {
     mutate: ['src/core/plan/approval.ts', 'src/core/base/json.ts', 'src/core/engine/resolve.ts'],
-    tests: ['test/unit/approvalMutants.test.ts', 'test/unit/resolve.test.ts', 'test/unit/gateDrift.test.ts'],
+    tests: ['test/unit/approvalMutants.test.ts', 'test/unit/resolve.test.ts'],
   },
   envelope: {
     mutate: ['src/core/plan/envelope.ts'],
-    tests: ['test/unit/envelopeMutants.test.ts', 'test/unit/envelope.test.ts', 'test/unit/envelopeFuzz.test.ts'],
+    // envelopeFuzz.test.ts (fast-check over thousands of envelopes) left out for time: a floor.
+    tests: ['test/unit/envelopeMutants.test.ts', 'test/unit/envelope.test.ts'],
   },
   ledger: {
     mutate: ['src/core/workflow/ledger.ts'],
-    tests: ['test/unit/ledgerMutants.test.ts', 'test/unit/ledger.test.ts', 'test/unit/ledgerBound.test.ts'],
+    // ledgerBound.test.ts (compaction of large ledgers, seconds a test) left out for time: a floor.
+    tests: ['test/unit/ledgerMutants.test.ts', 'test/unit/ledger.test.ts'],
   },
 };

@@ -95,6 +95,7 @@ describe('the approval hash', () => {
     server: 'a',
     crossServer: false,
     toolHash: `h${index}`,
+    attempts: 0,
     ...over,
   });
   const plan = (over: Partial<PlanRecord> = {}) =>

@@ -348,6 +348,20 @@ describe('door: a plan step', () => {
     assert.ok(s.workflow.dispatch({ type: 'stepSucceeded', at: 4, planId: 'p1', step: 0, summary: 'ok' }));
     const r = await s.door.check(step('p1', 0, hash, { path: 'x.txt', n: 1 }));
     assert.equal(r?.message, 'Step 1 is ok; only a step about to run may be sent.');
+    assert.equal(r?.kind, 'not_covered');
+  });
+
+  test('a plan that finished is not running: its steps are refused as such, though its approval hash stays', async () => {
+    const s = setup();
+    await s.plan('p1', 'manual', [{ tool: 'write', args: {} }]);
+    const hash = s.approve();
+    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    assert.ok(s.workflow.dispatch({ type: 'stepSucceeded', at: 4, planId: 'p1', step: 0, summary: 'ok' }));
+    const plan = getPlan(s.workflow.state, 'p1')!;
+    assert.notEqual(plan.phase, 'executing');
+    assert.equal(plan.approvalHash, hash);
+    const r = await s.door.check(step('p1', 0, hash, {}));
+    assert.equal(r?.message, "Plan 'p1' is not approved and running, so its step 1 may not be sent.");
   });
 
   test("a step whose tool's definition changed since approval is drift, with where it resolves now", async () => {
@@ -482,6 +496,7 @@ describe('door: a step preview', () => {
     s.approve();
     const r = await s.door.check(preview('p1', 0, { path: 'x.txt', n: 1, dryRun: true }));
     assert.equal(r?.message, 'A preview is only for a plan awaiting approval.');
+    assert.equal(r?.kind, 'not_covered');
   });
 
   test('a cross-server step is not previewed by itself, and not at all when cross-server steps are off', async () => {
@@ -502,6 +517,7 @@ describe('door: a step preview', () => {
     s.setCross(false);
     const off = await s.door.check(preview('p1', 1, { q: 'y', dryRun: true }, 'remote', 'b', true));
     assert.equal(off?.message, 'Step 2 would run on another server, and cross-server steps are off.');
+    assert.equal(off?.kind, 'not_covered');
   });
 
   test("an ask waits for Preview, naming a user's or workspace rule but not Plangate's own; pressed, it asks on the card", async () => {
@@ -568,6 +584,7 @@ describe('door: a step preview', () => {
       { kind: 'auto' },
       'no such step: the door refuses it at the call',
     );
+    assert.deepEqual(none.door.previewClearance('nope', 0, 'a', 'write', {}), { kind: 'auto' }, 'no such plan: the same');
   });
 
   test("the preview's policy sees the plan entrance (recovery for a recovery plan)", async () => {
@@ -673,6 +690,21 @@ describe('door: an ask outside a plan', () => {
     assert.equal(aborted.asked.length, 0, 'an aborted caller never opens the card');
   });
 
+  test('a tool its server no longer lists reaches the card without hints', async () => {
+    const asked: CallAsk[] = [];
+    const s = setup({
+      policy: () => verdict('ask'),
+      toolInfo: () => undefined,
+      ask: async (a) => {
+        asked.push(a);
+        return { answer: 'once' };
+      },
+    });
+    await s.door.call(userCall());
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]?.annotations, undefined);
+  });
+
   test('a card set later with askWith is the one asked', async () => {
     const s = setup({ policy: () => verdict('ask') });
     let asked = 0;
@@ -752,6 +784,8 @@ describe("door: a call's record and outcome", () => {
     assert.equal(s.told[0]?.outcome, undefined);
     assert.equal(s.told[0]?.call.callId, 'c1');
     assert.deepEqual(s.told[1]?.outcome, { kind: 'ok', detail: undefined, durationMs: 20 });
+    assert.deepEqual(s.told[1]?.call, { ...userCall('read', 'call', { b: 2, a: 1 }), callId: 'c1' });
+    assert.deepEqual(s.told[0]?.call, s.told[1]?.call);
   });
 
   test('an in-band error result is tool_error; only isError === true counts', async () => {
@@ -848,6 +882,20 @@ describe('door: resolving a plan', () => {
         ['b', 'remote', {}, 'recovery'],
       ],
     );
+  });
+
+  test('a plan not awaiting approval is not resolved again, and the policy is not asked; a plain plan comes by the plan entrance', async () => {
+    const s = setup({ policy: () => verdict('allow') });
+    await s.plan();
+    assert.equal(s.policyCalls.length, 0, "the setup's resolvePlan has no policy");
+    assert.equal(await s.door.resolve('p1'), true);
+    assert.deepEqual(
+      s.policyCalls.map((c) => c.entrance),
+      ['plan', 'plan'],
+    );
+    s.approve();
+    assert.equal(await s.door.resolve('p1'), false);
+    assert.equal(s.policyCalls.length, 2);
   });
 
   test('a plan not awaiting approval, or unknown, is not resolved; without a policy no step is marked', async () => {
