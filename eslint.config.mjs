@@ -69,7 +69,19 @@ export const CORE_LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'e2e/node_modules/**', '.e2e/**', '.demo/**', '.bench/**', '**/*.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'e2e/node_modules/**',
+      '.e2e/**',
+      '.demo/**',
+      '.bench/**',
+      '.stryker-tmp/**',
+      'reports/**',
+      '**/*.js',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

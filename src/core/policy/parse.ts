@@ -114,7 +114,7 @@ export function locate(problem: PolicyProblem, tree: Node | undefined, lines: nu
   while (!(node = findNodeAtLocation(tree, path)) && path.length > 0) path = path.slice(0, -1);
   node ??= tree;
   // A property's name is where the eye looks for "this key is wrong": use the key for unknown keys.
-  const target = node.parent?.type === 'property' && /Unknown key/.test(problem.message) ? (node.parent.children?.[0] ?? node) : node;
+  const target = node.parent?.type === 'property' && /unknown key/i.test(problem.message) ? (node.parent.children?.[0] ?? node) : node;
   return { ...problem, range: rangeOf(lines, target.offset, target.length) };
 }
 

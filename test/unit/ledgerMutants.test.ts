@@ -1,0 +1,249 @@
+// The ledger's replay and its reading of stored entries, edge by edge (fast enough for `npm run mutate`, which runs this
+// file once per mutant of src/core/workflow/ledger.ts): replay must give exactly the plain fold of the reducer over the
+// same entries — plans set aside only once their whole family is finished, put back in received order — and every
+// malformed stored entry is refused with words that name its field.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow, type LedgerEntry } from '../../src/core/workflow/ledger';
+import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import type { ActionCall } from '../../src/core/plan/plan';
+
+const fold = (entries: readonly LedgerEntry[]): WorkflowState => entries.reduce((s, e) => reduce(s, e.event), EMPTY_WORKFLOW);
+
+function history() {
+  const sink = new MemoryLedgerSink();
+  const wf = new Workflow(sink);
+  let at = 0;
+  const ok = (event: Record<string, unknown>) =>
+    assert.ok(wf.dispatch({ at: ++at, ...event } as unknown as WorkflowEvent), JSON.stringify(event));
+  const receive = (planId: string, steps: ActionCall[] = [{ tool: 't', args: {} }], extra: Record<string, unknown> = {}) =>
+    ok({
+      type: 'planReceived',
+      planId,
+      origin: { server: 'a', tool: 'plan', args: {}, entrance: 'manual' },
+      plan: { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: planId, next_actions: steps },
+      ...extra,
+    });
+  const resolve = (planId: string) =>
+    ok({ type: 'resolved', planId, steps: getPlan(wf.state, planId)!.steps.map(() => ({ server: 'a', crossServer: false })) });
+  const approve = (planId: string) => ok({ type: 'approved', planId, approvalHash: approvalHash(getPlan(wf.state, planId)!) });
+  const run = (planId: string, step: number, childPlanId?: string) => {
+    ok({ type: 'stepStarted', planId, step, server: 'a', crossServer: false });
+    ok({ type: 'stepSucceeded', planId, step, summary: 'done', ...(childPlanId ? { childPlanId } : {}) });
+  };
+  /** An event stored as is, whether the reducer takes it or not (as a ledger written by another version may hold). */
+  const raw = (event: Record<string, unknown>) =>
+    sink.entries.push({ seq: sink.entries.length + 1000, event: { at: ++at, ...event } as unknown as WorkflowEvent });
+  return { sink, wf, ok, raw, receive, resolve, approve, run };
+}
+
+function sameAsFold(entries: readonly LedgerEntry[]) {
+  const replayed = replay(entries);
+  const folded = fold(entries);
+  assert.deepStrictEqual(replayed, folded);
+  assert.deepEqual(Object.keys(replayed.plans), Object.keys(folded.plans), 'plans in received order');
+  return replayed;
+}
+
+describe('replay is the plain fold', () => {
+  test('finished plans set aside and put back; awaiting and running ones kept live', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1', reason: 'no' });
+    h.receive('p2');
+    h.resolve('p2');
+    h.approve('p2');
+    h.run('p2', 0);
+    h.receive('p3');
+    h.receive('p4', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('p4');
+    h.approve('p4');
+    h.run('p4', 0);
+    const s = sameAsFold(h.sink.entries);
+    assert.deepEqual(s.order, ['p1', 'p2', 'p3', 'p4']);
+    assert.equal(getPlan(s, 'p1')?.phase, 'finished');
+    assert.equal(getPlan(s, 'p4')?.phase, 'executing');
+    for (const k of Object.keys(s.plans)) assert.ok(Object.getOwnPropertyDescriptor(s.plans, k)?.writable);
+  });
+
+  test('a later event naming a finished plan still applies (revert), and a restore after it', () => {
+    const h = history();
+    h.receive('p1');
+    h.resolve('p1');
+    h.approve('p1');
+    h.run('p1', 0);
+    h.receive('p2');
+    h.ok({ type: 'reverted', planId: 'p1', files: ['a.txt'] });
+    h.raw({ type: 'restored' });
+    h.receive('p3');
+    h.raw({ type: 'cancelled', planId: 'p3', reason: 'gone' });
+    const s = sameAsFold(h.sink.entries);
+    assert.ok(getPlan(s, 'p1'));
+  });
+
+  test('a child plan keeps its finished parent live until the family is finished, and replacements join the family', () => {
+    const h = history();
+    h.receive('p1', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('p1');
+    h.approve('p1');
+    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
+    h.receive('c1', [{ tool: 't', args: {} }], { parentId: 'p1', parentStep: 0 });
+    h.raw({ type: 'stepSucceeded', planId: 'p1', step: 0, summary: 'x', childPlanId: 'c1' });
+    h.ok({ type: 'rejected', planId: 'c1' });
+    sameAsFold(h.sink.entries);
+    h.raw({ type: 'stopped', planId: 'p1' });
+    h.receive('r1', [{ tool: 't', args: {} }], { replacesId: 'p1' });
+    sameAsFold(h.sink.entries);
+    h.ok({ type: 'rejected', planId: 'r1' });
+    h.receive('z');
+    sameAsFold(h.sink.entries);
+  });
+
+  test('call records beside plans, a call naming its plan, and a refused event change nothing', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'callSent', callId: 'c1', server: 'a', tool: 't', entrance: 'call', decision: { by: 'user', what: 'x' }, args: {} });
+    h.ok({ type: 'callEnded', callId: 'c1', outcome: 'ok', durationMs: 1 });
+    h.ok({ type: 'rejected', planId: 'p1' });
+    const entries: LedgerEntry[] = [
+      ...h.sink.entries,
+      { seq: 99, event: { type: 'approved', at: 99, planId: 'p1', approvalHash: 'x' } },
+      { seq: 100, event: { type: 'stepFailed', at: 100, planId: 'nope', step: 0, error: 'e' } },
+    ];
+    sameAsFold(entries);
+  });
+
+  test('an event type this version does not list gets the plain fold', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1' });
+    const entries: LedgerEntry[] = [...h.sink.entries, { seq: 50, event: { type: 'fromTheFuture', at: 50 } as unknown as WorkflowEvent }];
+    sameAsFold(entries);
+    assert.deepStrictEqual(replay([]), EMPTY_WORKFLOW);
+  });
+
+  test('many finished plans in a row: all put back, in order', () => {
+    const h = history();
+    for (let i = 0; i < 30; i++) {
+      h.receive(`p${i}`);
+      if (i % 3 !== 2) h.ok({ type: 'rejected', planId: `p${i}` });
+    }
+    const s = sameAsFold(h.sink.entries);
+    assert.equal(s.order.length, 30);
+  });
+});
+
+describe('reading a stored entry', () => {
+  const entry = (event: Record<string, unknown>, seq: unknown = 1) => parseLedgerEntry({ seq, event: { at: 1, ...event } });
+  const plan = { status: 'ok', next_actions: [{ tool: 't', args: {} }] };
+  const origin = { server: 'a', tool: 'p', args: {} };
+
+  test('the envelope: an object, a positive integer seq, an event object', () => {
+    assert.equal(parseLedgerEntry(null), 'not a JSON object');
+    assert.equal(parseLedgerEntry([]), 'not a JSON object');
+    for (const seq of [0, -1, 1.5, '1', null]) assert.equal(entry({ type: 'restored' }, seq), 'seq is not a positive integer', String(seq));
+    assert.equal(parseLedgerEntry({ seq: 1, event: [] }), 'event is not an object');
+    assert.deepEqual(parseLedgerEntry({ seq: 3, event: { type: 'restored', at: 1 }, extra: 1 }), {
+      seq: 3,
+      event: { type: 'restored', at: 1 },
+    });
+  });
+
+  test('type and time', () => {
+    assert.equal(entry({ type: 'nope' }), 'event: unknown type "nope"');
+    assert.equal(entry({ type: 5 }), 'event: unknown type 5');
+    assert.equal(parseLedgerEntry({ seq: 1, event: { type: 'restored', at: Infinity } }), 'event: restored.at is not a number');
+    assert.equal(parseLedgerEntry({ seq: 1, event: { type: 'restored', at: '1' } }), 'event: restored.at is not a number');
+    assert.equal(entry({ type: 'rejected' }), 'event: rejected.planId is not a string');
+  });
+
+  test('call records', () => {
+    assert.equal(entry({ type: 'callEnded' }), 'event: callEnded.callId is not a string');
+    assert.equal(entry({ type: 'callEnded', callId: 'c' }), 'event: callEnded.outcome is not a string');
+    assert.equal(typeof entry({ type: 'callEnded', callId: 'c', outcome: 'ok' }), 'object');
+    assert.equal(entry({ type: 'callSent', callId: 5 }), 'event: callSent.callId is not a string');
+    assert.equal(entry({ type: 'callSent', callId: 'c', server: 'a' }), 'event: callSent needs a server and a tool');
+    assert.equal(entry({ type: 'callSent', callId: 'c', tool: 't' }), 'event: callSent needs a server and a tool');
+    assert.equal(entry({ type: 'callSent', callId: 'c', server: 'a', tool: 't' }), 'event: callSent.decision is not a decision');
+    assert.equal(
+      entry({ type: 'callSent', callId: 'c', server: 'a', tool: 't', decision: { by: 1 } }),
+      'event: callSent.decision is not a decision',
+    );
+    assert.equal(typeof entry({ type: 'callSent', callId: 'c', server: 'a', tool: 't', decision: { by: 'user' } }), 'object');
+  });
+
+  test('a received plan', () => {
+    const bad = (e: Record<string, unknown>) => entry({ type: 'planReceived', planId: 'p', origin, plan, ...e });
+    assert.equal(typeof bad({}), 'object');
+    for (const o of [null, { ...origin, server: 1 }, { ...origin, tool: 1 }, { ...origin, args: [] }])
+      assert.equal(bad({ origin: o }), 'event: planReceived.origin is not {server, tool, args}');
+    for (const p of [null, { ...plan, status: 1 }, { ...plan, next_actions: {} }])
+      assert.equal(bad({ plan: p }), 'event: planReceived.plan is not a parsed plan');
+    for (const a of [[5], [{ tool: 1, args: {} }], [{ tool: 't', args: [] }]])
+      assert.equal(bad({ plan: { ...plan, next_actions: a } }), 'event: planReceived.plan.next_actions holds a step without tool and args');
+    assert.equal(bad({ parentId: 1 }), 'event: planReceived.parentId is not a string');
+    assert.equal(bad({ parentStep: 1.5 }), 'event: planReceived.parentStep is not an integer');
+    assert.equal(bad({ replacesId: 1 }), 'event: planReceived.replacesId is not a string');
+    assert.equal(typeof bad({ parentId: 'x', parentStep: 0, replacesId: 'y' }), 'object');
+  });
+
+  test('each event type with its fields', () => {
+    const p = { planId: 'p' };
+    const cases: [Record<string, unknown>, string | undefined][] = [
+      [{ type: 'argsEdited', ...p, step: 0, args: {} }, undefined],
+      [{ type: 'argsEdited', ...p, step: -1, args: {} }, 'argsEdited.step is not a step index'],
+      [{ type: 'argsEdited', ...p, step: 0.5, args: {} }, 'argsEdited.step is not a step index'],
+      [{ type: 'argsEdited', ...p, step: 0, args: [] }, 'argsEdited.args is not an object'],
+      [{ type: 'skipMarked', ...p, step: 0, skip: true }, undefined],
+      [{ type: 'skipMarked', ...p, step: 0, skip: 'y' }, 'skipMarked.skip is not true or false'],
+      [{ type: 'approved', ...p, approvalHash: 'h' }, undefined],
+      [{ type: 'approved', ...p }, 'approved.approvalHash is not a string'],
+      [{ type: 'approved', ...p, approvalHash: 'h', note: 1 }, 'approved.note is not a string'],
+      [{ type: 'rejected', ...p, reason: 1 }, 'rejected.reason is not a string'],
+      [{ type: 'rejected', ...p }, undefined],
+      [{ type: 'confirmAnswered', ...p, step: 0, granted: 1 }, 'confirmAnswered.granted is not true or false'],
+      [{ type: 'confirmAnswered', ...p, granted: true }, 'confirmAnswered.step is not a step index'],
+      [{ type: 'stepStarted', ...p, step: 0, server: 'a', crossServer: false }, undefined],
+      [{ type: 'stepStarted', ...p, step: 0, crossServer: false }, 'stepStarted.server is not a string'],
+      [{ type: 'stepStarted', ...p, step: 0, server: 'a' }, 'stepStarted.crossServer is not true or false'],
+      [{ type: 'stepProgress', ...p, step: 0, progress: { progress: 1, total: 2, message: 'm' } }, undefined],
+      [{ type: 'stepProgress', ...p, step: 0, progress: { progress: '1' } }, 'stepProgress.progress is not {progress, total?, message?}'],
+      [
+        { type: 'stepProgress', ...p, step: 0, progress: { progress: 1, total: '2' } },
+        'stepProgress.progress is not {progress, total?, message?}',
+      ],
+      [
+        { type: 'stepProgress', ...p, step: 0, progress: { progress: 1, message: 2 } },
+        'stepProgress.progress is not {progress, total?, message?}',
+      ],
+      [{ type: 'stepProgress', ...p, step: 0, progress: [] }, 'stepProgress.progress is not {progress, total?, message?}'],
+      [{ type: 'stepProgress', ...p, progress: { progress: 1 } }, 'stepProgress.step is not a step index'],
+      [{ type: 'stepSucceeded', ...p, step: 0, summary: 's' }, undefined],
+      [{ type: 'stepSucceeded', ...p, step: 0 }, 'stepSucceeded.summary is not a string'],
+      [{ type: 'stepSucceeded', ...p, step: 0, summary: 's', childPlanId: 1 }, 'stepSucceeded.childPlanId is not a string'],
+      [{ type: 'stepFailed', ...p, step: 0, error: 'e' }, undefined],
+      [{ type: 'stepFailed', ...p, step: 0 }, 'stepFailed.error is not a string'],
+      [{ type: 'confirmRequested', ...p }, 'confirmRequested.step is not a step index'],
+      [{ type: 'stepSkipped', ...p }, 'stepSkipped.step is not a step index'],
+      [{ type: 'retryRequested', ...p }, 'retryRequested.step is not a step index'],
+      [{ type: 'retryRequested', ...p, step: 0 }, undefined],
+      [{ type: 'cancelled', ...p, reason: 1 }, 'cancelled.reason is not a string'],
+      [{ type: 'followUpAnswered', ...p, answer: 'yes' }, undefined],
+      [{ type: 'followUpAnswered', ...p, answer: 'no' }, undefined],
+      [{ type: 'followUpAnswered', ...p, answer: 'maybe' }, 'followUpAnswered.answer is not yes or no'],
+      [{ type: 'stopped', ...p }, undefined],
+    ];
+    for (const [event, problem] of cases) {
+      const r = entry(event);
+      if (problem === undefined) assert.equal(typeof r, 'object', `${JSON.stringify(event)}: ${String(r)}`);
+      else assert.equal(r, `event: ${problem}`, JSON.stringify(event));
+    }
+  });
+});
