@@ -2,7 +2,7 @@
 // what Plangate shows: each is read from the user's settings only, whatever the workspace file says.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appSettings, autoApprovePlans, gateSettings, previewSettings, userFlag } from '../../src/ui/settings';
+import { appSettings, autoApprovePlans, gateSettings, ledgerRetention, previewSettings, userFlag } from '../../src/ui/settings';
 import { assert, skip, suite, test } from './suite';
 
 suite('user-only settings', () => {
@@ -26,6 +26,8 @@ suite('user-only settings', () => {
       'plangate.gatedServers.enabled': false,
       'plangate.autoApprovePlans': true,
       'plangate.stepTimeoutSeconds': 7,
+      'plangate.ledger.maxSizeMB': 1,
+      'plangate.ledger.maxAgeDays': 1,
     };
     const changed = new Promise<void>((resolve) => {
       const sub = vscode.workspace.onDidChangeConfiguration((e) => {
@@ -46,6 +48,7 @@ suite('user-only settings', () => {
       assert.deepEqual(appSettings(), { enabled: true, preferForForms: false }, 'an app setting came from the workspace');
       assert.equal(userFlag('gatedServers.enabled', true), true, 'gatedServers.enabled came from the workspace');
       assert.equal(autoApprovePlans(), false, 'autoApprovePlans came from the workspace');
+      assert.deepEqual(ledgerRetention(), { maxSizeMB: 50, maxAgeDays: 90 }, 'a ledger limit came from the workspace');
     } finally {
       if (before === undefined) rmSync(file, { force: true });
       else writeFileSync(file, before);
