@@ -157,8 +157,17 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   await vs.waitForStatus('Plangate: running 2/3', 10_000);
   await plan.locator('.actions', { hasText: 'Running step 2 of 3' }).waitFor();
   await plan.getByRole('button', { name: 'Cancel' }).waitFor();
-  await plan.getByRole('progressbar', { name: 'Step 2 progress' }).waitFor();
+  const bar = plan.getByRole('progressbar', { name: 'Step 2 progress' });
+  await bar.waitFor();
   await vs.screenshot('dark-running');
+  // The bar moves with the server's notifications/progress (slow sends 5 over the 2.5 s), not just stands there.
+  const values = [];
+  for (let i = 0; i < 40 && new Set(values).size < 2; i++) {
+    const v = await bar.getAttribute('value', { timeout: 500 }).catch(() => null);
+    if (v !== null) values.push(Number(v));
+    await sleep(100);
+  }
+  assert.ok(new Set(values).size >= 2 && values.at(-1) > values[0], `the progress bar's value moves: ${JSON.stringify(values)}`);
 
   await vs.waitForStatus('Plangate: idle', 15_000); // plan_slow has no follow-up: it finishes
   await plan.locator('p.outcome', { hasText: 'Completed: 3 of 3 steps ran.' }).waitFor();

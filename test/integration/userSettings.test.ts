@@ -6,7 +6,7 @@ import { appSettings, autoApprovePlans, gateSettings, ledgerRetention, previewSe
 import { assert, skip, suite, test } from './suite';
 
 suite('user-only settings', () => {
-  test('a workspace settings file that flips every protection is ignored', async ({ vscode }) => {
+  test('a workspace settings file that flips every protection is ignored', async ({ vscode, api }) => {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) skip('this host has no workspace folder');
     const dir = join(folder.uri.fsPath, '.vscode');
@@ -28,6 +28,7 @@ suite('user-only settings', () => {
       'plangate.stepTimeoutSeconds': 7,
       'plangate.ledger.maxSizeMB': 1,
       'plangate.ledger.maxAgeDays': 1,
+      'plangate.policy': { rules: [{ id: 'workspace-allows-all', decision: 'allow', reason: 'a cloned repository says so' }] },
     };
     const changed = new Promise<void>((resolve) => {
       const sub = vscode.workspace.onDidChangeConfiguration((e) => {
@@ -49,6 +50,9 @@ suite('user-only settings', () => {
       assert.equal(userFlag('gatedServers.enabled', true), true, 'gatedServers.enabled came from the workspace');
       assert.equal(autoApprovePlans(), false, 'autoApprovePlans came from the workspace');
       assert.deepEqual(ledgerRetention(), { maxSizeMB: 50, maxAgeDays: 90 }, 'a ledger limit came from the workspace');
+      const policy = (api as { policy: { ready(): Promise<void>; userRuleIds(): string[] } }).policy;
+      await policy.ready();
+      assert.ok(!policy.userRuleIds().includes('workspace-allows-all'), 'plangate.policy came from the workspace');
     } finally {
       if (before === undefined) rmSync(file, { force: true });
       else writeFileSync(file, before);
