@@ -12,7 +12,7 @@ import { ROOT, runDir } from '../lib/env.mjs';
 
 test(
   'npm run demo -- --smoke: the demo starts, Plangate activates, the demo server runs, and its plan is called, approved and run',
-  { timeout: 300_000 },
+  { timeout: 420_000 }, // the walk-through's plan adds a minute on a loaded machine
   async () => {
     const home = path.join(runDir(), 'demo');
     fs.rmSync(home, { recursive: true, force: true });
