@@ -147,7 +147,7 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   const status = await recordStatus(vs);
   const since = lastSeq();
   const web = await callTool(vs, 'plan_slow', {
-    fill: async (form) => form.getByLabel('ms', { exact: true }).fill('2500'),
+    fill: async (form) => form.getByLabel('ms', { exact: true }).fill('6000'),
   });
   const plan = planOf(web);
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
@@ -159,7 +159,7 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   await plan.getByRole('button', { name: 'Cancel' }).waitFor();
   const bar = plan.getByRole('progressbar', { name: 'Step 2 progress' });
   await bar.waitFor();
-  // The bar moves with the server's notifications/progress (slow sends 5 over the 2.5 s), not just stands there:
+  // The bar moves with the server's notifications/progress (slow sends 5 over the 6 s), not just stands there:
   // watched in the panel's own page (a poll from here would be slower than the step on a loaded machine).
   const values = /** @type {number[]} */ (
     await bar.evaluate(
