@@ -2,6 +2,7 @@
 // Plangate's status bar item (= the extension activated) and for the workspace's "demo" server in the Servers
 // view, and saves screenshots.
 //   node e2e/lib/demoSmoke.mjs URL DIR
+import { callTool } from './panel.mjs';
 import { attachVSCode } from './vscode.mjs';
 
 const [url, dir] = process.argv.slice(2);
@@ -26,6 +27,18 @@ try {
   if (!/running/.test(row)) throw new Error(`the demo MCP server did not start: the Servers view shows ${row} (see Plangate: Show Log)`);
   const shot = await vs.screenshot('demo-servers');
   console.log(`[demo] status bar "${text}"; Servers view: "${row}"; screenshot ${shot}`);
+  // The README's walk-through itself, when the end-to-end suite asks for it (it writes the plan's files into the demo
+  // workspace, so a user's own `--smoke` leaves it out): Call Tool… → demo → plan_scaffold → Call → Approve and run.
+  if (process.env.PLANGATE_DEMO_SMOKE_WALKTHROUGH === '1') {
+    const web = await callTool(vs, 'plan_scaffold');
+    const plan = web.locator('main article.top-plan');
+    await plan.getByRole('button', { name: 'Approve and run' }).click({ timeout: 30_000 });
+    await plan.locator('p.follow-up').waitFor({ timeout: 60_000 });
+    const states = (await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim());
+    if (states.length === 0 || states.some((st) => st !== 'ok')) throw new Error(`the demo plan's steps ended ${JSON.stringify(states)}`);
+    const done = await vs.screenshot('demo-approved');
+    console.log(`[demo] walk-through: plan_scaffold approved and run, ${states.length} steps ok; screenshot ${done}`);
+  }
 } finally {
   await vs.close();
 }

@@ -19,17 +19,18 @@ import { launchVSCode } from './vscode.mjs';
  * - `whilePassing(vs)`: runs in the session before it closes, only when every in-host test passed (e.g. UI checks);
  *   its value is returned.
  * - `failureDetail(vs)`: text appended to each failing test's message (e.g. VS Code's own logs).
+ * - `allowSkips`: an in-host test that skips is reported as skipped and, unless this is true, fails `t`.
  */
 /**
  * @param {import('node:test').TestContext} t
  * @param {{ name: string, grep?: string, settings?: Record<string, unknown>, env?: Record<string, string>, waitMs?: number,
  *   whileRunning?: (vs: import('./vscode.mjs').VSCodeSession) => () => Promise<void>,
  *   whilePassing?: (vs: import('./vscode.mjs').VSCodeSession) => Promise<any>,
- *   failureDetail?: (vs: import('./vscode.mjs').VSCodeSession) => string }} options
+ *   failureDetail?: (vs: import('./vscode.mjs').VSCodeSession) => string, allowSkips?: boolean }} options
  */
 export async function runInHostSuites(
   t,
-  { name, grep, settings, env = {}, waitMs = 120_000, whileRunning, whilePassing, failureDetail = (_vs) => '' },
+  { name, grep, settings, env = {}, waitMs = 120_000, whileRunning, whilePassing, failureDetail = (_vs) => '', allowSkips = false },
 ) {
   const suite = path.join(runDir(), `${name}-suite.js`);
   const { files } = await bundleInHostSuite(suite);
@@ -63,10 +64,20 @@ export async function runInHostSuites(
 
   assert.ok(result.tests.length > 0, 'the in-host suite ran no test');
   for (const r of result.tests) {
-    await t.test(r.name, () => {
+    // A skipped in-host test is a node:test skip (counted and named as one in the report), not a pass.
+    await t.test(r.name, r.skipped === undefined ? {} : { skip: r.skipped }, () => {
       if (!r.ok) assert.fail(`in the extension host (${r.ms} ms):\n${r.error}${failureDetail(vs)}`);
     });
   }
   assert.equal(result.failed, 0, `${result.failed} of ${result.tests.length} in-host tests failed`);
+  // This session gives every in-host test what it needs (Linux's /proc, a workspace folder, someone answering VS Code's
+  // dialogs when the caller does): a skip means a check silently did not happen, so it fails unless the caller allows it.
+  const skipped = result.tests.filter((r) => r.skipped !== undefined);
+  if (!allowSkips)
+    assert.deepEqual(
+      skipped.map((r) => `${r.name}: ${r.skipped}`),
+      [],
+      `${skipped.length} in-host test(s) skipped their checks in a session that should run them all`,
+    );
   return extra;
 }

@@ -354,7 +354,8 @@ test('clicking the status bar item brings the panel back', async () => {
 test('follow-up Yes without a chat model offers to ask the server again; accepting calls the planning tool again with the same arguments', async () => {
   await waitForServerRunning(vs);
   const since = lastSeq();
-  const web = await callTool(vs, 'plan_confirm');
+  // An argument other than the default, so that "the same arguments" is something to check.
+  const web = await callTool(vs, 'plan_confirm', { fill: (form) => form.getByLabel(/^encoding/).selectOption('fenced') });
   const plan = planOf(web);
   await plan.getByRole('button', { name: 'Approve and run' }).click();
   const form = plan.locator('form.ask-form');
@@ -368,9 +369,12 @@ test('follow-up Yes without a chat model offers to ask the server again; accepti
   await toast.waitFor({ timeout: 15_000 });
   await vs.screenshot('follow-up-yes-offer');
   const before = toolsAfter(since).length;
-  await toast.getByRole('button').filter({ hasNotText: /^$/ }).first().click();
+  await toast.getByRole('button', { name: 'Call plan_confirm again', exact: true }).click();
   const tools = await toolsOnceThere(since, before + 1);
   assert.equal(tools[before], 'plan_confirm', `Yes called the planning tool again: ${JSON.stringify(tools)}`);
+  const calls = callsAfter(since);
+  assert.deepEqual(calls[0], ['plan_confirm', { encoding: 'fenced' }], 'the first call, as the form sent it');
+  assert.deepEqual(calls[before], calls[0], 'Yes called the planning tool again with the same arguments');
   const again = planOf(await panel(vs));
   await again.getByRole('button', { name: 'Approve and run' }).waitFor({ timeout: 20_000 });
   await again.getByRole('button', { name: 'Reject' }).click();
@@ -573,6 +577,14 @@ test('a window reload in the middle of a step comes back blocked on that step, i
   await vs.screenshot('reload-mid-step-blocked');
   await sleep(1500);
   assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang'], 'nothing ran again after the reload');
-  await plan.getByRole('button', { name: 'Stop', exact: true }).click();
+  // Retry step on the step whose outcome is unknown: it is sent once more, by your hand, and runs again.
+  await plan.getByRole('button', { name: 'Retry step' }).click();
+  assert.deepEqual(await toolsOnceThere(since, 4), ['plan_hang', 'succeed', 'hang', 'hang'], 'Retry sent the step once more');
+  await plan.locator('li.step[data-step="2"].state-running').waitFor({ timeout: 20_000 });
+  await vs.waitForStatus(/running 2\/3/, 20_000);
+  await vs.screenshot('reload-mid-step-retried');
+  await plan.getByRole('button', { name: 'Cancel' }).click();
   await vs.waitForStatus('Plangate: idle', 20_000);
+  await plan.locator('p.outcome', { hasText: /Cancelled/ }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(toolsAfter(since), ['plan_hang', 'succeed', 'hang', 'hang'], 'the step after it never ran');
 });

@@ -147,7 +147,7 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   const status = await recordStatus(vs);
   const since = lastSeq();
   const web = await callTool(vs, 'plan_slow', {
-    fill: async (form) => form.getByLabel('ms', { exact: true }).fill('2500'),
+    fill: async (form) => form.getByLabel('ms', { exact: true }).fill('6000'),
   });
   const plan = planOf(web);
   await plan.getByRole('button', { name: 'Approve and run' }).waitFor();
@@ -157,8 +157,28 @@ test('while a plan runs the status bar reads "running k/n" and the panel shows t
   await vs.waitForStatus('Plangate: running 2/3', 10_000);
   await plan.locator('.actions', { hasText: 'Running step 2 of 3' }).waitFor();
   await plan.getByRole('button', { name: 'Cancel' }).waitFor();
-  await plan.getByRole('progressbar', { name: 'Step 2 progress' }).waitFor();
+  const bar = plan.getByRole('progressbar', { name: 'Step 2 progress' });
+  await bar.waitFor();
+  // The bar moves with the server's notifications/progress (slow sends 5 over the 6 s), not just stands there:
+  // watched in the panel's own page (a poll from here would be slower than the step on a loaded machine).
+  const values = /** @type {number[]} */ (
+    await bar.evaluate(
+      (el) =>
+        new Promise((resolve) => {
+          const seen = [Number(/** @type {HTMLProgressElement} */ (el).value)];
+          const started = Date.now();
+          const look = () => {
+            const now = /** @type {HTMLProgressElement | null} */ (document.querySelector('progress[aria-label="Step 2 progress"]'));
+            if (now && Number(now.value) !== seen[seen.length - 1]) seen.push(Number(now.value));
+            if (seen.length >= 2 || !now || Date.now() - started > 10_000) resolve(seen);
+            else setTimeout(look, 10);
+          };
+          look();
+        }),
+    )
+  );
   await vs.screenshot('dark-running');
+  assert.ok(values.length >= 2 && values[values.length - 1] > values[0], `the progress bar's value moves: ${JSON.stringify(values)}`);
 
   await vs.waitForStatus('Plangate: idle', 15_000); // plan_slow has no follow-up: it finishes
   await plan.locator('p.outcome', { hasText: 'Completed: 3 of 3 steps ran.' }).waitFor();

@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import { FIXTURE_SERVER, runDir } from '../lib/env.mjs';
 import { fixtureProcesses, hoverText, treeRow, waitForProcesses, waitForRow } from '../lib/servers.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
-import { fixtureServer } from '../lib/workspace.mjs';
+import { callTool } from '../lib/panel.mjs';
+import { fixtureServer, readJsonLines } from '../lib/workspace.mjs';
 
 const WAITS = 'waits for workspace trust';
 const RUNNING = /^running · \d+ tools$/;
@@ -22,7 +23,13 @@ const vs = useVSCode({
   name: 'trust',
   trust: 'untrusted',
   workspace: {
-    files: { 'README.md': '# an untrusted folder\n' },
+    files: {
+      'README.md': '# an untrusted folder\n',
+      // Read only once the folder is trusted: until then a cloned repository's rules decide nothing.
+      '.vscode/plangate-policy.json': JSON.stringify({
+        rules: [{ id: 'repo-no-echo', decision: 'deny', reason: 'the repository forbids echo', tool: 'echo' }],
+      }),
+    },
     servers: (dir) => ({
       fixture: fixtureServer(dir, { callLog: path.join(path.dirname(dir), 'fixture-calls.jsonl'), args: ['--name', 'ws-fixture'] }),
     }),
@@ -30,7 +37,11 @@ const vs = useVSCode({
   settings: {
     'plangate.servers': {
       // needs nothing of the folder: may run, but not in it
-      plain: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', root, '--name', 'plain-fixture'] },
+      plain: {
+        type: 'stdio',
+        command: 'node',
+        args: [FIXTURE_SERVER, '--root', root, '--name', 'plain-fixture', '--call-log', path.join(runDir(), 'trust-plain-calls.jsonl')],
+      },
       // would hand the folder to the server: waits
       folderArg: { type: 'stdio', command: 'node', args: [FIXTURE_SERVER, '--root', '${workspaceFolder}', '--name', 'folder-fixture'] },
     },
@@ -74,6 +85,17 @@ test(
   },
 );
 
+test('untrusted: the workspace policy file is not read, so its deny rule does not stop a call', { timeout: 60_000 }, async () => {
+  const web = await callTool(vs, 'echo', { fill: (form) => form.getByLabel(/^message/).fill('untrusted echo') });
+  await web.locator('main .result', { hasText: 'untrusted echo' }).waitFor({ timeout: 20_000 });
+  assert.doesNotMatch(await web.locator('main .result').first().innerText(), /repo-no-echo/);
+  assert.ok(
+    readJsonLines(path.join(runDir(), 'trust-plain-calls.jsonl')).some((c) => c.tool === 'echo' && c.args?.message === 'untrusted echo'),
+    'echo reached the plain server',
+  );
+  await vs.screenshot('trust-policy-file-unread');
+});
+
 test('trusting the workspace from the waiting row starts the waiting servers', { timeout: 120_000 }, async () => {
   await vs.openView('Servers');
   // the waiting row's command opens VS Code's workspace trust editor
@@ -92,3 +114,19 @@ test('trusting the workspace from the waiting row starts the waiting servers', {
   // the plain server restarts in the folder now that the folder may be its working directory
   assert.equal((await cwdOf('plain-fixture', (p) => p !== plainBefore)).cwd, workspace);
 });
+
+test(
+  "trusted: the workspace policy file is read, and its deny rule refuses the call with the rule's reason",
+  { timeout: 60_000 },
+  async () => {
+    const before = readJsonLines(path.join(runDir(), 'trust-plain-calls.jsonl')).length;
+    const web = await callTool(vs, 'echo', { fill: (form) => form.getByLabel(/^message/).fill('trusted echo') });
+    await web
+      .locator('main .result', {
+        hasText: /the repository forbids echo \(rule 'repo-no-echo'\)|Denied by the workspace's rule 'repo-no-echo'/,
+      })
+      .waitFor({ timeout: 20_000 });
+    await vs.screenshot('trust-policy-file-read');
+    assert.equal(readJsonLines(path.join(runDir(), 'trust-plain-calls.jsonl')).length, before, 'the denied call reached a server');
+  },
+);

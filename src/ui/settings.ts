@@ -27,11 +27,14 @@ export function previewSettings(): { dryRun: boolean; allowCrossServer: boolean 
   };
 }
 
-/** How much settled history the ledger keeps (read when the ledger is opened, at activation). 0: no limit. */
+/**
+ * How much settled history the ledger keeps (read when the ledger is opened, at activation). 0: no limit. User
+ * settings only, as `userFlag`: a workspace value could make the ledger drop the record of what ran.
+ */
 export function ledgerRetention(): { maxSizeMB: number; maxAgeDays: number } {
   const config = vscode.workspace.getConfiguration(Settings.section);
   const limit = (key: string, fallback: number) => {
-    const value = config.get<number>(key, fallback);
+    const value = config.inspect<unknown>(key)?.globalValue ?? fallback;
     return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
   };
   return { maxSizeMB: limit(Settings.ledgerMaxSizeMB, 50), maxAgeDays: limit(Settings.ledgerMaxAgeDays, 90) };

@@ -21,6 +21,8 @@ export interface InHostTestResult {
   ok: boolean;
   /** Message and stack of the failure; absent when `ok`. */
   error?: string;
+  /** Why the test did not run its checks (it called `skip`); it is then `ok` but reported as skipped, never as a pass. */
+  skipped?: string;
   ms: number;
 }
 

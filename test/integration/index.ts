@@ -29,8 +29,12 @@ export async function run(vscode?: typeof vscodeTypes, api?: unknown): Promise<I
   // points at this same bundle (PLANGATE_TEST_SUITE / PLANGATE_TEST_RESULT); here we wait for its result file.
   await extension.activate();
   const result = await hookResult(process.env.PLANGATE_TEST_RESULT);
-  for (const t of result.tests) console.log(`${t.ok ? '✔' : '✖'} ${t.name} (${t.ms} ms)${t.error ? `\n${t.error}` : ''}`);
-  console.log(`${result.passed} passed, ${result.failed} failed`);
+  for (const t of result.tests)
+    console.log(
+      `${t.skipped !== undefined ? '﹣ SKIPPED' : t.ok ? '✔' : '✖'} ${t.name} (${t.ms} ms)${t.skipped ? `: ${t.skipped}` : ''}${t.error ? `\n${t.error}` : ''}`,
+    );
+  const skipped = result.tests.filter((t) => t.skipped !== undefined).length;
+  console.log(`${result.passed} passed, ${skipped} skipped, ${result.failed} failed`);
   if (result.failed > 0) throw new Error(`${result.failed} of ${result.tests.length} in-host tests failed`);
 }
 

@@ -36,6 +36,8 @@ export interface OAuthFixtureOptions {
   open?: string[];
   /** The user refuses at the authorization page: it redirects back with `error=access_denied`. */
   deny?: boolean;
+  /** 2025-11-25: the authorization server publishes OpenID Connect discovery metadata only (`/.well-known/openid-configuration`). */
+  oidcOnly?: boolean;
   /** The `authorization_endpoint` the metadata names, given the origin (a hostile server's choice); default `<origin>/as/authorize`. */
   authorizationEndpoint?: (origin: string) => string;
 }
@@ -145,7 +147,11 @@ export async function startOAuthFixture(options: OAuthFixtureOptions): Promise<O
     if (path === '/.well-known/oauth-protected-resource/mcp' && !legacy) {
       return json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [`${origin}/as`], scopes_supported: ['read', 'write'] });
     }
-    if (path === `/.well-known/oauth-authorization-server${asPath}` && (!legacy || options.legacyMetadata !== false)) {
+    if (path === `/.well-known/openid-configuration${asPath}` && options.oidcOnly && !legacy) {
+      const oidc = { jwks_uri: `${origin}/as/jwks`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] };
+      return json(res, 200, { ...asMetadata(), ...oidc });
+    }
+    if (path === `/.well-known/oauth-authorization-server${asPath}` && !options.oidcOnly && (!legacy || options.legacyMetadata !== false)) {
       if (options.fail === 'metadata') return json(res, 500, { error: 'server_error' });
       return json(res, 200, asMetadata());
     }
