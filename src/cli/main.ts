@@ -1,8 +1,8 @@
 /**
- * The `plangate` command: `validate`, `run`, `servers`, `--help`, `--version`. Exit codes (a contract other tools
- * script against): 0 success, 1 the plan is invalid / did not complete / is not ok / misses a tool, 2 usage, input,
- * connection or server error before any step ran. The exit code is set through process.exitCode after stdout and
- * stderr are flushed, so large `--json` reports are never cut short.
+ * The `plangate` command: `validate`, `run`, `tools`, `servers`, `policy`, `--help`, `--version`. Exit codes (a contract
+ * other tools script against): 0 success, 1 the plan is invalid / did not complete / is not ok / misses a tool, 2
+ * usage, input, connection or server error before any step ran. The process exits with its code once stdout and
+ * stderr are flushed, so large `--json` reports are never cut short, and nothing left open keeps it waiting.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { version as packageVersion } from '../../package.json';
@@ -441,9 +441,9 @@ function start(): void {
     output = o;
   }).then(async (code) => {
     await output?.flush();
-    process.exitCode = code;
-    // Anything still holding the event loop (an idle HTTP keep-alive socket) must not keep the CLI alive.
-    setTimeout(() => process.exit(code), 3000).unref();
+    // Done, and everything written is handed over: exit now. Anything still holding the event loop (an idle HTTP
+    // keep-alive socket, the pipes of a process a server's launcher left behind) must not keep the CLI alive.
+    process.exit(code);
   });
 }
 

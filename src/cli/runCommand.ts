@@ -37,6 +37,7 @@ import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
 import { clip, safeText } from './safeText';
+import { stopServer } from './stopServer';
 
 export interface RunOptions {
   /** `--server`: the command line, already split into words. */
@@ -236,7 +237,8 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   const connection = new ServerConnection(config, {
     clientInfo: { name: 'plangate-cli', version: options.version },
     reconnect: { maxAttempts: 0 },
-    startTimeoutMs: Math.max(60_000, options.timeoutMs),
+    // --timeout covers start-up too: a server that never answers "initialize" fails after it, not after 60 s.
+    startTimeoutMs: options.timeoutMs,
     callTimeoutMs: options.timeoutMs,
     pathProvider: async () => process.env.PATH ?? '',
     oauth: {
@@ -279,7 +281,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   } finally {
     process.off('SIGINT', onSigint);
     prompter?.close();
-    await connection.dispose().catch(() => undefined);
+    await stopServer(connection);
     for (const c of cleanups) {
       try {
         c();
@@ -300,7 +302,8 @@ function inCliWords(message: string): string {
     )
     .replace(/the credentials in its "headers" configuration/g, 'the credentials you pass with --header')
     .replace(/fix "url"/g, 'fix --url')
-    .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server');
+    .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server')
+    .replace(/(did not answer "initialize" within [\d.]+ s\.)/, '$1 If it only starts slowly, give it longer with --timeout SECONDS.');
 }
 
 function printResult(out: Output, result: ToolResult): void {
