@@ -40,6 +40,8 @@ import { clip, safeText } from './safeText';
 import { stopServer } from './stopServer';
 
 export interface RunOptions {
+  /** `--server NAME`: a server of ./.vscode/mcp.json, resolved (src/cli/mcpJsonServer.ts). */
+  server?: ResolvedServer;
   /** `--server`: the command line, already split into words. */
   command?: string[];
   /** `--url`. */
@@ -150,7 +152,15 @@ function inheritedEnv(): Record<string, string> {
   return env;
 }
 
-function serverConfig(options: RunOptions): ResolvedServer {
+/** The server to start or connect to: `--server NAME` of mcp.json, a `--server` command line, or `--url`. */
+export function serverConfig(
+  options: Pick<RunOptions, 'server' | 'command' | 'url' | 'name' | 'headers' | 'clientSecret' | 'sandbox'>,
+): ResolvedServer {
+  if (options.server) {
+    const named = { ...options.server, name: options.name?.trim() || options.server.name };
+    if (named.type === 'stdio' && options.sandbox) named.sandbox = { reason: 'requested', rules: options.sandbox };
+    return named;
+  }
   const name = serverName(options);
   if (options.command?.length) {
     const [command, ...args] = options.command;
@@ -294,7 +304,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
 }
 
 /** The connection's start-up advice names mcp.json fields; on the command line those are flags. */
-function inCliWords(message: string): string {
+export function inCliWords(message: string): string {
   return message
     .replace(
       /the Authorization header in its "headers" configuration/g,
