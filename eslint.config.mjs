@@ -17,7 +17,7 @@ const zones = (...names) => names.flatMap((z) => ['../', '../../', '../../../'].
 
 /** The rule for one zone: vscode is always banned outside src/ui; `groups` are further banned patterns. */
 function zoneRule(...groups) {
-  return { 'no-restricted-imports': ['error', { paths: [VSCODE], patterns: groups }] };
+  return { 'no-restricted-imports': ['error', { paths: [VSCODE], patterns: groups.filter((g) => g.group.length > 0) }] };
 }
 const vscodeBan = zoneRule();
 
@@ -31,10 +31,42 @@ const oneDoor = {
     {
       selector: "CallExpression[callee.property.name='callTool']:not([callee.object.property.name='handler'])",
       message:
-        'Send tool calls through the door (src/core/door.ts: Door.call with the decision that covers the call), not callTool directly.',
+        'Send tool calls through the door (src/core/engine/door.ts: Door.call with the decision that covers the call), not callTool directly.',
     },
   ],
 };
+
+/** What may leave core: nothing of the extension but shared (and pure libraries). */
+const CORE_OUTSIDE = {
+  group: zones('mcp', 'node', 'ui', 'cli', 'gate', 'webview', 'extension'),
+  message: 'core is the pure engine: it may import only core and shared (and pure libraries).',
+};
+/**
+ * core in layers, lowest first, each with the folders of core it may import (STYLE: zones by dependency). A folder
+ * imports only what sits below it, so no arrow runs back up and no two folders import each other:
+ * - base: leaves every layer uses (canonical JSON, lifecycle, a tool result's shape, tool hints, globs, URLs);
+ * - plan, policy, apps: what a server sends and how it is judged (the envelope, forms and classification, approval
+ *   hashes; the policy's rules and decision; the rules for MCP Apps);
+ * - forms: collect mode's model (submissions and their reducer), below the workflow that holds them;
+ * - workflow: the model of everything seen (the reducer, the ledger and its replay, outcomes, the plan tree);
+ * - engine: the door, the gate, the runner and step resolution — every call leaves through here;
+ * - collect, files: features above the door (collect mode's engine; what a plan's steps will touch and did);
+ * - present: every view model and the words of the workflow;
+ * - agent: what an agent call through a gated server does, and the summary it receives.
+ */
+export const CORE_LAYERS = [
+  ['base', []],
+  ['plan', ['base']],
+  ['policy', ['base']],
+  ['apps', ['base']],
+  ['forms', ['base', 'plan']],
+  ['workflow', ['base', 'plan', 'forms']],
+  ['engine', ['base', 'plan', 'policy', 'apps', 'forms', 'workflow']],
+  ['collect', ['base', 'plan', 'policy', 'apps', 'forms', 'workflow', 'engine']],
+  ['files', ['base', 'plan', 'policy', 'apps', 'forms', 'workflow', 'engine']],
+  ['present', ['base', 'plan', 'policy', 'apps', 'forms', 'workflow', 'engine', 'collect', 'files']],
+  ['agent', ['base', 'plan', 'policy', 'apps', 'forms', 'workflow', 'engine', 'collect', 'files', 'present']],
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'e2e/node_modules/**', '.e2e/**', '.demo/**', '.bench/**', '**/*.js'] },
@@ -49,13 +81,17 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts', 'fixture/**/*.ts', 'test/unit/**/*.ts'], ignores: ['src/ui/**', 'src/extension.ts'], rules: vscodeBan },
-  {
-    files: ['src/core/**/*.ts'],
-    rules: zoneRule(NODE_BUILTINS, {
-      group: zones('mcp', 'node', 'ui', 'cli', 'gate', 'webview', 'extension'),
-      message: 'core is the pure engine: it may import only core and shared (and pure libraries).',
+  // A module at core's root (there should be none: each belongs to a layer) is held to core's outer rule.
+  { files: ['src/core/*.ts'], rules: zoneRule(NODE_BUILTINS, CORE_OUTSIDE) },
+  ...CORE_LAYERS.map(([layer, below]) => ({
+    files: [`src/core/${layer}/**/*.ts`],
+    rules: zoneRule(NODE_BUILTINS, CORE_OUTSIDE, {
+      group: CORE_LAYERS.map(([l]) => l)
+        .filter((l) => l !== layer && !below.includes(l))
+        .flatMap((l) => [`../${l}`, `../${l}/*`]),
+      message: `core is in layers: core/${layer} may import only core/${below.length ? below.join(', core/') : layer + ' itself'} (see CORE_LAYERS in eslint.config.mjs).`,
     }),
-  },
+  })),
   {
     files: ['src/shared/**/*.ts'],
     rules: zoneRule(NODE_BUILTINS, {
@@ -100,7 +136,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/core/door.ts', 'src/mcp/registry.ts', 'src/mcp/connection.ts', 'src/cli/connectionInvoker.ts', 'src/gate/**'],
+    ignores: ['src/core/engine/door.ts', 'src/mcp/registry.ts', 'src/mcp/connection.ts', 'src/cli/connectionInvoker.ts', 'src/gate/**'],
     rules: oneDoor,
   },
 );

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { classifyResult } from '../src/core/classify';
-import { resultText, type ToolResult } from '../src/core/toolResult';
+import { classifyResult } from '../src/core/plan/classify';
+import { resultText, type ToolResult } from '../src/core/base/toolResult';
 import { figure, type Figure } from './figure';
 import { rawFixtureClient } from './servers';
 import { interleave } from './stats';

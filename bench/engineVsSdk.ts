@@ -6,16 +6,16 @@
  * of a durable step: the raw SDK doing the same calls plus one fsync'd append of a comparable record before each
  * (a step must be on disk before its call is sent), to a file in the same temp dir on the same disk.
  */
-import { resolvePlan } from '../src/core/door';
+import { resolvePlan } from '../src/core/engine/door';
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { classifyResult } from '../src/core/classify';
-import { MemoryLedgerSink, Workflow, type LedgerSink } from '../src/core/ledger';
-import type { OrchestratedPlan } from '../src/core/plan';
-import { runPlan, type RunnerDeps } from '../src/core/runner';
-import { getPlan, planApprovalHash } from '../src/core/workflow';
+import { classifyResult } from '../src/core/plan/classify';
+import { MemoryLedgerSink, Workflow, type LedgerSink } from '../src/core/workflow/ledger';
+import type { OrchestratedPlan } from '../src/core/plan/plan';
+import { runPlan, type RunnerDeps } from '../src/core/engine/runner';
+import { getPlan, planApprovalHash } from '../src/core/workflow/workflow';
 import { ServerRegistry } from '../src/mcp/registry';
 import { FileLedgerSink } from '../src/node/fileLedger';
 import { figure, ms, type Figure } from './figure';

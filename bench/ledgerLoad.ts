@@ -12,9 +12,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeSync, openSync, close
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { approvalHash } from '../src/core/approval';
-import { MemoryLedgerSink, Workflow, type LedgerEntry } from '../src/core/ledger';
-import { getPlan, type WorkflowEvent } from '../src/core/workflow';
+import { approvalHash } from '../src/core/plan/approval';
+import { MemoryLedgerSink, Workflow, type LedgerEntry } from '../src/core/workflow/ledger';
+import { getPlan, type WorkflowEvent } from '../src/core/workflow/workflow';
 import { loadLedger, openFileLedger } from '../src/node/fileLedger';
 import { figure, ms, type Figure } from './figure';
 import { interleave } from './stats';

@@ -1,7 +1,7 @@
 /**
  * The plan panel's cost per workflow event during a 1,000-step run, on the extension's side and on the wire, before
  * and after incremental updates, side by side in this run. "Before" is the update path this replaced, reproduced
- * here as it was (core/planView.ts `toPlanView`, posted whole by ui/planPanel.ts): per event, the selected plan's
+ * here as it was (core/workflow/planTree.ts `toPlanView`, posted whole by ui/planPanel.ts): per event, the selected plan's
  * records with every step's hints looked up again, and the whole snapshot serialised. "After" is the panel's path
  * now: PlanPresenter (step views reused by record), diffPanel against the state the webview holds, and the patch
  * serialised. The plan is the fixture's real `plan_big` answer; three small plans await approval beside it (the
@@ -10,17 +10,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approvalHash } from '../src/core/approval';
-import { classifyResult } from '../src/core/classify';
-import type { OrchestratedPlan } from '../src/core/plan';
-import { lineage, nestedPlans } from '../src/core/planView';
+import { approvalHash } from '../src/core/plan/approval';
+import { classifyResult } from '../src/core/plan/classify';
+import type { OrchestratedPlan } from '../src/core/plan/plan';
+import { lineage, nestedPlans } from '../src/core/workflow/planTree';
 import { diffPanel } from '../src/core/present/panelDiff';
 import { PlanPresenter } from '../src/core/present/planItem';
 import { planBadge } from '../src/core/present/planWords';
-import { planTitle } from '../src/core/present';
-import { stepHint } from '../src/core/toolHints';
-import type { ToolResult } from '../src/core/toolResult';
-import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../src/core/workflow';
+import { planTitle } from '../src/core/present/workflowWords';
+import { stepHint } from '../src/core/base/toolHints';
+import type { ToolResult } from '../src/core/base/toolResult';
+import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../src/core/workflow/workflow';
 import type { PanelState, ToWebview } from '../src/shared/protocol';
 import { figure, ms, type Figure } from './figure';
 import { rawFixtureClient } from './servers';
@@ -137,7 +137,7 @@ export async function panelUpdateFigures(log: (line: string) => void): Promise<F
   ];
 }
 
-/** The update path before incremental updates (core/planView.ts `toPlanView` as it was), for the "before" side. */
+/** The update path before incremental updates (core/workflow/planTree.ts `toPlanView` as it was), for the "before" side. */
 function legacyPlanView(state: WorkflowState, planId: string, annotations: (tool: string, server: string) => unknown) {
   const record = state.plans[planId]!;
   const children = nestedPlans(state, planId);

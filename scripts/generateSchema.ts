@@ -1,9 +1,9 @@
-// Writes schema/orchestrated-plan.schema.json from the zod envelope schema in src/core/envelope.ts.
+// Writes schema/orchestrated-plan.schema.json from the zod envelope schema in src/core/plan/envelope.ts.
 // Run: node --import tsx scripts/generateSchema.ts   (test/unit/schemaDrift.test.ts fails when the file is stale)
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envelopeJsonSchemaText } from '../src/core/envelope';
+import { envelopeJsonSchemaText } from '../src/core/plan/envelope';
 
 export const SCHEMA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'schema', 'orchestrated-plan.schema.json');
 

@@ -4,14 +4,14 @@
  * platform's opener. The URL is printed on stderr either way, so a terminal without a browser can still sign in.
  *
  * The URL comes from the server's metadata (its `authorization_endpoint`), so it is hostile text: only `http:` and
- * `https:` URLs are opened (core/externalUrl.ts), and never through anything that parses a command line — each
+ * `https:` URLs are opened (core/base/externalUrl.ts), and never through anything that parses a command line — each
  * command is started directly (no shell, no `cmd /c`), the URL one argument of its own, percent-encoded so that no
  * opener reads it differently. On Windows the opener is `rundll32.exe url.dll,FileProtocolHandler`, named by its full
  * path so that a `rundll32.exe` in the current folder is not the one started.
  */
 import { spawn } from 'node:child_process';
 import { win32 } from 'node:path';
-import { checkExternalUrl } from '../core/externalUrl';
+import { checkExternalUrl } from '../core/base/externalUrl';
 import { safeText } from './safeText';
 import { splitCommandLine } from './splitCommandLine';
 

@@ -4,10 +4,10 @@
  * without either, a required field declines the step (the plan stops). A failed step stops the plan (the CLI does not
  * retry or skip).
  */
-import type { CancellationToken } from '../core/lifecycle';
-import type { AskFieldType } from '../core/plan';
-import type { RunnerHost } from '../core/runner';
-import { stepLabel, type PlanRecord, type StepRecord } from '../core/workflow';
+import type { CancellationToken } from '../core/base/lifecycle';
+import type { AskFieldType } from '../core/plan/plan';
+import type { RunnerHost } from '../core/engine/runner';
+import { stepLabel, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import type { Output } from './output';
 import type { Prompter } from './prompter';
 import { renderPlan } from './renderPlan';

@@ -2,8 +2,8 @@
  * The runner's ToolInvoker over the CLI's one connection: the catalog holds only that server, so every step's tool
  * must be on it (there is no other server to fall back to).
  */
-import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/invoker';
-import type { ToolResult } from '../core/toolResult';
+import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
+import type { ToolResult } from '../core/base/toolResult';
 import type { ServerConnection } from '../mcp/connection';
 
 export class ConnectionInvoker implements ToolInvoker {

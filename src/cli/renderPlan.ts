@@ -9,8 +9,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ActionCall, Issue, OrchestratedPlan } from '../core/plan';
-import { ASK_USER_TOOL } from '../core/plan';
+import type { ActionCall, Issue, OrchestratedPlan } from '../core/plan/plan';
+import { ASK_USER_TOOL } from '../core/plan/plan';
 import { safeJson, safeText } from './safeText';
 
 const MAX_LINE = 300;

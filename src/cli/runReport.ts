@@ -2,8 +2,8 @@
  * The `plangate run --json` report, built from the workflow state after the run. Its shape is a contract that
  * scripts rely on (see the engine issue): keep field names and status words stable.
  */
-import type { ToolResult } from '../core/toolResult';
-import { getPlan, type PlanRecord, type StepRecord, type WorkflowState } from '../core/workflow';
+import type { ToolResult } from '../core/base/toolResult';
+import { getPlan, type PlanRecord, type StepRecord, type WorkflowState } from '../core/workflow/workflow';
 
 export type RunStatus = 'completed' | 'failed' | 'rejected' | 'not_a_plan' | 'plan_status' | 'missing_tool';
 export type StepOutcome = 'ok' | 'failed' | 'skipped' | 'not_run';

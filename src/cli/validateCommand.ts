@@ -5,10 +5,10 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { formatProblem, LIMITS } from '../core/envelope';
-import { jsonObjectBounds } from '../core/classify';
-import type { Problem } from '../core/plan';
-import { validateInput, type ValidateReport } from '../core/validateInput';
+import { formatProblem, LIMITS } from '../core/plan/envelope';
+import { jsonObjectBounds } from '../core/plan/classify';
+import type { Problem } from '../core/plan/plan';
+import { validateInput, type ValidateReport } from '../core/plan/validateInput';
 import type { Output } from './output';
 import { summarizePlan } from './renderPlan';
 import { safeText } from './safeText';

@@ -13,8 +13,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { appLogLine, checkAppToolCall, checkOpenLink, messageText } from '../core/apps/appRequests';
 import type { AppToolLike } from '../core/apps/appTool';
-import { GateRefusal } from '../core/door';
-import type { ToolResult } from '../core/toolResult';
+import { GateRefusal } from '../core/engine/door';
+import type { ToolResult } from '../core/base/toolResult';
 
 /** What one app session needs from its host. */
 export interface AppSessionHooks {

@@ -2,7 +2,7 @@
  * One MCP server: one SDK Client and its transport (stdio, Streamable HTTP with SSE fallback, or SSE), its
  * state, its tools, and reconnection with backoff after the server goes away by itself.
  */
-import { toolDefinitionHash, type ToolDefinitionLike } from '../core/approval';
+import { toolDefinitionHash, type ToolDefinitionLike } from '../core/plan/approval';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -12,9 +12,9 @@ import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { Emitter, type Event } from '../core/lifecycle';
-import type { ToolCallOptions } from '../core/invoker';
-import type { ToolResult } from '../core/toolResult';
+import { Emitter, type Event } from '../core/base/lifecycle';
+import type { ToolCallOptions } from '../core/engine/invoker';
+import type { ToolResult } from '../core/base/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
 import { describeNoSandbox, describeSandbox, probeSandbox, sandboxLaunch, sandboxStderrLine, type SandboxSupport } from './sandbox';

@@ -5,15 +5,15 @@
  * line presents the window's random secret (compared in constant time).
  *
  * This file is only the transport: what a forwarded call does (plain result back, plan to the panel and a summary to
- * the agent) is the handler's business — {@link createGateHandler} in src/core/gateHandler.ts, pure code.
+ * the agent) is the handler's business — {@link createGateHandler} in src/core/agent/agentCall.ts, pure code.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GateChannelHandler } from '../core/gateHandler';
-import { CancellationTokenSource, type Disposable } from '../core/lifecycle';
+import type { GateChannelHandler } from '../core/agent/agentCall';
+import { CancellationTokenSource, type Disposable } from '../core/base/lifecycle';
 import {
   encodeLine,
   field,

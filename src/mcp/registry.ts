@@ -3,9 +3,9 @@
  * configuration (start new, stop removed, restart only the changed); the registry is the extension's ToolInvoker.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Emitter, type Event } from '../core/lifecycle';
-import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/invoker';
-import type { ToolResult } from '../core/toolResult';
+import { Emitter, type Event } from '../core/base/lifecycle';
+import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
+import type { ToolResult } from '../core/base/toolResult';
 import { isWorkspaceSource, serverFingerprint, type ResolvedServer } from './config';
 import { CallError, ServerConnection, type ConnectionOptions, type ElicitHandler, type LogEntry } from './connection';
 

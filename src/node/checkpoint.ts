@@ -26,8 +26,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { OUTSIDE_PREFIX, type CheckpointFileState } from '../core/changes';
-import { toWorkspacePath } from '../core/predict';
+import { OUTSIDE_PREFIX, type CheckpointFileState } from '../core/files/changes';
+import { toWorkspacePath } from '../core/files/predict';
 import { CREATE_NEW, O_NOFOLLOW, PRIVATE_FOLDER, writePrivateFile } from './privateFile';
 
 export const CHECKPOINT_VERSION = 1;
@@ -547,7 +547,7 @@ function withRevertable(entry: CheckpointEntry): CheckpointEntry {
   return { ...entry, revertable: entry.status === 'stored' || entry.status === 'absent' };
 }
 
-/** The file's state now differs from the checkpoint (as core/changes.ts counts a change). */
+/** The file's state now differs from the checkpoint (as core/files/changes.ts counts a change). */
 function differs(e: CheckpointEntry, now: string | null): boolean {
   if (!e.existed) return now !== null;
   if (now === null) return true;

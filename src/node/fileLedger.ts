@@ -22,7 +22,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Disposable } from '../core/lifecycle';
+import type { Disposable } from '../core/base/lifecycle';
 import {
   compactEntries,
   parseLedgerEntry,
@@ -31,8 +31,8 @@ import {
   type LedgerEntry,
   type LedgerSink,
   type WorkflowOptions,
-} from '../core/ledger';
-import type { WorkflowState } from '../core/workflow';
+} from '../core/workflow/ledger';
+import type { WorkflowState } from '../core/workflow/workflow';
 import { CREATE_NEW, PRIVATE_FILE, PRIVATE_FOLDER } from './privateFile';
 
 export interface LoadedLedger {

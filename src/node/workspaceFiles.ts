@@ -1,5 +1,5 @@
 /**
- * Lists the workspace files matching `safety.touches_files` globs (core/globs.ts semantics) with plain Node fs, for
+ * Lists the workspace files matching `safety.touches_files` globs (core/base/globs.ts semantics) with plain Node fs, for
  * the CLI and the benchmark (the extension uses VS Code's file search instead).
  *
  * Fast by construction: the walk starts at each glob's static base (`src/modules/payroll/**` walks only that folder),
@@ -12,7 +12,7 @@ import { readdir, type Dirent } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { globMatcher, isOutsideWorkspace, normaliseGlob } from '../core/globs';
+import { globMatcher, isOutsideWorkspace, normaliseGlob } from '../core/base/globs';
 
 /** Folder names never entered (unless a glob's base is inside one). */
 export const DEFAULT_EXCLUDED_DIRS: readonly string[] = ['node_modules', '.git', '.hg', '.svn', '.jj'];

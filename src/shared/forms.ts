@@ -1,10 +1,10 @@
 /**
  * The collect-mode form (mcp-rune) as it travels to the webview: the form schema's shapes, what a control holds,
  * the staged review's rows, and the submission's view model. A leaf like protocol.ts: core's parser
- * (core/collectForm.ts) and reducer (core/submissions.ts) use these types; the webview renders them.
+ * (core/plan/collectForm.ts) and reducer (core/forms/submissions.ts) use these types; the webview renders them.
  */
 
-/** The field types Plangate renders (core/collectForm.ts FORM_FIELD_TYPES lists them for the parser). */
+/** The field types Plangate renders (core/plan/collectForm.ts FORM_FIELD_TYPES lists them for the parser). */
 export type FormFieldType =
   | 'text'
   | 'textarea'

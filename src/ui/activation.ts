@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { Gate } from '../core/gate';
-import type { Workflow } from '../core/ledger';
+import { Gate } from '../core/engine/gate';
+import type { Workflow } from '../core/workflow/ledger';
 import { ServerRegistry } from '../mcp/registry';
 import { srtCliPath } from '../mcp/sandbox';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';

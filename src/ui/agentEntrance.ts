@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { appResourceUri } from '../core/apps/appTool';
-import type { Gate } from '../core/gate';
-import { createGateHandler } from '../core/gateHandler';
+import type { Gate } from '../core/engine/gate';
+import { createGateHandler } from '../core/agent/agentCall';
 import { forwardToolChanges, GateChannel } from '../mcp/gateChannel';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ToolCaller } from './callTool';

@@ -16,9 +16,9 @@ import {
   type NetworkGrants,
   type ServerIdentity,
 } from '../core/apps/appNetwork';
-import type { Door } from '../core/door';
-import type { StepResult } from '../core/runner';
-import type { ToolResult } from '../core/toolResult';
+import type { Door } from '../core/engine/door';
+import type { StepResult } from '../core/engine/runner';
+import type { ToolResult } from '../core/base/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
 import type { PanelApps } from './planPanel';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { Gate, Received } from '../core/gate';
-import type { ToolResult } from '../core/toolResult';
-import type { Entrance } from '../core/workflow';
+import type { Gate, Received } from '../core/engine/gate';
+import type { ToolResult } from '../core/base/toolResult';
+import type { Entrance } from '../core/workflow/workflow';
 import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../mcp/validateArgs';
@@ -11,8 +11,8 @@ import { followUpYes } from './followUp';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
 import type { AppHost } from './appHost';
-import { describeCollectError } from '../core/submissions';
-import { toolPickPlaceholder, toolPickRows, type PickServer } from '../core/toolPick';
+import { describeCollectError } from '../core/forms/submissions';
+import { toolPickPlaceholder, toolPickRows, type PickServer } from '../core/present/toolPick';
 
 const LAST_ARGS_KEY = 'plangate.lastArgs';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { Gate } from '../core/gate';
-import { callExport } from '../core/callRow';
-import { nestedPlans } from '../core/planView';
+import type { Gate } from '../core/engine/gate';
+import { callExport } from '../core/present/callRow';
+import { nestedPlans } from '../core/workflow/planTree';
 import type { ServerRegistry } from '../mcp/registry';
 import type { AppHost } from './appHost';
 import type { ToolCaller } from './callTool';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Workflow } from '../core/ledger';
+import type { Workflow } from '../core/workflow/ledger';
 import { Settings } from './constants';
 
 export const DEMO_SERVER = 'plangate-demo';

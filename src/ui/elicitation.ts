@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { answerUrlElicitation } from '../core/urlElicitation';
+import { answerUrlElicitation } from '../core/base/urlElicitation';
 import type { ElicitAnswer, ElicitParams } from '../mcp/connection';
 import { openCheckedUrl } from './openUrl';
 import type { PlanPanel } from './planPanel';
 
 /**
  * Answers servers' `elicitation/create` requests: a form request becomes a form in the panel (Accept / Decline /
- * Cancel); a URL request (http(s) only, see core/urlElicitation.ts) asks, in a modal showing the URL with hidden
+ * Cancel); a URL request (http(s) only, see core/base/urlElicitation.ts) asks, in a modal showing the URL with hidden
  * characters marked, whether to open the server's page.
  */
 export function elicitationHandler(

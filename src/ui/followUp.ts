@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { followUpYesAction } from '../core/agentSummary';
-import type { Gate } from '../core/gate';
-import { planTitle } from '../core/present';
-import type { Entrance } from '../core/plan';
+import { followUpYesAction } from '../core/agent/agentSummary';
+import type { Gate } from '../core/engine/gate';
+import { planTitle } from '../core/present/workflowWords';
+import type { Entrance } from '../core/plan/plan';
 
 /** Calls a tool again the way Call Tool does (ToolCaller). */
 export interface FollowUpCaller {

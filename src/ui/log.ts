@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { StateEvent } from '../core/workflow';
+import type { StateEvent } from '../core/workflow/workflow';
 import type { LogEntry } from '../mcp/connection';
 
 /** Writes the MCP layer's log entries (already redacted there) to the "Plangate" LogOutputChannel. */

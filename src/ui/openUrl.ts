@@ -1,11 +1,11 @@
 /**
- * Opening a URL that a server, an app or a tool result supplied, in the browser: only what core/externalUrl.ts allows
+ * Opening a URL that a server, an app or a tool result supplied, in the browser: only what core/base/externalUrl.ts allows
  * (http: and https:), shown first in a modal with hidden characters marked, then handed to `openExternal` as the
  * checked text (a string: `Uri.parse` would re-encode its query; VS Code's openExternal accepts one, though the API
  * declares a Uri).
  */
 import * as vscode from 'vscode';
-import { checkExternalUrl } from '../core/externalUrl';
+import { checkExternalUrl } from '../core/base/externalUrl';
 import { visibleText } from '../shared/visibleText';
 
 /** Opens an already checked http(s) URL (see the module comment); resolves whether it was opened. */

@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { computeChanges, WatchLog, type FileChange } from '../core/changes';
-import { DisposableBase, Emitter } from '../core/lifecycle';
-import type { Workflow } from '../core/ledger';
-import { rootPlanId } from '../core/planView';
-import { predictedAfter, predictStepFiles, touchedPaths, type PredictedFile, type PredictPorts } from '../core/predict';
-import type { PlanRecord } from '../core/workflow';
+import { computeChanges, WatchLog, type FileChange } from '../core/files/changes';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
+import type { Workflow } from '../core/workflow/ledger';
+import { rootPlanId } from '../core/workflow/planTree';
+import { predictedAfter, predictStepFiles, touchedPaths, type PredictedFile, type PredictPorts } from '../core/files/predict';
+import type { PlanRecord } from '../core/workflow/workflow';
 import type { ServerRegistry } from '../mcp/registry';
-import type { Door } from '../core/door';
+import type { Door } from '../core/engine/door';
 import { previewSettings } from './settings';
 import {
   checkpointDiskState,

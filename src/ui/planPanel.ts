@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import { assertNever, DisposableBase } from '../core/lifecycle';
-import type { Gate, Received } from '../core/gate';
-import { planTitle } from '../core/present';
+import { assertNever, DisposableBase } from '../core/base/lifecycle';
+import type { Gate, Received } from '../core/engine/gate';
+import { planTitle } from '../core/present/workflowWords';
 import { diffPanel } from '../core/present/panelDiff';
 import { PlanPresenter } from '../core/present/planItem';
 import { planBadge } from '../core/present/planWords';
-import { nestedPlans, rootPlanId } from '../core/planView';
-import type { StepResult } from '../core/runner';
-import type { ToolResult } from '../core/toolResult';
+import { nestedPlans, rootPlanId } from '../core/workflow/planTree';
+import type { StepResult } from '../core/engine/runner';
+import type { ToolResult } from '../core/base/toolResult';
 import type { AppCsp } from '../core/apps/appNetwork';
 import type {
   AppToWebview,

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { callRowView, callsGroupDescription, type CallRowView } from '../core/callRow';
-import { DisposableBase, Emitter, throttled } from '../core/lifecycle';
-import type { Workflow } from '../core/ledger';
-import { planRowView, type PlanRowView } from '../core/planRow';
+import { callRowView, callsGroupDescription, type CallRowView } from '../core/present/callRow';
+import { DisposableBase, Emitter, throttled } from '../core/base/lifecycle';
+import type { Workflow } from '../core/workflow/ledger';
+import { planRowView, type PlanRowView } from '../core/present/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
 

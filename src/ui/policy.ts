@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DisposableBase, Emitter } from '../core/lifecycle';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import { evaluate, type PolicyCall, type PolicyVerdict } from '../core/policy/evaluate';
 import { lintPolicy, type PolicyCatalog } from '../core/policy/lint';
 import { lineStarts, locate, parsePolicyText, parsePolicyValue, type ParsedPolicy, type PolicyProblem } from '../core/policy/parse';

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { DisposableBase, Emitter } from '../core/lifecycle';
-import type { CallAsk, CallAskAnswer } from '../core/door';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
+import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
 import type { PlanPanel } from './planPanel';
 import type { PolicySource } from './policy';
 
 /**
- * The door's `ask` (core/door.ts): opens the single-call card in the panel and resolves with the user's answer. The
+ * The door's `ask` (core/engine/door.ts): opens the single-call card in the panel and resolves with the user's answer. The
  * card is general — any entrance (the agent, an MCP App, Call Tool under a rule that asks) — and closes, unanswered,
  * when the caller stops waiting. **Always allow** writes the narrowest allow rule to the user's settings first and says
  * so; if the rule cannot be written the card stays, with the error.

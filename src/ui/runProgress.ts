@@ -1,5 +1,5 @@
-import { DisposableBase, throttled } from '../core/lifecycle';
-import type { Gate } from '../core/gate';
+import { DisposableBase, throttled } from '../core/base/lifecycle';
+import type { Gate } from '../core/engine/gate';
 import { delayedProgress } from './delayedProgress';
 
 /**

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { DisposableBase, Emitter } from '../core/lifecycle';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import {
   decideStart,
   describeTrustWait,

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { visibleText } from '../shared/visibleText';
-import { DisposableBase, Emitter } from '../core/lifecycle';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import { formatConfigProblem } from '../mcp/config';
 import type { ServerConnection } from '../mcp/connection';
 import { describeSandbox } from '../mcp/sandbox';

@@ -6,7 +6,7 @@
  * sign-in, and the Sign in / Sign out commands of the Servers view.
  */
 import * as vscode from 'vscode';
-import { checkExternalUrl } from '../core/externalUrl';
+import { checkExternalUrl } from '../core/base/externalUrl';
 import type { OAuthSupport, SignInInteraction } from '../mcp/connection';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import type { ServerRegistry } from '../mcp/registry';

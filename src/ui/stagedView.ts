@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { DisposableBase, Emitter } from '../core/lifecycle';
-import type { Workflow } from '../core/ledger';
-import { getSubmission, stagedSubmissions, submitBlocker } from '../core/collect/reducer';
+import { DisposableBase, Emitter } from '../core/base/lifecycle';
+import type { Workflow } from '../core/workflow/ledger';
+import { getSubmission, stagedSubmissions, submitBlocker } from '../core/forms/reducer';
 import { approvalToolsOf } from '../core/collect/remoteApproval';
 import type { ServerRegistry } from '../mcp/registry';
 import { SubmissionCommands, submissionTreeItem } from './collectForms';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { DisposableBase, throttled, type Event } from '../core/lifecycle';
-import { describeStatus } from '../core/present';
-import type { Workflow } from '../core/ledger';
+import { DisposableBase, throttled, type Event } from '../core/base/lifecycle';
+import { describeStatus } from '../core/present/workflowWords';
+import type { Workflow } from '../core/workflow/ledger';
 import { Commands } from './constants';
 
 /** One status bar item with the workflow state in words; clicking it reveals the plan panel. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import picomatch from 'picomatch';
-import { globOutsideReason, normaliseGlob } from '../core/globs';
+import { globOutsideReason, normaliseGlob } from '../core/base/globs';
 import type { TouchedGlobView } from '../shared/protocol';
 
 const LIST_CAP = 50;
@@ -8,7 +8,7 @@ const COUNT_CAP = 10_000;
 
 /**
  * Resolves `safety.touches_files` globs in the first workspace folder with VS Code's file search (so
- * `files.exclude` applies and large workspaces stay fast), caching per plan. Semantics: see core/globs.ts.
+ * `files.exclude` applies and large workspaces stay fast), caching per plan. Semantics: see core/base/globs.ts.
  */
 export class TouchedFiles {
   private readonly cache = new Map<string, { views: Promise<TouchedGlobView[]>; cts: vscode.CancellationTokenSource }>();

@@ -5,8 +5,8 @@
  * plan step. Everything shown is server data or built from it: rendered as text.
  */
 import type { CallCardView, PolicyMarkView, StepHint } from '../shared/protocol';
-import { h, icon, json, setText, visible } from './dom';
-import { request } from './messaging';
+import { h, icon, json, setText, visible } from './base/dom';
+import { request } from './base/messaging';
 
 export function renderCallCard(itemId: string, view: CallCardView): HTMLElement {
   const err = h('div', { class: 'error-text', role: 'alert' });

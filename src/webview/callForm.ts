@@ -6,8 +6,8 @@
  * schema.
  */
 import type { CallFormView, ElicitView } from '../shared/protocol';
-import { editableJson, h, icon, invisibleNote, setText, visible } from './dom';
-import { post, request, saveUi, ui } from './messaging';
+import { editableJson, h, icon, invisibleNote, setText, visible } from './base/dom';
+import { post, request, saveUi, ui } from './base/messaging';
 
 type Schema = Record<string, unknown>;
 

@@ -2,14 +2,14 @@
  * A collect-mode form (mcp-rune) rendered natively from its schema: fieldsets, groups, labels, descriptions,
  * required marks, defaults and every field type; then the staged review (the entry as the server holds it, for an
  * update each field against its current value), remote approval, and the outcome. The webview only collects what
- * the controls hold; the extension converts and checks the values (core/submissions.ts readFormControls) and
+ * the controls hold; the extension converts and checks the values (core/forms/submissions.ts readFormControls) and
  * answers with per-field problems. What the user types is kept as drafts (messaging.ts `ui.drafts`), so a failed
  * stage or submit, a re-render, or a hidden or reloaded webview loses nothing.
  */
 import type { CollectFormSchemaView, ControlValue, FieldChange, FormField, FormFieldset } from '../shared/forms';
 import type { CollectFormView } from '../shared/protocol';
-import { clip, h, icon, invisibleNote, json, setText, visible } from './dom';
-import { post, request, requestRender, saveUi, ui } from './messaging';
+import { clip, h, icon, invisibleNote, json, setText, visible } from './base/dom';
+import { post, request, requestRender, saveUi, ui } from './base/messaging';
 import { formToggle } from './apps/formToggle';
 
 type Action = 'stage' | 'submit' | 'discard' | 'requestApproval';
@@ -24,7 +24,7 @@ const draftKey = (submissionId: string, name: string) => `collect:${submissionId
 const editKey = (submissionId: string) => `collect-edit:${submissionId}`;
 const domId = (submissionId: string, name: string) => `cf-${submissionId}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
 
-/** Mirrors isFieldVisible (core/collectForm.ts) on the controls' raw values; kept here so the webview bundle stays free of zod. */
+/** Mirrors isFieldVisible (core/plan/collectForm.ts) on the controls' raw values; kept here so the webview bundle stays free of zod. */
 function shown(field: FormField, values: Record<string, ControlValue>): boolean {
   const rule = field.visibleWhen;
   if (!rule || typeof rule.field !== 'string') return true;

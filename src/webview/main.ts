@@ -5,8 +5,8 @@
  */
 import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
 import { applyPatch, mergeChanges, noChanges, type PanelChanges } from '../shared/panelPatch';
-import { h, icon, visible } from './dom';
-import { onReply, onRerender, post } from './messaging';
+import { h, icon, visible } from './base/dom';
+import { onReply, onRerender, post } from './base/messaging';
 import { FOCUSABLE, renderPlan, updatePlan } from './planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';

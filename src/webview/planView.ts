@@ -22,8 +22,8 @@ import type {
 import { stepKey } from '../shared/panelPatch';
 import { askCallArgs } from '../shared/askCall';
 import { argsBlock, policyMark } from './callCard';
-import { clip, editableJson, h, icon, json, setText, visible } from './dom';
-import { post, request, requestRender, saveUi, ui } from './messaging';
+import { clip, editableJson, h, icon, json, setText, visible } from './base/dom';
+import { post, request, requestRender, saveUi, ui } from './base/messaging';
 
 const STEP_ICON: Record<StepStateView, string> = {
   pending: 'circle-large-outline',

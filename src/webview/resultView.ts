@@ -1,9 +1,9 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
 import type { AppNetworkView, ResultView } from '../shared/protocol';
-import { clip, h, icon, json, setText, visible } from './dom';
-import { post, request } from './messaging';
+import { clip, h, icon, json, setText, visible } from './base/dom';
+import { post, request } from './base/messaging';
 import { formToggle } from './apps/formToggle';
-import { intentButton } from './intentButton';
+import { intentButton } from './base/intentButton';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;

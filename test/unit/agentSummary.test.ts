@@ -2,10 +2,10 @@
 // question, in words and as structuredContent.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentErrorResult, agentSummaryResult, agentSummaryText, summarizePlan, withNote } from '../../src/core/agentSummary';
-import { approvalHash } from '../../src/core/approval';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowState } from '../../src/core/workflow';
+import { agentErrorResult, agentSummaryResult, agentSummaryText, summarizePlan, withNote } from '../../src/core/agent/agentSummary';
+import { approvalHash } from '../../src/core/plan/approval';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
+import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 let clock = 0;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { appResourceUri, callableByApp, visibleToModel, withoutAppUi } from '../../src/core/apps/appTool';
 import { appCsp, checkAppResource, declaredCsp, isAppRefusal, preparePage, type AppPage } from '../../src/core/apps/appResource';
 import { appLogLine, checkAppToolCall, checkOpenLink, completedSignal, messageText } from '../../src/core/apps/appRequests';
-import { toolPickRows } from '../../src/core/toolPick';
+import { toolPickRows } from '../../src/core/present/toolPick';
 
 const MIME = 'text/html;profile=mcp-app';
 

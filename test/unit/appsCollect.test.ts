@@ -3,11 +3,11 @@
 // "app", decision by the app), asked on the single-call card as an app's calls are, and not as the user's decision.
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyResult } from '../../src/core/classify';
+import { classifyResult } from '../../src/core/plan/classify';
 import { CollectEngine, type CollectHost } from '../../src/core/collect/engine';
-import { getSubmission } from '../../src/core/collect/reducer';
-import { Door, type CallAsk, type CallAskAnswer } from '../../src/core/door';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
+import { getSubmission } from '../../src/core/forms/reducer';
+import { Door, type CallAsk, type CallAskAnswer } from '../../src/core/engine/door';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
 import { DEFAULT_APP_ID, evaluate } from '../../src/core/policy/evaluate';
 import { EMPTY_RULES } from '../../src/core/policy/rules';
 import { startFixtureStdio } from './helpers/fixture';

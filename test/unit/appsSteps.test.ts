@@ -1,6 +1,6 @@
 // Server apps beyond Call Tool: a plan step whose tool has an app offers Open app once it succeeded (core/present/
 // planItem.ts), the gate hands the step's result itself to whoever shows the app (gate.ts onDidStepResult), and an
-// agent's plain result of an app tool is handed on for the panel to show (core/gateHandler.ts showPlain). Against the
+// agent's plain result of an app tool is handed on for the panel to show (core/agent/agentCall.ts showPlain). Against the
 // fixture server in memory; its plan_app plan has a plain step and then a step on the app tool app_panel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
 import { appResourceUri } from '../../src/core/apps/appTool';
-import { Gate } from '../../src/core/gate';
-import { createGateHandler } from '../../src/core/gateHandler';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import { CancellationTokenSource, Emitter } from '../../src/core/lifecycle';
+import { Gate } from '../../src/core/engine/gate';
+import { createGateHandler } from '../../src/core/agent/agentCall';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import { CancellationTokenSource, Emitter } from '../../src/core/base/lifecycle';
 import { PlanPresenter } from '../../src/core/present/planItem';
-import type { StepResult } from '../../src/core/runner';
-import type { PlanRecord } from '../../src/core/workflow';
+import type { StepResult } from '../../src/core/engine/runner';
+import type { PlanRecord } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 async function setup(t: { after(fn: () => unknown): void }) {

@@ -3,9 +3,16 @@
 // export's record.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARGS_SUMMARY_MAX, argsSummary, callExport, callRowView, callsGroupDescription, decisionWords } from '../../src/core/callRow';
-import { RecentCalls, type RecentCall } from '../../src/core/recentCalls';
-import type { CallPolicyRecord, CallRecordEvent } from '../../src/core/workflow';
+import {
+  ARGS_SUMMARY_MAX,
+  argsSummary,
+  callExport,
+  callRowView,
+  callsGroupDescription,
+  decisionWords,
+} from '../../src/core/present/callRow';
+import { RecentCalls, type RecentCall } from '../../src/core/workflow/recentCalls';
+import type { CallPolicyRecord, CallRecordEvent } from '../../src/core/workflow/workflow';
 
 const sent = (callId: string, extra: Partial<Extract<CallRecordEvent, { type: 'callSent' }>> = {}): CallRecordEvent => ({
   type: 'callSent',

@@ -2,7 +2,7 @@
 // "code changed by a plan that said writes_code: false" flags.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { computeChanges, isCodeFile, summariseChanges, WatchLog, type CheckpointFileState } from '../../src/core/changes';
+import { computeChanges, isCodeFile, summariseChanges, WatchLog, type CheckpointFileState } from '../../src/core/files/changes';
 
 const entries: CheckpointFileState[] = [
   { path: 'src/a.ts', existed: true, hash: 'h-a', size: 3 },

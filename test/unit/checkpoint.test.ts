@@ -20,10 +20,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { computeChanges, WatchLog } from '../../src/core/changes';
-import { approvalHash } from '../../src/core/approval';
-import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/ledger';
-import { getPlan } from '../../src/core/workflow';
+import { computeChanges, WatchLog } from '../../src/core/files/changes';
+import { approvalHash } from '../../src/core/plan/approval';
+import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/workflow/ledger';
+import { getPlan } from '../../src/core/workflow/workflow';
 import {
   checkpointDir,
   checkpointDiskState,

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyResult, fencedBlocks, type Classification } from '../../src/core/classify';
-import { formatProblem } from '../../src/core/envelope';
-import type { OrchestratedPlan } from '../../src/core/plan';
+import { classifyResult, fencedBlocks, type Classification } from '../../src/core/plan/classify';
+import { formatProblem } from '../../src/core/plan/envelope';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { startFixtureStdio } from './helpers/fixture';
 
 const SUCCESS = {

@@ -5,17 +5,17 @@
 // records are exactly the calls the fixture logged.
 import { afterEach, describe, test as nodeTest } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyResult } from '../../src/core/classify';
+import { classifyResult } from '../../src/core/plan/classify';
 import { CollectEngine, type CollectClock, type CollectHost, type CollectServer } from '../../src/core/collect/engine';
-import { getSubmission } from '../../src/core/collect/reducer';
-import type { SubmissionRecord, SubmitCall } from '../../src/core/collect/types';
-import { initialControls } from '../../src/core/collect/values';
-import { Door } from '../../src/core/door';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import type { CancellationToken } from '../../src/core/lifecycle';
-import type { ToolCallOptions, ToolInvoker } from '../../src/core/invoker';
-import type { ToolResult } from '../../src/core/toolResult';
-import type { WorkflowEvent } from '../../src/core/workflow';
+import { getSubmission } from '../../src/core/forms/reducer';
+import type { SubmissionRecord, SubmitCall } from '../../src/core/forms/types';
+import { initialControls } from '../../src/core/forms/values';
+import { Door } from '../../src/core/engine/door';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import type { CancellationToken } from '../../src/core/base/lifecycle';
+import type { ToolCallOptions, ToolInvoker } from '../../src/core/engine/invoker';
+import type { ToolResult } from '../../src/core/base/toolResult';
+import type { WorkflowEvent } from '../../src/core/workflow/workflow';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture';
 import { ClientInvoker } from './helpers/inMemoryInvoker';
 import { alive, waitFor } from './helpers/mcpFixture';

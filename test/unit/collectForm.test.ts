@@ -6,9 +6,9 @@ import {
   type AppFormSchema,
   type CollectFormPayload,
   type FormField,
-} from '../../src/core/collectForm';
-import { formSubmission, isFieldVisible, toFieldValue, validateFormValues } from '../../src/core/collect/values';
-import { formatProblem } from '../../src/core/envelope';
+} from '../../src/core/plan/collectForm';
+import { formSubmission, isFieldVisible, toFieldValue, validateFormValues } from '../../src/core/forms/values';
+import { formatProblem } from '../../src/core/plan/envelope';
 
 // Shaped like mcp-rune's new_model_app result for a nested model (create, with hiddenValues and parentContext).
 const CREATE = {

@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { runs } from './helpers/fastCheckSeed';
-import { classifyResult } from '../../src/core/classify';
-import { FORM_FIELD_TYPES, parseCollectForm } from '../../src/core/collectForm';
-import { toFieldValue, validateFormValues } from '../../src/core/collect/values';
+import { classifyResult } from '../../src/core/plan/classify';
+import { FORM_FIELD_TYPES, parseCollectForm } from '../../src/core/plan/collectForm';
+import { toFieldValue, validateFormValues } from '../../src/core/forms/values';
 
 type Obj = Record<string, unknown>;
 const PROTO_NAMES = Object.getOwnPropertyNames(Object.prototype).sort().join(',');

@@ -2,9 +2,9 @@
 // with, the staged review, the Submit call, the server's state) with the record reduced to what the webview needs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CollectFormPayload } from '../../src/core/collectForm';
+import type { CollectFormPayload } from '../../src/core/plan/collectForm';
 import { CollectEngine, type CollectServer } from '../../src/core/collect/engine';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
 import { toCollectFormView } from '../../src/core/present/collectView';
 
 let clock = 0;

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { resultText, type ToolResult } from '../../src/core/toolResult';
+import { resultText, type ToolResult } from '../../src/core/base/toolResult';
 import type { ResolvedServer, ResolvedStdioServer } from '../../src/mcp/config';
 import { CallError, ServerConnection, type ConnectionOptions, type LogEntry } from '../../src/mcp/connection';
 import { computeAugmentedPath } from '../../src/mcp/shellPath';

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Gate } from '../../src/core/gate';
-import { replay } from '../../src/core/ledger';
-import type { PlanRecord } from '../../src/core/workflow';
+import { Gate } from '../../src/core/engine/gate';
+import { replay } from '../../src/core/workflow/ledger';
+import type { PlanRecord } from '../../src/core/workflow/workflow';
 import type { ResolvedServer } from '../../src/mcp/config';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { loadLedger, openFileLedger } from '../../src/node/fileLedger';
@@ -94,7 +94,7 @@ test('with cross-server steps forbidden, the same plan runs nothing', async (t) 
     { name: 'fixture', source: 'mcp.json', type: 'stdio', command: fixture.command, args: fixture.args, env: {}, secrets: [] },
     { name: 'files', source: 'mcp.json', type: 'stdio', command: process.execPath, args: [SERVER_FILESYSTEM, root], env: {}, secrets: [] },
   ]);
-  const { MemoryLedgerSink, Workflow } = await import('../../src/core/ledger');
+  const { MemoryLedgerSink, Workflow } = await import('../../src/core/workflow/ledger');
   const gate = new Gate(new Workflow(new MemoryLedgerSink()), {
     invoker: registry,
     settings: () => ({ stepTimeoutMs: 20_000, allowCrossServer: false }),

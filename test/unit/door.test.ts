@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
-import { canonicalJson } from '../../src/core/approval';
-import { Gate, type RunFailure } from '../../src/core/gate';
-import { MemoryLedgerSink, Workflow, type LedgerEntry, type LedgerSink } from '../../src/core/ledger';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import type { PlanRecord } from '../../src/core/workflow';
+import { canonicalJson } from '../../src/core/plan/approval';
+import { Gate, type RunFailure } from '../../src/core/engine/gate';
+import { MemoryLedgerSink, Workflow, type LedgerEntry, type LedgerSink } from '../../src/core/workflow/ledger';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
+import type { PlanRecord } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 async function setup(options: { allowCrossServer?: boolean; sink?: LedgerSink } = {}) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIMITS, envelopeSchema, formatPath, formatProblem, parseEnvelope, type ParseEnvelopeResult } from '../../src/core/envelope';
-import type { OrchestratedPlan, Problem } from '../../src/core/plan';
+import { LIMITS, envelopeSchema, formatPath, formatProblem, parseEnvelope, type ParseEnvelopeResult } from '../../src/core/plan/envelope';
+import type { OrchestratedPlan, Problem } from '../../src/core/plan/plan';
 
 // The MCPFlow README examples (commit ac4d52b), verbatim.
 const README_SUCCESS = `{

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { runs } from './helpers/fastCheckSeed';
-import { LIMITS, envelopeSchema, parseEnvelope } from '../../src/core/envelope';
-import { classifyResult } from '../../src/core/classify';
-import { ASK_FIELD_TYPES, PARTIAL_OUTCOMES, PLAN_STATUSES, type Problem } from '../../src/core/plan';
+import { LIMITS, envelopeSchema, parseEnvelope } from '../../src/core/plan/envelope';
+import { classifyResult } from '../../src/core/plan/classify';
+import { ASK_FIELD_TYPES, PARTIAL_OUTCOMES, PLAN_STATUSES, type Problem } from '../../src/core/plan/plan';
 
 type Obj = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkExternalUrl, MAX_EXTERNAL_URL } from '../../src/core/externalUrl';
+import { checkExternalUrl, MAX_EXTERNAL_URL } from '../../src/core/base/externalUrl';
 
 const refused = (raw: unknown) => {
   const r = checkExternalUrl(raw, 'page of server "acme"');

@@ -4,21 +4,21 @@
 // the run ends within its timeout; the ledger file (reloaded with loadLedger + replay) names exactly the steps that
 // ran; the fixture's call log shows each step's call at most once, also after running the plan again; and the step
 // says what happened.
-import { resolvePlan } from '../../src/core/door';
+import { resolvePlan } from '../../src/core/engine/door';
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approvalHash } from '../../src/core/approval';
-import { classifyResult } from '../../src/core/classify';
-import { parseEnvelope } from '../../src/core/envelope';
-import { replay, Workflow } from '../../src/core/ledger';
-import { CancellationTokenSource } from '../../src/core/lifecycle';
-import type { OrchestratedPlan } from '../../src/core/plan';
-import { runPlan, type RunnerDeps } from '../../src/core/runner';
-import { resultText } from '../../src/core/toolResult';
-import { getPlan, type PlanRecord } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { classifyResult } from '../../src/core/plan/classify';
+import { parseEnvelope } from '../../src/core/plan/envelope';
+import { replay, Workflow } from '../../src/core/workflow/ledger';
+import { CancellationTokenSource } from '../../src/core/base/lifecycle';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
+import { runPlan, type RunnerDeps } from '../../src/core/engine/runner';
+import { resultText } from '../../src/core/base/toolResult';
+import { getPlan, type PlanRecord } from '../../src/core/workflow/workflow';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { FileLedgerSink, loadLedger } from '../../src/node/fileLedger';
 import { readCallLog, type CallLogEntry } from '../../fixture/callLog';

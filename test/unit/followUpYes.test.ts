@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { followUpYesAction } from '../../src/core/agentSummary';
+import { followUpYesAction } from '../../src/core/agent/agentSummary';
 
 const base = { server: 'demo', tool: 'plan_scaffold', title: 'Scaffold the Payroll screen', chatAvailable: true };
 

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
-import { Gate } from '../../src/core/gate';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import type { PlanRecord } from '../../src/core/workflow';
+import { Gate } from '../../src/core/engine/gate';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import type { PlanRecord } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 async function setup(settings = { stepTimeoutMs: 5000, allowCrossServer: true }, beforeRun?: (plan: PlanRecord) => Promise<void>) {

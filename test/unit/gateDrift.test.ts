@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { approvalHash } from '../../src/core/approval';
-import { Gate } from '../../src/core/gate';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import type { OrchestratedPlan } from '../../src/core/plan';
-import type { PlanRecord, WorkflowEvent } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { Gate } from '../../src/core/engine/gate';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
+import type { PlanRecord, WorkflowEvent } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });

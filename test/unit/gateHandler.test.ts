@@ -1,4 +1,4 @@
-// The agent-call handler (src/core/gateHandler.ts) on its own: no socket, no gated server process. Its servers are the
+// The agent-call handler (src/core/agent/agentCall.ts) on its own: no socket, no gated server process. Its servers are the
 // fixture in memory behind a real Gate and door; the test calls the handler as the gate channel would and plays the
 // user through gate.approve / gate.reject. What it checks is each decision the handler makes for an agent's call.
 import { describe, test, type TestContext } from 'node:test';
@@ -7,13 +7,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
-import type { AgentSummary } from '../../src/core/agentSummary';
-import { Gate } from '../../src/core/gate';
-import { createGateHandler, type AgentServer, type GateCallContext } from '../../src/core/gateHandler';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import { CancellationTokenSource, Emitter } from '../../src/core/lifecycle';
-import type { ToolResult } from '../../src/core/toolResult';
-import type { WorkflowEvent } from '../../src/core/workflow';
+import type { AgentSummary } from '../../src/core/agent/agentSummary';
+import { Gate } from '../../src/core/engine/gate';
+import { createGateHandler, type AgentServer, type GateCallContext } from '../../src/core/agent/agentCall';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import { CancellationTokenSource, Emitter } from '../../src/core/base/lifecycle';
+import type { ToolResult } from '../../src/core/base/toolResult';
+import type { WorkflowEvent } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 /** A server as the handler sees it, with a state the test sets. */

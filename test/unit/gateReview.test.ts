@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
-import { approvalHash } from '../../src/core/approval';
-import { Gate } from '../../src/core/gate';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import type { OrchestratedPlan } from '../../src/core/plan';
+import { approvalHash } from '../../src/core/plan/approval';
+import { Gate } from '../../src/core/engine/gate';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { evaluate } from '../../src/core/policy/evaluate';
 import type { PolicyRule, PolicyRules } from '../../src/core/policy/rules';
-import type { PlanRecord, WorkflowEvent } from '../../src/core/workflow';
+import type { PlanRecord, WorkflowEvent } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });

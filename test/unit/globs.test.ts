@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstMatchingGlob, globMatcher, isOutsideWorkspace } from '../../src/core/globs';
+import { firstMatchingGlob, globMatcher, isOutsideWorkspace } from '../../src/core/base/globs';
 
 test('absolute, home-relative and climbing globs are outside the workspace', () => {
   for (const g of ['/etc/passwd', '~/x', 'C:\\Windows\\x', '../sibling/**', 'src/../../x', '..'])

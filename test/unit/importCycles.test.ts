@@ -89,6 +89,24 @@ test('the modules of src/ import each other in no circle', async () => {
   assert.deepEqual(circles(graph), []);
 });
 
+/** The same graph with each module replaced by its folder (src/core/engine/door.ts → src/core/engine). */
+function folderGraph(graph: Map<string, Set<string>>): Map<string, Set<string>> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, edges] of graph) {
+    const from = dirname(file);
+    const out = folders.get(from) ?? new Set<string>();
+    for (const e of edges) if (dirname(e) !== from) out.add(dirname(e));
+    folders.set(from, out);
+  }
+  return folders;
+}
+
+test('the folders of src/ import each other in no circle either (a layer never reaches back up through another)', async () => {
+  const folders = folderGraph(await importGraph());
+  assert.ok(folders.has('src/core/engine') && folders.has('src/core/workflow'), "the graph holds core's layers");
+  assert.deepEqual(circles(folders), []);
+});
+
 test('the circle check finds a circle where there is one', () => {
   const g = new Map([
     ['a', new Set(['b'])],
@@ -98,4 +116,13 @@ test('the circle check finds a circle where there is one', () => {
     ['e', new Set(['e'])],
   ]);
   assert.deepEqual(circles(g), [['a', 'b', 'c'], ['e']]);
+  // Two folders whose modules import each other, without any module-level circle, are one circle of folders.
+  const twoFolders = new Map([
+    ['src/x/a.ts', new Set(['src/y/b.ts'])],
+    ['src/y/b.ts', new Set<string>()],
+    ['src/y/c.ts', new Set(['src/x/d.ts'])],
+    ['src/x/d.ts', new Set<string>()],
+  ]);
+  assert.deepEqual(circles(twoFolders), []);
+  assert.deepEqual(circles(folderGraph(twoFolders)), [['src/x', 'src/y']]);
 });

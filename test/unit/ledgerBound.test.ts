@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approvalHash } from '../../src/core/approval';
-import { compactEntries, MemoryLedgerSink, replay, Workflow, type LedgerEntry } from '../../src/core/ledger';
-import { EMPTY_WORKFLOW, reduce } from '../../src/core/workflow';
-import type { ActionCall } from '../../src/core/plan';
-import { getPlan, type PlanPhase, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { compactEntries, MemoryLedgerSink, replay, Workflow, type LedgerEntry } from '../../src/core/workflow/ledger';
+import { EMPTY_WORKFLOW, reduce } from '../../src/core/workflow/workflow';
+import type { ActionCall } from '../../src/core/plan/plan';
+import { getPlan, type PlanPhase, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow/workflow';
 import { loadLedger, openFileLedger } from '../../src/node/fileLedger';
 
 const DAY = 24 * 60 * 60 * 1000;

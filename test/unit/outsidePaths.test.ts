@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { runs } from './helpers/fastCheckSeed';
-import { globMatcher, globOutsideReason, isOutsideWorkspace, normaliseGlob } from '../../src/core/globs';
-import { toWorkspacePath, touchedPaths } from '../../src/core/predict';
+import { globMatcher, globOutsideReason, isOutsideWorkspace, normaliseGlob } from '../../src/core/base/globs';
+import { toWorkspacePath, touchedPaths } from '../../src/core/files/predict';
 import { walkBases } from '../../src/node/workspaceFiles';
 
 const HOSTILE = [

@@ -3,13 +3,13 @@
 // fit the state held is refused (the webview then asks for a snapshot).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { approvalHash } from '../../src/core/approval';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
+import { approvalHash } from '../../src/core/plan/approval';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
 import { diffPanel } from '../../src/core/present/panelDiff';
 import { PlanPresenter } from '../../src/core/present/planItem';
 import { applyPatch, stepKey } from '../../src/shared/panelPatch';
 import type { PanelState } from '../../src/shared/protocol';
-import { EMPTY_WORKFLOW, getPlan, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+import { EMPTY_WORKFLOW, getPlan, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 let clock = 0;

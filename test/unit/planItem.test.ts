@@ -2,11 +2,11 @@
 // step's arguments once, and the reuse of unchanged step views that keeps a long run cheap.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { approvalHash } from '../../src/core/approval';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
+import { approvalHash } from '../../src/core/plan/approval';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
 import { PlanPresenter } from '../../src/core/present/planItem';
 import { planBadge } from '../../src/core/present/planWords';
-import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow';
+import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 let clock = 0;

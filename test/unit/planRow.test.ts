@@ -2,10 +2,10 @@
 // description, the label stays short, and the tooltip says everything.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { approvalHash } from '../../src/core/approval';
-import type { ActionCall } from '../../src/core/plan';
-import { planRowView, ROW_TITLE_MAX } from '../../src/core/planRow';
-import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import type { ActionCall } from '../../src/core/plan/plan';
+import { planRowView, ROW_TITLE_MAX } from '../../src/core/present/planRow';
+import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 let clock = 0;

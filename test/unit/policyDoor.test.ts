@@ -11,17 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createFixtureServer, readCallLog } from '../../fixture/fixtureServer';
-import { callRowView } from '../../src/core/callRow';
-import { GateRefusal, type CallAsk, type CallAskAnswer } from '../../src/core/door';
-import { Gate } from '../../src/core/gate';
-import { createGateHandler } from '../../src/core/gateHandler';
-import { MemoryLedgerSink, Workflow } from '../../src/core/ledger';
-import { CancellationTokenSource, Emitter } from '../../src/core/lifecycle';
-import type { OrchestratedPlan } from '../../src/core/plan';
+import { callRowView } from '../../src/core/present/callRow';
+import { GateRefusal, type CallAsk, type CallAskAnswer } from '../../src/core/engine/door';
+import { Gate } from '../../src/core/engine/gate';
+import { createGateHandler } from '../../src/core/agent/agentCall';
+import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
+import { CancellationTokenSource, Emitter } from '../../src/core/base/lifecycle';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { evaluate } from '../../src/core/policy/evaluate';
 import type { PolicyRule, PolicyRules } from '../../src/core/policy/rules';
-import type { ToolResult } from '../../src/core/toolResult';
-import type { WorkflowEvent } from '../../src/core/workflow';
+import type { ToolResult } from '../../src/core/base/toolResult';
+import type { WorkflowEvent } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
 async function setup(t: TestContext, userRules: PolicyRule[] = [], options: { autoApprovePlans?: boolean } = {}) {

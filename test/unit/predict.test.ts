@@ -10,7 +10,7 @@ import { createTwoFilesPatch } from 'diff';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { classifyResult } from '../../src/core/classify';
+import { classifyResult } from '../../src/core/plan/classify';
 import {
   applyFilePatch,
   dryRunFlag,
@@ -25,8 +25,8 @@ import {
   withDryRun,
   writeShape,
   type PredictedFile,
-} from '../../src/core/predict';
-import type { ToolResult } from '../../src/core/toolResult';
+} from '../../src/core/files/predict';
+import type { ToolResult } from '../../src/core/base/toolResult';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture.js';
 
 const SERVER_FILESYSTEM = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { approvalHash } from '../../src/core/approval';
-import { outcomeSentence } from '../../src/core/outcome';
-import { describeOutcome, describeStatus, describeStep, planTitle } from '../../src/core/present';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { outcomeSentence } from '../../src/core/workflow/outcome';
+import { describeOutcome, describeStatus, describeStep, planTitle } from '../../src/core/present/workflowWords';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
+import { EMPTY_WORKFLOW, getPlan, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 let clock = 0;

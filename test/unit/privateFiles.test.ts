@@ -22,8 +22,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approvalHash } from '../../src/core/approval';
-import { getPlan, type WorkflowEvent } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { getPlan, type WorkflowEvent } from '../../src/core/workflow/workflow';
 import { FileOAuthStore } from '../../src/mcp/oauth/store';
 import { createCheckpoint, revertPlan, sealCheckpoint } from '../../src/node/checkpoint';
 import { openFileLedger } from '../../src/node/fileLedger';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { resultText } from '../../src/core/toolResult';
+import { resultText } from '../../src/core/base/toolResult';
 import type { ResolvedServer } from '../../src/mcp/config';
 import type { LogEntry } from '../../src/mcp/connection';
 import { ServerRegistry } from '../../src/mcp/registry';

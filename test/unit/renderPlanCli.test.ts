@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fixtureServer, runCli, workspace } from './helpers/cliHarness';
 import { LONG_ARGS_TAIL } from '../../fixture/planTools';
 import { ARGS_INLINE_MAX, renderPlan } from '../../src/cli/renderPlan';
-import type { OrchestratedPlan } from '../../src/core/plan';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
 
 const workspaces: ReturnType<typeof workspace>[] = [];
 after(() => {

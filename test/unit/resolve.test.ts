@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LOCAL_SERVER, resolveSteps, reviewedChangeParts, reviewedChangeText } from '../../src/core/resolve';
-import type { ServerTools } from '../../src/core/invoker';
+import { LOCAL_SERVER, resolveSteps, reviewedChangeParts, reviewedChangeText } from '../../src/core/engine/resolve';
+import type { ServerTools } from '../../src/core/engine/invoker';
 
 const CATALOG: ServerTools[] = [
   { server: 'files', tools: ['write_file', 'read_file', 'echo'] },

@@ -1,7 +1,7 @@
 // The runner against real MCP servers (McpServer / Server from the SDK, connected in memory): every path a user can
 // meet while a plan runs — success, failures of each kind, cancel, retry/skip/stop, confirm, ask_user, nested plans,
 // cross-server steps, missing tools, progress.
-import { resolutionRecords } from '../../src/core/resolve';
+import { resolutionRecords } from '../../src/core/engine/resolve';
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -14,14 +14,14 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { approvalHash } from '../../src/core/approval';
-import { classifyResult } from '../../src/core/classify';
-import { CancellationTokenSource } from '../../src/core/lifecycle';
-import { MemoryLedgerSink, replay, Workflow } from '../../src/core/ledger';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
-import { LOCAL_SERVER } from '../../src/core/resolve';
-import { runPlan, type RunnerDeps, type RunnerHost } from '../../src/core/runner';
-import { getPlan, MAX_PLAN_DEPTH, type PlanRecord } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { classifyResult } from '../../src/core/plan/classify';
+import { CancellationTokenSource } from '../../src/core/base/lifecycle';
+import { MemoryLedgerSink, replay, Workflow } from '../../src/core/workflow/ledger';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
+import { LOCAL_SERVER } from '../../src/core/engine/resolve';
+import { runPlan, type RunnerDeps, type RunnerHost } from '../../src/core/engine/runner';
+import { getPlan, MAX_PLAN_DEPTH, type PlanRecord } from '../../src/core/workflow/workflow';
 import { connectInMemory, type ClientInvoker } from './helpers/inMemoryInvoker';
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });

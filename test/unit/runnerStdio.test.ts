@@ -1,17 +1,17 @@
 // The runner against the fixture server over stdio, with the ledger in a real file: a plan end to end, then the
 // crashes the ledger exists for — the server dying mid-plan, and the Plangate process itself dying mid-step.
-import { resolvePlan } from '../../src/core/door';
+import { resolvePlan } from '../../src/core/engine/door';
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approvalHash } from '../../src/core/approval';
-import { classifyResult } from '../../src/core/classify';
-import { replay, type Workflow } from '../../src/core/ledger';
-import { runPlan, type RunnerDeps } from '../../src/core/runner';
-import { activePlans, getPlan, INTERRUPTED_STEP_ERROR } from '../../src/core/workflow';
+import { approvalHash } from '../../src/core/plan/approval';
+import { classifyResult } from '../../src/core/plan/classify';
+import { replay, type Workflow } from '../../src/core/workflow/ledger';
+import { runPlan, type RunnerDeps } from '../../src/core/engine/runner';
+import { activePlans, getPlan, INTERRUPTED_STEP_ERROR } from '../../src/core/workflow/workflow';
 import { loadLedger, openFileLedger } from '../../src/node/fileLedger';
 import { REPO_ROOT, startFixtureStdio, type StdioFixture } from './helpers/fixture';
 import { readCallLog } from '../../fixture/callLog';

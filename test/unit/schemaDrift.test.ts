@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { envelopeJsonSchemaText, parseEnvelope } from '../../src/core/envelope';
+import { envelopeJsonSchemaText, parseEnvelope } from '../../src/core/plan/envelope';
 import { SCHEMA_PATH } from '../../scripts/generateSchema';
 
 const REGENERATE = 'run node --import tsx scripts/generateSchema.ts';
@@ -16,7 +16,7 @@ test('schema/orchestrated-plan.schema.json matches the zod envelope schema', () 
   }
   assert.ok(
     onDisk === envelopeJsonSchemaText(),
-    `schema/orchestrated-plan.schema.json is out of date with src/core/envelope.ts: ${REGENERATE}`,
+    `schema/orchestrated-plan.schema.json is out of date with src/core/plan/envelope.ts: ${REGENERATE}`,
   );
 });
 

@@ -7,8 +7,8 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CallCardView, PlanItemView } from '../../src/shared/protocol';
 import { PlanPresenter } from '../../src/core/present/planItem';
-import type { OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW } from '../../src/core/workflow';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
+import { EMPTY_WORKFLOW } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 class FakeNode {

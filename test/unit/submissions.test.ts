@@ -1,12 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { classifyResult } from '../../src/core/classify';
-import type { CollectFormPayload } from '../../src/core/collectForm';
-import { CancellationTokenSource } from '../../src/core/lifecycle';
-import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/ledger';
-import { describeSubmitResult, parseStagedEntry } from '../../src/core/collect/answers';
-import { getSubmission, stagedConflict, submitBlocker } from '../../src/core/collect/reducer';
+import { classifyResult } from '../../src/core/plan/classify';
+import type { CollectFormPayload } from '../../src/core/plan/collectForm';
+import { CancellationTokenSource } from '../../src/core/base/lifecycle';
+import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow } from '../../src/core/workflow/ledger';
+import { describeSubmitResult, parseStagedEntry } from '../../src/core/forms/answers';
+import { getSubmission, stagedConflict, submitBlocker } from '../../src/core/forms/reducer';
 import {
   approvalPollDelay,
   approvalToolsOf,
@@ -17,11 +17,18 @@ import {
   requestApprovalArgs,
   type ApprovalCheck,
 } from '../../src/core/collect/remoteApproval';
-import type { SubmissionEvent } from '../../src/core/collect/types';
-import { readFormControls, sameFieldValue, stagedChanges, submissionCall, toControlValue } from '../../src/core/collect/values';
-import { describeCollectError, describeSubmissionState, formatAge } from '../../src/core/collect/words';
-import type { ToolResult } from '../../src/core/toolResult';
-import { canApply, EMPTY_WORKFLOW, reduce, type PlanOrigin, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow';
+import type { SubmissionEvent } from '../../src/core/forms/types';
+import { readFormControls, sameFieldValue, stagedChanges, submissionCall, toControlValue } from '../../src/core/forms/values';
+import { describeCollectError, describeSubmissionState, formatAge } from '../../src/core/forms/words';
+import type { ToolResult } from '../../src/core/base/toolResult';
+import {
+  canApply,
+  EMPTY_WORKFLOW,
+  reduce,
+  type PlanOrigin,
+  type WorkflowEvent,
+  type WorkflowState,
+} from '../../src/core/workflow/workflow';
 import { startFixtureStdio, type StdioFixture } from './helpers/fixture.js';
 import { apply } from './helpers/applyEvents';
 

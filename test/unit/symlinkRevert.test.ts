@@ -9,8 +9,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureServer } from '../../fixture/fixtureServer';
-import { computeChanges } from '../../src/core/changes';
-import { touchedPaths } from '../../src/core/predict';
+import { computeChanges } from '../../src/core/files/changes';
+import { touchedPaths } from '../../src/core/files/predict';
 import { checkpointDiskState, createCheckpoint, readCheckpoint, revertFile, revertPlan, sealCheckpoint } from '../../src/node/checkpoint';
 import { listWorkspaceFiles } from '../../src/node/workspaceFiles';
 import { connectInMemory } from './helpers/inMemoryInvoker';

@@ -2,7 +2,7 @@
 // costs them a few redraws a second instead of one per workflow event. Driven by node's mock timers: no real time.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, mock, test } from 'node:test';
-import { Emitter, throttled } from '../../src/core/lifecycle';
+import { Emitter, throttled } from '../../src/core/base/lifecycle';
 
 beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
 afterEach(() => mock.timers.reset());

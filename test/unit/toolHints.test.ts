@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stepHint, summarizeHints } from '../../src/core/toolHints';
+import { stepHint, summarizeHints } from '../../src/core/base/toolHints';
 
 test('annotations read with the spec defaults: read-only, else destructive unless destructiveHint is false', () => {
   assert.deepEqual(stepHint({ readOnlyHint: true }), { effect: 'read', openWorld: false, idempotent: false });

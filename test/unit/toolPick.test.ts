@@ -2,7 +2,7 @@
 // it runs; nothing claims that no server is configured while servers are only starting.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { toolPickPlaceholder, toolPickRows, type PickServer } from '../../src/core/toolPick';
+import { toolPickPlaceholder, toolPickRows, type PickServer } from '../../src/core/present/toolPick';
 
 const tool = (name: string, description?: string, title?: string) => ({
   name,

@@ -2,7 +2,7 @@
 // other scheme is declined without asking, the user and the log told why, and nothing is opened.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerUrlElicitation, type UrlElicitationPorts } from '../../src/core/urlElicitation';
+import { answerUrlElicitation, type UrlElicitationPorts } from '../../src/core/base/urlElicitation';
 
 function ports(choice: 'open' | 'decline' | 'cancel' = 'open', opens = true) {
   const seen = { asked: [] as { message: string; detail: string }[], opened: [] as string[], refused: [] as string[], log: [] as string[] };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateInput } from '../../src/core/validateInput';
+import { validateInput } from '../../src/core/plan/validateInput';
 
 const SUCCESS = {
   kind: 'orchestrated_plan',

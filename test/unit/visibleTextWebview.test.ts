@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { hasInvisible } from '../../src/shared/visibleText';
 import type { PlanItemView, ResultView } from '../../src/shared/protocol';
 import { PlanPresenter } from '../../src/core/present/planItem';
-import type { OrchestratedPlan } from '../../src/core/plan';
-import { EMPTY_WORKFLOW } from '../../src/core/workflow';
+import type { OrchestratedPlan } from '../../src/core/plan/plan';
+import { EMPTY_WORKFLOW } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 
 class FakeNode {

@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { approvalHash, canonicalJson, sha256Hex } from '../../src/core/approval';
-import type { ActionCall, OrchestratedPlan } from '../../src/core/plan';
+import { approvalHash, canonicalJson, sha256Hex } from '../../src/core/plan/approval';
+import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
 import {
   activePlans,
   canApply,
@@ -18,7 +18,7 @@ import {
   type PlanRecord,
   type WorkflowEvent,
   type WorkflowState,
-} from '../../src/core/workflow';
+} from '../../src/core/workflow/workflow';
 
 const ORIGIN = { server: 'alpha', tool: 'plan_it', args: { name: 'x' }, entrance: 'manual' as const };
 

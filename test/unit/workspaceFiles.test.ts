@@ -1,5 +1,5 @@
 // The Node lister of workspace files matching touches_files globs (CLI and benchmark): glob semantics of
-// core/globs.ts, excluded folders pruned, walks only from each glob's static base, capped, cancellable.
+// core/base/globs.ts, excluded folders pruned, walks only from each glob's static base, capped, cancellable.
 import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -3,7 +3,10 @@
 // and expects exactly the no-restricted-imports error; an allowed import in the same zone must pass.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
+import { REPO_ROOT } from './helpers/fixture';
 
 const eslint = new ESLint({ cwd: process.cwd() });
 
@@ -13,12 +16,21 @@ async function restrictedImports(filePath: string, code: string): Promise<string
 }
 
 const breaks: [zone: string, file: string, code: string][] = [
-  ['core → Node built-in', 'src/core/zoneProbe.ts', "import * as fs from 'node:fs';"],
-  ['core → Node built-in (bare name)', 'src/core/zoneProbe.ts', "import * as path from 'path';"],
-  ['core → mcp', 'src/core/zoneProbe.ts', "import { ServerRegistry } from '../mcp/registry';"],
-  ['core → node', 'src/core/zoneProbe.ts', "import { openFileLedger } from '../node/fileLedger';"],
-  ['core → ui', 'src/core/zoneProbe.ts', "import { PlanPanel } from '../ui/planPanel';"],
-  ['core → vscode', 'src/core/zoneProbe.ts', "import * as vscode from 'vscode';"],
+  ['core → Node built-in', 'src/core/engine/zoneProbe.ts', "import * as fs from 'node:fs';"],
+  ['core → Node built-in (bare name)', 'src/core/engine/zoneProbe.ts', "import * as path from 'path';"],
+  ['core → mcp', 'src/core/engine/zoneProbe.ts', "import { ServerRegistry } from '../../mcp/registry';"],
+  ['core → node', 'src/core/engine/zoneProbe.ts', "import { openFileLedger } from '../../node/fileLedger';"],
+  ['core → ui', 'src/core/engine/zoneProbe.ts', "import { PlanPanel } from '../../ui/planPanel';"],
+  ["a module at core's root → Node built-in", 'src/core/zoneProbe.ts', "import * as fs from 'node:fs';"],
+  ['core layers: base → plan (up)', 'src/core/base/zoneProbe.ts', "import type { OrchestratedPlan } from '../plan/plan';"],
+  ['core layers: plan → workflow (up)', 'src/core/plan/zoneProbe.ts', "import type { WorkflowState } from '../workflow/workflow';"],
+  ['core layers: policy → engine (up)', 'src/core/policy/zoneProbe.ts', "import { Door } from '../engine/door';"],
+  ['core layers: workflow → engine (up)', 'src/core/workflow/zoneProbe.ts', "import { Door } from '../engine/door';"],
+  ['core layers: engine → present (up)', 'src/core/engine/zoneProbe.ts', "import { planTitle } from '../present/workflowWords';"],
+  ['core layers: engine → collect (up)', 'src/core/engine/zoneProbe.ts', "import { CollectEngine } from '../collect/engine';"],
+  ['core layers: present → agent (up)', 'src/core/present/zoneProbe.ts', "import { createGateHandler } from '../agent/agentCall';"],
+  ['core layers: plan ↔ policy (side by side)', 'src/core/plan/zoneProbe.ts', "import { evaluate } from '../policy/evaluate';"],
+  ['core → vscode', 'src/core/engine/zoneProbe.ts', "import * as vscode from 'vscode';"],
   ['node → ui', 'src/node/zoneProbe.ts', "import { PlanPanel } from '../ui/planPanel';"],
   ['mcp → ui', 'src/mcp/zoneProbe.ts', "import { PlanPanel } from '../ui/planPanel';"],
   ['cli → ui', 'src/cli/zoneProbe.ts', "import { PlanPanel } from '../ui/planPanel';"],
@@ -56,19 +68,48 @@ describe('lint holds the zones', () => {
     assert.deepEqual(await restrictedImports('src/shared/zoneProbe.ts', "import type { ControlValue } from './forms';"), []);
     assert.deepEqual(
       await restrictedImports(
-        'src/core/zoneProbe.ts',
-        "import { Door } from './door';\nimport { visibleText } from '../shared/visibleText';",
+        'src/core/engine/zoneProbe.ts',
+        "import { Door } from './door';\nimport { visibleText } from '../../shared/visibleText';\nimport type { OrchestratedPlan } from '../plan/plan';\nimport { evaluate } from '../policy/evaluate';",
       ),
       [],
     );
     assert.deepEqual(
-      await restrictedImports('src/ui/zoneProbe.ts', "import * as vscode from 'vscode';\nimport { Door } from '../core/door';"),
+      await restrictedImports('src/ui/zoneProbe.ts', "import * as vscode from 'vscode';\nimport { Door } from '../core/engine/door';"),
       [],
     );
     assert.deepEqual(
       await restrictedImports('src/mcp/zoneProbe.ts', "import { Door } from '../core/door';\nimport * as fs from 'node:fs';"),
       [],
     );
+    assert.deepEqual(
+      await restrictedImports(
+        'src/core/agent/zoneProbe.ts',
+        "import { planTitle } from '../present/workflowWords';\nimport { Door } from '../engine/door';",
+      ),
+      [],
+    );
     assert.deepEqual(await restrictedImports('src/cli/zoneProbe.ts', "import { McpConnection } from '../mcp/connection';"), []);
+  });
+});
+
+test("core's root holds no module, and every folder of core is a layer that lint holds", async () => {
+  const config: string = join(REPO_ROOT, 'eslint.config.mjs');
+  const { CORE_LAYERS } = (await import(config)) as { CORE_LAYERS: [string, string[]][] };
+  const entries = readdirSync(join(REPO_ROOT, 'src/core'), { withFileTypes: true });
+  assert.deepEqual(
+    entries.filter((e) => e.isFile()).map((e) => e.name),
+    [],
+  );
+  const layers = CORE_LAYERS.map(([layer]) => layer);
+  assert.deepEqual(
+    entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort(),
+    [...layers].sort(),
+  );
+  // Each layer may import only layers listed before it: the table itself has no arrow up.
+  CORE_LAYERS.forEach(([layer, below], i) => {
+    for (const b of below) assert.ok(layers.indexOf(b) < i, `${layer} may import ${b}, which is not below it`);
   });
 });

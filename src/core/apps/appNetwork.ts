@@ -11,7 +11,7 @@
  */
 
 import type { AppNetworkView } from '../../shared/protocol';
-import { sha256Hex } from '../json';
+import { sha256Hex } from '../base/json';
 
 /** The most origins of each kind a page may ask for; the rest are refused. */
 export const MAX_ORIGINS = 20;

@@ -7,7 +7,7 @@
  * Pure: no vscode, no I/O.
  */
 import { callableByApp, type AppToolLike } from './appTool';
-import { checkExternalUrl } from '../externalUrl';
+import { checkExternalUrl } from '../base/externalUrl';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -33,7 +33,7 @@ export function checkAppToolCall(server: string, params: unknown, tools: readonl
   return { tool: name, args };
 }
 
-/** The link an app asked to open, if Plangate may offer to open it: what core/externalUrl.ts allows (http and https). */
+/** The link an app asked to open, if Plangate may offer to open it: what core/base/externalUrl.ts allows (http and https). */
 export function checkOpenLink(params: unknown): URL | { error: string } {
   const checked = checkExternalUrl(isObj(params) ? params.url : undefined, 'link the app asked for');
   return checked.ok ? new URL(checked.url) : { error: checked.reason };

@@ -10,15 +10,15 @@
  * extension knows them, the confirmations) and {@link CollectClock} (time and waits, so polling is testable
  * without waiting).
  */
-import { sameJson } from '../json';
-import type { Door } from '../door';
-import type { Workflow } from '../ledger';
-import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken, type Event } from '../lifecycle';
-import type { CollectFormPayload } from '../collectForm';
-import type { PlanOrigin, Problem } from '../plan';
-import type { ToolResult } from '../toolResult';
-import { describeSubmitResult, parseStagedEntry } from './answers';
-import { getSubmission, stagedConflict, stagedSubmissions, submissionModel, submitBlocker } from './reducer';
+import { sameJson } from '../base/json';
+import type { Door } from '../engine/door';
+import type { Workflow } from '../workflow/ledger';
+import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken, type Event } from '../base/lifecycle';
+import type { CollectFormPayload } from '../plan/collectForm';
+import type { PlanOrigin, Problem } from '../plan/plan';
+import type { ToolResult } from '../base/toolResult';
+import { describeSubmitResult, parseStagedEntry } from '../forms/answers';
+import { getSubmission, stagedConflict, stagedSubmissions, submissionModel, submitBlocker } from '../forms/reducer';
 import {
   approvalToolsOf,
   checkApprovalArgs,
@@ -29,8 +29,8 @@ import {
   sleepUnlessCancelled,
   type PollSchedule,
 } from './remoteApproval';
-import type { ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionRecord, SubmitCall } from './types';
-import { initialControls, readFormControls, stagedChanges, stagedValues, submissionCall } from './values';
+import type { ControlValue, FieldChange, StagedEntry, SubmissionEvent, SubmissionRecord, SubmitCall } from '../forms/types';
+import { initialControls, readFormControls, stagedChanges, stagedValues, submissionCall } from '../forms/values';
 
 /** An action in flight on a submission. */
 export type CollectBusy = 'stage' | 'submit' | 'discard' | 'approval';

@@ -3,12 +3,12 @@
  * their arguments fitted to their input schemas, their answers read leniently, and the polling schedule and loop.
  * The loop waits with the caller's sleep (the engine's clock; a fake one in tests), a plain timer by default.
  */
-import type { CancellationToken } from '../lifecycle';
-import type { ToolResult } from '../toolResult';
-import { clipText, firstText, isObject, parseJsonObject } from './answers';
-import { submissionModel } from './reducer';
-import type { ApprovalStatus, SubmissionRecord } from './types';
-import { stagedValues, submissionCall } from './values';
+import type { CancellationToken } from '../base/lifecycle';
+import type { ToolResult } from '../base/toolResult';
+import { clipText, firstText, isObject, parseJsonObject } from '../forms/answers';
+import { submissionModel } from '../forms/reducer';
+import type { ApprovalStatus, SubmissionRecord } from '../forms/types';
+import { stagedValues, submissionCall } from '../forms/values';
 
 /** The approval tools a server offers, when it offers both. */
 export function approvalToolsOf(

@@ -20,7 +20,7 @@
  * Pure: no vscode, no node built-ins; the disk only through {@link PolicyContext.realPath}.
  */
 import picomatch from 'picomatch';
-import { stepHint } from '../toolHints';
+import { stepHint } from '../base/toolHints';
 import {
   DECISION_RANK,
   refOf,

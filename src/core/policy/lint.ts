@@ -4,7 +4,7 @@
  * loosen the user's own policy (they are not honoured where they would; see evaluate.ts). Users of other agents'
  * permission rules complain that rules silently do nothing: these checks say so. Pure.
  */
-import { stepHint } from '../toolHints';
+import { stepHint } from '../base/toolHints';
 import { nameMatches, toolAsks } from './evaluate';
 import type { PolicyProblem } from './parse';
 import { DECISION_RANK, type PolicyRules, type SourcedRule } from './rules';

@@ -22,7 +22,7 @@ export const POLICY_ENTRANCES: readonly PolicyEntrance[] = ['plan', 'agent', 'ca
 /** Where a rule comes from. `default`: Plangate's own; `tool`: the tool's `_meta.approval` declaration. */
 export type RuleSource = 'user' | 'workspace' | 'default' | 'tool';
 
-/** The tool's annotations a rule can require (each as the MCP hint reads, see core/toolHints.ts). */
+/** The tool's annotations a rule can require (each as the MCP hint reads, see core/base/toolHints.ts). */
 export interface AnnotationCondition {
   readOnly?: boolean;
   destructive?: boolean;

@@ -1,13 +1,13 @@
 /**
  * An argument value read as a path, resolved against the workspace folder, for the policy's argument conditions:
- * inside (with its workspace-relative form) or outside. Conservative like core/globs.ts: a path any plausible reader
+ * inside (with its workspace-relative form) or outside. Conservative like core/base/globs.ts: a path any plausible reader
  * could take elsewhere (a URL, `~`, a shell variable, percent-encoding, …; see {@link pathTrap}) is outside. The path is
  * read twice: as written (string work, POSIX and Windows forms alike) and, given a {@link RealPath} port, as the file
  * system reads it — the real path of its longest existing prefix with the rest appended — so `docs/authorized_keys`,
  * with `docs` a link to `~/.ssh`, is outside. It is outside when either reading is (or when the disk cannot tell).
  * Pure: the disk is reached only through the port.
  */
-import { pathTrap } from '../globs';
+import { pathTrap } from '../base/globs';
 
 /**
  * The real path of an existing file or folder (every link resolved), or undefined when nothing is there. Throws when it

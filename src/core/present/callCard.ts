@@ -3,11 +3,11 @@
  * under a rule that asks), with the deciding rule in words. Also the words of a verdict wherever a plan step shows
  * it. Pure.
  */
-import type { CallAsk } from '../door';
+import type { CallAsk } from '../engine/door';
 import { canAlwaysAllow, narrowestRule } from '../policy/alwaysAllow';
 import type { PolicyRule, RuleRef, RuleSource } from '../policy/rules';
-import type { PolicyRecord } from '../plan';
-import { stepHint } from '../toolHints';
+import type { PolicyRecord } from '../plan/plan';
+import { stepHint } from '../base/toolHints';
 import type { CallCardView, PolicyMarkView } from '../../shared/protocol';
 
 /** Who a rule's source is, in words. */

@@ -5,7 +5,7 @@
 import type { CollectFormSchemaView } from '../../shared/forms';
 import type { CollectFormView } from '../../shared/protocol';
 import type { SubmissionSnapshot } from '../collect/engine';
-import type { SubmissionRecord } from '../collect/types';
+import type { SubmissionRecord } from '../forms/types';
 
 const STATE_TEXT: Record<string, string> = {
   open: 'Not staged',

@@ -26,13 +26,14 @@ import type {
   ToolSummaryView,
   TouchedGlobView,
 } from '../../shared/protocol';
-import { approvalHash } from '../approval';
-import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } from '../resolve';
-import { outcomeSentence } from '../outcome';
-import { lineage } from '../planView';
-import { stepHint, summarizeHints } from '../toolHints';
-import type { PlanRecord, StepRecord, WorkflowState } from '../workflow';
+import { approvalHash } from '../plan/approval';
+import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } from '../engine/resolve';
+import { outcomeSentence } from '../workflow/outcome';
+import { lineage } from '../workflow/planTree';
+import { stepHint, summarizeHints } from '../base/toolHints';
+import type { PlanRecord, StepRecord, WorkflowState } from '../workflow/workflow';
 import { phaseLabel, progressText, serverStatusLabel, stepStateText } from './planWords';
+import { planTitle } from './workflowWords';
 
 /** What the extension resolved around a plan item, besides the workflow state. */
 export interface PlanItemExtras {
@@ -383,7 +384,7 @@ export function planHead(
     serverStatusLabel: serverStatusLabel(String(plan.status)),
     origin: { server: record.origin.server, tool: record.origin.tool },
     instruction: typeof plan.instruction === 'string' ? plan.instruction : '',
-    lineage: top ? lineage(state, record.id) : [],
+    lineage: top ? lineage(state, record.id).map((p) => ({ id: p.id, title: planTitle(p) })) : [],
     predicting: top && awaiting && options.predicted === undefined,
     reverted: (record.reverts?.length ?? 0) > 0,
     warnings: (plan.warnings ?? []).map(issue),

@@ -3,7 +3,7 @@
  * Pure functions of the reducer's records.
  */
 import type { StepStateView } from '../../shared/protocol';
-import type { PlanOutcome, PlanPhase, PlanRecord } from '../workflow';
+import type { PlanOutcome, PlanPhase, PlanRecord } from '../workflow/workflow';
 
 const PHASE_TEXT: Record<PlanPhase, string> = {
   awaiting_approval: 'Awaiting approval',

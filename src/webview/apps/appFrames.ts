@@ -9,7 +9,7 @@
  * frame's height without a round trip.
  */
 import type { AppToWebview, PanelItem } from '../../shared/protocol';
-import { post } from '../messaging';
+import { post } from '../base/messaging';
 
 interface Frame {
   iframe: HTMLIFrameElement;

@@ -3,8 +3,8 @@
  * says which one is shown and switches the panel item in place. The submission is the same either way, so nothing
  * staged is lost; the extension keeps a hidden app open while the native form is shown (src/ui/planPanel.ts).
  */
-import { h, icon, visible } from '../dom';
-import { intentButton } from '../intentButton';
+import { h, icon, visible } from '../base/dom';
+import { intentButton } from '../base/intentButton';
 
 /** The line above a form: which one is shown (`shown`), the page of the server's app, and the button to switch. */
 export function formToggle(itemId: string, shown: 'native' | 'app', uri: string): HTMLElement {

@@ -7,9 +7,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { toolDefinitionHash, type ToolDefinitionLike } from '../../../src/core/approval';
-import type { ServerTools, ToolCallOptions, ToolInvoker } from '../../../src/core/invoker';
-import type { ToolResult } from '../../../src/core/toolResult';
+import { toolDefinitionHash, type ToolDefinitionLike } from '../../../src/core/plan/approval';
+import type { ServerTools, ToolCallOptions, ToolInvoker } from '../../../src/core/engine/invoker';
+import type { ToolResult } from '../../../src/core/base/toolResult';
 
 export interface InvokerCall {
   server: string;

@@ -2,13 +2,13 @@
 // asks it for a plan, approves it, and runs it with a file ledger. The test SIGKILLs this process while a step runs.
 // Usage: node --import tsx ledgerRunner.ts <ledger.jsonl> <plan tool> <fixture root> <fixture call log>
 // Prints one JSON line {"fixturePid": n} once connected, so the test can make sure the server is gone afterwards.
-import { resolvePlan } from '../../../src/core/door';
+import { resolvePlan } from '../../../src/core/engine/door';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { approvalHash } from '../../../src/core/approval';
-import { classifyResult } from '../../../src/core/classify';
-import { runPlan } from '../../../src/core/runner';
-import { getPlan } from '../../../src/core/workflow';
+import { approvalHash } from '../../../src/core/plan/approval';
+import { classifyResult } from '../../../src/core/plan/classify';
+import { runPlan } from '../../../src/core/engine/runner';
+import { getPlan } from '../../../src/core/workflow/workflow';
 import { openFileLedger } from '../../../src/node/fileLedger';
 import { fixtureCommand } from './fixture';
 import { ClientInvoker } from './inMemoryInvoker';
