@@ -5,7 +5,7 @@
  * 2: usage, connection or server error. Nothing is called.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { stepHint, type StepHint } from '../core/toolHints';
+import { stepHint, type StepHint } from '../core/base/toolHints';
 import type { ResolvedServer } from '../mcp/config';
 import { cliConnection, type CliConnectionOptions } from './cliConnection';
 import type { Output } from './output';
