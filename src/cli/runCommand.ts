@@ -36,7 +36,7 @@ import type { Output } from './output';
 import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
-import { clip, safeText } from './safeText';
+import { firstLine, safeText } from './safeText';
 import { stopServer } from './stopServer';
 
 export interface RunOptions {
@@ -222,7 +222,7 @@ class ProgressPrinter {
         this.out.startLine(`${head}${stepTitle(step.call)} … `);
         break;
       case 'ok': {
-        const summary = step.summary ? `: ${one(clip(step.summary.split('\n').find((l) => l.trim() !== '') ?? '', 160))}` : '';
+        const summary = step.summary ? `: ${one(firstLine(step.summary, 160))}` : '';
         this.out.endLine(`ok${summary}`, `${head}${one(step.call.tool, 200)} `);
         break;
       }
@@ -311,7 +311,8 @@ export function inCliWords(message: string): string {
       'the Authorization header: pass it with --header "Authorization=…"',
     )
     .replace(/the credentials in its "headers" configuration/g, 'the credentials you pass with --header')
-    .replace(/fix "url"/g, 'fix --url')
+    .replace(/([Ff])ix "url"/g, '$1ix --url')
+    .replace(/and "url" \(/g, 'and --url (')
     .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server')
     .replace(/(did not answer "initialize" within [\d.]+ s\.)/, '$1 If it only starts slowly, give it longer with --timeout SECONDS.');
 }

@@ -10,7 +10,7 @@ import type { ResolvedServer } from '../mcp/config';
 import { cliConnection, type CliConnectionOptions } from './cliConnection';
 import type { Output } from './output';
 import { inCliWords } from './runCommand';
-import { safeText } from './safeText';
+import { firstLine, safeText } from './safeText';
 import { stopServer } from './stopServer';
 
 export interface ToolsOptions extends CliConnectionOptions {
@@ -28,15 +28,6 @@ export function hintWords(hint: StepHint): string {
 function titleOf(tool: Tool): string | undefined {
   const title = typeof tool.title === 'string' ? tool.title : tool.annotations?.title;
   return typeof title === 'string' && title.trim() ? title.trim() : undefined;
-}
-
-/** The first non-empty line of `text`, cut at `max` characters; "…" marks that more was cut or more lines followed. */
-export function firstLine(text: string | undefined, max: number): string {
-  if (typeof text !== 'string') return '';
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const first = (lines[0] ?? '').trim();
-  if (first.length > max) return `${first.slice(0, max - 1).trimEnd()}…`;
-  return lines.length > 1 ? `${first} …` : first;
 }
 
 /** Runs `plangate tools`; resolves with the exit code once the server is stopped. */
@@ -76,7 +67,7 @@ export async function toolsCommand(options: ToolsOptions, out: Output): Promise<
     const hintWidth = Math.max(...hints.map((h) => h.length));
     tools.forEach((t, i) => {
       const title = titleOf(t);
-      const about = [title && safeText(title, { max: 80 }), safeText(firstLine(t.description, 100))].filter(Boolean).join(' — ');
+      const about = [title && safeText(title, { max: 80 }), safeText(firstLine(t.description ?? '', 100))].filter(Boolean).join(' — ');
       out.info(`  ${names[i]!.padEnd(nameWidth)}  ${hints[i]!.padEnd(hintWidth)}  ${about}`.trimEnd());
     });
     return 0;

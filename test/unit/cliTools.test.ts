@@ -84,8 +84,8 @@ describe('plangate tools', { concurrency: 3 }, () => {
     assert.ok(!r.stdoutBytes.includes(0x1b) && !r.stdoutBytes.includes(0x07), 'no raw escape or bell');
     assert.doesNotMatch(r.stdout, /\u202e/);
     const lines = r.stdout.split('\n');
-    assert.match(lines[1]!, /^ {2}wipe\\x1b\[2J +read-only +Safe \\u202eetirw — first line\\x07 …$/);
-    assert.match(lines[2]!, /^ {2}long +destructive, open world +x{99}…$/);
+    assert.match(lines[1]!, /^ {2}wipe\\x1b\[2J +read-only +Safe \\u202eetirw — first line\\x07 … \(\+1 line\)$/);
+    assert.match(lines[2]!, /^ {2}long +destructive, open world +x{100}… \(\+400 characters\)$/);
     assert.doesNotMatch(r.stdout, /second line/);
   });
 
