@@ -99,7 +99,8 @@ const USAGE_TOOLS = `plangate tools (--server NAME | --server "<command line>" |
   Exit 0: listed. 2: usage, connection or server error.`;
 
 const USAGE_SERVERS = `plangate servers [--json]
-  Lists the servers of ./.vscode/mcp.json (name, type, command line or URL) and its problems (file:line).
+  Lists the servers of ./.vscode/mcp.json (name, type, command line or URL, with \${workspaceFolder}, \${userHome}
+  and \${/} filled in for this folder; \${env:…} and \${input:…} as written) and its problems (file:line:column).
   Exit 0: no problems. 1: the file has problems. 2: there is no readable file.`;
 
 const USAGE_POLICY = `plangate policy check [FILE] [--json]
