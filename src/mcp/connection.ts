@@ -84,6 +84,8 @@ export interface ConnectionOptions {
   oauth?: OAuthSupport;
   /** How sandboxed stdio servers start; without it a server that asks for a sandbox does not start. */
   sandbox?: SandboxSupportOptions;
+  /** Answers elicitation requests (unless a connection's own {@link ServerConnection.onElicit} does); without either, they are declined. */
+  elicit?: ElicitHandler;
 }
 
 /** Where srt is, whether a sandbox can be had, and whether the user lets a server start unsandboxed anyway. */
@@ -476,7 +478,7 @@ export class ServerConnection {
       const client = createClient(this.options.clientInfo ?? { name: 'plangate', version: '0.1.0' }, {
         urlElicitation: this.options.urlElicitation ?? false,
         elicitHandler: () => {
-          const h = this.onElicit;
+          const h = this.onElicit ?? this.options.elicit;
           return (
             h &&
             (async (params) => {

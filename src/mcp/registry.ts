@@ -7,7 +7,7 @@ import { Emitter, type Event } from '../core/base/lifecycle';
 import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
 import type { ToolResult } from '../core/base/toolResult';
 import { isWorkspaceSource, serverFingerprint, type ResolvedServer } from './config';
-import { CallError, ServerConnection, type ConnectionOptions, type ElicitHandler, type LogEntry } from './connection';
+import { CallError, ServerConnection, type ConnectionOptions, type LogEntry } from './connection';
 
 /** A tool name offered by more than one server; `servers[0]` (first in configuration order) wins unqualified lookups. */
 export interface ToolClash {
@@ -32,7 +32,6 @@ export class ServerRegistry implements ToolInvoker {
   private entries: Entry[] = [];
   private trusted = true;
   private disposed = false;
-  private elicit?: ElicitHandler;
   private readonly changeEmitter = new Emitter<void>();
   private readonly logEmitter = new Emitter<LogEntry>();
   /** Fires when servers are added or removed, or a server's state or tools change. */
@@ -45,15 +44,6 @@ export class ServerRegistry implements ToolInvoker {
   readonly onLog: Event<LogEntry> = this.logEmitter.event;
 
   constructor(private readonly options: ConnectionOptions = {}) {}
-
-  /** Answers elicitation requests of every server (now and later); without one they are declined. */
-  get onElicit(): ElicitHandler | undefined {
-    return this.elicit;
-  }
-  set onElicit(handler: ElicitHandler | undefined) {
-    this.elicit = handler;
-    for (const e of this.entries) e.conn.onElicit = handler;
-  }
 
   /** The connections in configuration order. */
   get connections(): readonly ServerConnection[] {
@@ -211,7 +201,6 @@ export class ServerRegistry implements ToolInvoker {
 
   private create(config: ResolvedServer, fingerprint: string): Entry {
     const conn = new ServerConnection(config, this.options);
-    conn.onElicit = this.elicit;
     const subscriptions = [
       conn.onDidChangeState(() => {
         this.toolIndex = undefined;

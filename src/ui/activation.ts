@@ -4,8 +4,11 @@
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
+import { Broker } from '../core/base/broker';
+import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { Gate } from '../core/engine/gate';
 import type { Workflow } from '../core/workflow/ledger';
+import type { ElicitHandler } from '../mcp/connection';
 import { ServerRegistry } from '../mcp/registry';
 import { srtCliPath } from '../mcp/sandbox';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';
@@ -40,6 +43,16 @@ export interface Engine {
   policy: PolicySource;
   gate: Gate;
   files: PlanFiles;
+  /** Questions the engine asks that the panel answers once it exists (the single-call card; elicitation forms). */
+  asks: EngineAsks;
+}
+
+/** The questions the engine asks and the surfaces answer, made before both (core/base/broker.ts). */
+export interface EngineAsks {
+  /** The door's single-call card: unanswered (no panel), a call the policy asks about is cancelled. */
+  calls: Broker<(ask: CallAsk) => Promise<CallAskAnswer>>;
+  /** Servers' elicitation requests: unanswered, declined. */
+  elicitations: Broker<ElicitHandler>;
 }
 
 /** Where the extension shows things: the panel and the parts that put items in it. */
@@ -58,8 +71,13 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
   const ledger = openLedger(path.join(storage, 'ledger.jsonl'), log);
   const workflow = ledger.workflow;
+  const asks: EngineAsks = {
+    calls: new Broker<(ask: CallAsk) => Promise<CallAskAnswer>>(async () => ({ answer: 'cancelled' })),
+    elicitations: new Broker<ElicitHandler>(async () => ({ action: 'decline' })),
+  };
   const servers = new ServerRegistry({
     urlElicitation: true,
+    elicit: asks.elicitations.ask,
     oauth: oauthSupport(context.secrets),
     sandbox: { srtPath: srtCliPath(__dirname), allowUnsandboxed: () => sandboxSettings().allowUnsandboxed },
   });
@@ -74,6 +92,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
       policy: (call) => policy.verdict(call),
       toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
       serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
+      ask: asks.calls.ask,
     },
     autoApprovePlans,
   });
@@ -94,7 +113,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     policy,
     policy.onDidChange(() => void gate.refreshResolutions()),
   );
-  return { workflow, servers, configs, policy, gate, files };
+  return { workflow, servers, configs, policy, gate, files, asks };
 }
 
 /**
@@ -102,7 +121,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
  * the policy's single-call card (which the door asks through); the status bar, run progress and the tree views.
  */
 export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, log: vscode.LogOutputChannel): Surfaces {
-  const { workflow, servers, configs, policy, gate, files } = engine;
+  const { workflow, servers, configs, policy, gate, files, asks } = engine;
   const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
     gate,
     files,
@@ -119,10 +138,9 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const apps = new AppHost({ servers, door: gate.door, panel, collect, log, state: context.workspaceState });
   const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
   panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
-  servers.onElicit = elicitationHandler(panel, log);
-  const cards = new PolicyCards(panel, policy, log);
-  gate.door.askWith(cards.ask);
+  const cards = new PolicyCards(asks.calls, panel, policy, log);
   context.subscriptions.push(
+    asks.elicitations.serve(elicitationHandler(panel, log)),
     apps,
     panel,
     collect,

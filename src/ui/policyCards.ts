@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Broker } from '../core/base/broker';
 import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
@@ -18,11 +19,14 @@ export class PolicyCards extends DisposableBase {
   private waiting = 0;
 
   constructor(
+    asks: Pick<Broker<(ask: CallAsk) => Promise<CallAskAnswer>>, 'serve'>,
     private readonly panel: Pick<PlanPanel, 'showCallCard'>,
     private readonly policy: Pick<PolicySource, 'userRuleIds' | 'addUserRule'>,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    // The door asks through the broker; the cards answer from now until disposed.
+    this._register(asks.serve(this.ask));
   }
 
   /** Cards waiting for the user now (the status bar counts them as awaiting approval). */

@@ -19,6 +19,7 @@ import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { runPlan, type RunnerDeps } from '../../src/core/engine/runner';
 import { resultText } from '../../src/core/base/toolResult';
 import { getPlan, type PlanRecord } from '../../src/core/workflow/workflow';
+import type { ElicitHandler } from '../../src/mcp/connection';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { FileLedgerSink, loadLedger } from '../../src/node/fileLedger';
 import { readCallLog, type CallLogEntry } from '../../fixture/callLog';
@@ -44,6 +45,8 @@ async function waitFor(what: string, check: () => boolean, ms = 15_000): Promise
 
 interface Rig {
   registry: ServerRegistry;
+  /** Answers the servers' elicitation requests (through the registry's `elicit` option); unset: declined. */
+  elicit?: ElicitHandler;
   workflow: Workflow;
   sink: FileLedgerSink;
   ledgerFile: string;
@@ -59,9 +62,11 @@ async function rig(t: TestContext): Promise<Rig> {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const callLogFile = join(dir, 'calls.jsonl');
   const ledgerFile = join(dir, 'ledger', 'ledger.jsonl');
+  const elicits: { handler?: ElicitHandler } = {};
   const registry = new ServerRegistry({
     reconnect: { baseDelayMs: 100, maxAttempts: 3 },
     pathProvider: async () => process.env.PATH ?? '',
+    elicit: (server, params) => (elicits.handler ? elicits.handler(server, params) : Promise.resolve({ action: 'decline' })),
   });
   t.after(() => registry.dispose());
   const cmd = fixtureCommand(['--root', dir, '--call-log', callLogFile]);
@@ -72,7 +77,19 @@ async function rig(t: TestContext): Promise<Rig> {
   assert.equal(conn.state, 'running', `the fixture did not start: ${conn.message}`);
   const sink = new FileLedgerSink(ledgerFile);
   t.after(() => sink.dispose());
-  return { registry, workflow: new Workflow(sink), sink, ledgerFile, callLog: () => readCallLog(callLogFile) };
+  return {
+    registry,
+    get elicit() {
+      return elicits.handler;
+    },
+    set elicit(handler) {
+      elicits.handler = handler;
+    },
+    workflow: new Workflow(sink),
+    sink,
+    ledgerFile,
+    callLog: () => readCallLog(callLogFile),
+  };
 }
 
 /** A plan from one of the fixture's plan tools (plan_crash, plan_hang, …), classified as the engine does. */
@@ -225,7 +242,7 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
   it('a step waits for the user to answer an elicitation form longer than the step timeout: the timeout stands still meanwhile', async (t) => {
     const r = await rig(t);
     // The user takes twice the step timeout to answer; before that, the step must not time out.
-    r.registry.onElicit = async () => {
+    r.elicit = async () => {
       await sleep(2 * SHORT_TIMEOUT_MS);
       return { action: 'accept', content: { name: 'Ada Lovelace' } };
     };
@@ -245,7 +262,7 @@ describe('faults over stdio: the run ends, the ledger tells what ran, nothing ru
     );
 
     // Once answered, the timeout runs again: a hang after the form still times out.
-    r.registry.onElicit = async () => ({ action: 'decline' });
+    r.elicit = async () => ({ action: 'decline' });
     await assert.rejects(r.registry.callTool(SERVER, 'hang', {}, { timeoutMs: 300 }), /Timed out after 0.3 s/);
   });
 

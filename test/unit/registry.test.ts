@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { resultText } from '../../src/core/base/toolResult';
 import type { ResolvedServer } from '../../src/mcp/config';
-import type { LogEntry } from '../../src/mcp/connection';
+import type { ConnectionOptions, LogEntry } from '../../src/mcp/connection';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { alive, FILESYSTEM_SERVER, fixtureStdio } from './helpers/mcpFixture';
 
-function registry(t: TestContext): { reg: ServerRegistry; logs: LogEntry[] } {
-  const reg = new ServerRegistry({ reconnect: { baseDelayMs: 20 }, pathProvider: async () => process.env.PATH ?? '' });
+function registry(t: TestContext, options: ConnectionOptions = {}): { reg: ServerRegistry; logs: LogEntry[] } {
+  const reg = new ServerRegistry({ reconnect: { baseDelayMs: 20 }, pathProvider: async () => process.env.PATH ?? '', ...options });
   const logs: LogEntry[] = [];
   reg.onLog((e) => logs.push(e));
   t.after(() => reg.dispose());
@@ -128,8 +128,7 @@ describe('ServerRegistry', { concurrency: 2 }, () => {
   });
 
   test('elicitation hook reaches every server; dispose waits until every child has exited', async (t) => {
-    const { reg } = registry(t);
-    reg.onElicit = async (server) => ({ action: 'accept', content: { name: `answer for ${server}` } });
+    const { reg } = registry(t, { elicit: async (server) => ({ action: 'accept', content: { name: `answer for ${server}` } }) });
     await reg.applyConfig([fixtureStdio('one'), fixtureStdio('two')]);
     assert.match(resultText(await reg.callTool('two', 'elicit_name', {})), /"name":"answer for two"/);
     const pids = reg.connections.map((c) => c.pid);

@@ -108,8 +108,8 @@ export interface DoorOptions {
   /** Whether `server` runs in a sandbox now, for rules with `sandboxed` (absent: no server counts as sandboxed). */
   serverSandboxed?: (server: string) => boolean;
   /**
-   * Opens the single-call card and resolves with the user's answer (or set later with {@link Door.askWith}). Absent:
-   * a call the policy asks about is refused.
+   * Opens the single-call card and resolves with the user's answer (the extension passes a broker's `ask`, which the
+   * panel's cards serve once they exist: see core/base/broker.ts). Absent: a call the policy asks about is refused.
    */
   ask?: (ask: CallAsk) => Promise<CallAskAnswer>;
   /** Told of every call as it is recorded (the extension's log). */
@@ -121,7 +121,7 @@ const DRY_RUN_KEYS = ['dryRun', 'dry_run'] as const;
 
 export class Door {
   private readonly now: () => number;
-  private card: DoorOptions['ask'];
+  private readonly card: DoorOptions['ask'];
 
   constructor(
     private readonly invoker: ToolInvoker,
@@ -130,11 +130,6 @@ export class Door {
   ) {
     this.now = options.now ?? Date.now;
     this.card = options.ask;
-  }
-
-  /** Sets the single-call card, for a card whose owner (the panel) needs this door to exist first. */
-  askWith(card: (ask: CallAsk) => Promise<CallAskAnswer>): void {
-    this.card = card;
   }
 
   /** The connected servers and their tools (with definition hashes), in configuration order. */
