@@ -41,20 +41,21 @@ describe('plangate run: --timeout and the end of a run', { concurrency: 2 }, () 
           quoteCommandLine([process.execPath, launcher, pidFile, (await bundles()).fixture, '--root', ws.root, '--stay-after-stdin-ends']),
           '--tool',
           'hang',
+          // Room for the launcher and the fixture to start on a loaded machine: --timeout bounds the start-up too.
           '--timeout',
-          '2',
+          '6',
         ],
         {
           timeoutMs: 60_000,
           onSpawn: (child) =>
             child.stderr!.on('data', (c: Buffer) => {
-              if (!timedOutAt && /Timed out after 2 s/.test(c.toString())) timedOutAt = Date.now();
+              if (!timedOutAt && /Timed out after 6 s/.test(c.toString())) timedOutAt = Date.now();
             }),
         },
       );
       const ended = Date.now();
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /calling 'hang' on server '.+' failed: Timed out after 2 s; nothing ran\./);
+      assert.match(r.stderr, /calling 'hang' on server '.+' failed: Timed out after 6 s; nothing ran\./);
       assert.ok(timedOutAt > 0, 'the timeout was reported');
       // Before: 2 s for the end of input, 2 s after SIGTERM for pipes the left-behind server holds, 3 s more at exit.
       assert.ok(ended - timedOutAt < 4_000, `the CLI exited ${ended - timedOutAt} ms after the call timed out`);
