@@ -7,6 +7,7 @@
 #   3. `npm ci` in e2e/ with Node 24 and npm_config_nodedir=.e2e/node24, so code-server's native modules are
 #      built against Node 24's headers (this image's npmrc says nodedir=/usr, i.e. Node 20's). The result is
 #      kept in ~/.cache/plangate-e2e, so the next fresh clone on this machine copies it instead (CI turns it off).
+#   --system-packages  do step 1 only (npm test runs it in the foreground, so what apt-get installs is on the console)
 # Environment: PLANGATE_E2E_HOME moves .e2e/; CHROMIUM names another browser binary (then apt skips chromium);
 # PLANGATE_E2E_CACHE moves that cache (or "off").
 set -euo pipefail
@@ -16,29 +17,24 @@ mkdir -p "$E2E_HOME/logs"
 e2e_isolate_env "$E2E_HOME"
 setup_t0=$(date +%s)
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"
-  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo "$@"
-  else echo "[setup] need root to run: $* — run it yourself (or re-run this script as root), then try again." >&2; exit 1
-  fi
-}
+source "$PLANGATE_ROOT/scripts/lib/apt.sh"
 
 # 1. Debian packages
 e2e_step "system packages"
 missing=()
-[ -n "$(e2e_chromium)" ] || missing+=(chromium)
-dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+[ -n "$(e2e_chromium)" ] || missing+=("chromium=the browser the end-to-end tests drive (headless), showing VS Code")
+dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=("libkrb5-dev=headers that code-server's kerberos module is built against")
 # what sandboxed MCP servers run in (e2e/specs/sandbox.test.mjs)
-for pkg in bwrap:bubblewrap socat:socat rg:ripgrep; do command -v "${pkg%%:*}" >/dev/null || missing+=("${pkg#*:}"); done
+command -v bwrap >/dev/null || missing+=("bubblewrap=the sandbox the sandboxed MCP servers of the tests run in")
+command -v socat >/dev/null || missing+=("socat=carries a sandboxed server's allowed network traffic out of its sandbox")
+command -v rg >/dev/null || missing+=("ripgrep=finds the files a sandboxed server must never write (such as .git/hooks) before it starts")
 if ((${#missing[@]})); then
-  command -v apt-get >/dev/null || { echo "[setup] missing ${missing[*]} and no apt-get here: install them, then try again." >&2; exit 1; }
-  as_root apt-get update -qq > "$E2E_HOME/logs/apt.log" 2>&1 || { tail -20 "$E2E_HOME/logs/apt.log"; exit 1; }
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    >> "$E2E_HOME/logs/apt.log" 2>&1 || { tail -30 "$E2E_HOME/logs/apt.log"; exit 1; }
-  e2e_step_done "installed ${missing[*]}"
+  apt_install setup "$E2E_HOME/logs/apt.log" "${missing[@]}"
+  e2e_step_done "installed ${missing[*]%%=*}"
 else
   e2e_step_done "already installed"
 fi
+[ "${1:-}" = --system-packages ] && exit 0
 
 # 2. Node 24
 e2e_step "node $NODE24_VERSION"

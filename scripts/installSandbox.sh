@@ -9,16 +9,15 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v socat >/dev/null || missing+=(socat)
 command -v rg >/dev/null || missing+=(ripgrep)
 ((${#missing[@]})) || { echo "[sandbox] bubblewrap, socat and ripgrep already installed"; exit 0; }
-command -v apt-get >/dev/null || { echo "[sandbox] missing ${missing[*]} and no apt-get here: install them, then try again." >&2; exit 1; }
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"
-  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo "$@"
-  else echo "[sandbox] need root to run: $* — run it yourself, then try again." >&2; exit 1
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
+declare -A why=(
+  [bubblewrap]="the sandbox sandboxed MCP servers run in (sandboxEnabled, plangate run --sandbox; src/mcp/sandbox.ts)"
+  [socat]="carries a sandboxed server's allowed network traffic out of its sandbox"
+  [ripgrep]="finds the files a sandboxed server must never write (such as .git/hooks) before it starts"
+)
+specs=()
+for pkg in "${missing[@]}"; do specs+=("$pkg=${why[$pkg]}"); done
 log=$(mktemp)
-as_root apt-get update -qq > "$log" 2>&1 || { tail -20 "$log"; exit 1; }
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >> "$log" 2>&1 \
-  || { tail -30 "$log"; exit 1; }
+apt_install sandbox "$log" "${specs[@]}"
 rm -f "$log"
 echo "[sandbox] installed ${missing[*]}"

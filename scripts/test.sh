@@ -10,8 +10,12 @@ step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
 # The end-to-end tools (Chromium, Node 24, code-server with its native modules: two to five minutes on a new machine)
 # install in the background, from the start (they need nothing of the project's own node_modules), while the
 # project is installed, built and unit-tested; the e2e step waits for them.
-# Sandboxed servers' tools (bubblewrap, socat, ripgrep): first, so apt is not run twice at once with e2e/setup.sh.
-step "sandbox tools"; bash scripts/installSandbox.sh
+# Debian packages first, in the foreground, so that what apt-get installs as root (and why) is said on this console,
+# and apt never runs twice at once: the sandboxed servers' tools (bubblewrap, socat, ripgrep), then what the
+# end-to-end tests add (chromium, libkrb5-dev). Each installs only what is missing.
+step "system packages"
+bash scripts/installSandbox.sh
+[ "${PLANGATE_SKIP_E2E:-}" = 1 ] || bash e2e/setup.sh --system-packages
 setup_pid=
 if [ "${PLANGATE_SKIP_E2E:-}" != 1 ]; then
   mkdir -p .e2e/logs

@@ -1,13 +1,16 @@
 /**
- * The `plangate` command: `validate`, `run`, `servers`, `--help`, `--version`. Exit codes (a contract other tools
- * script against): 0 success, 1 the plan is invalid / did not complete / is not ok / misses a tool, 2 usage, input,
- * connection or server error before any step ran. The exit code is set through process.exitCode after stdout and
- * stderr are flushed, so large `--json` reports are never cut short.
+ * The `plangate` command: `validate`, `run`, `tools`, `servers`, `policy`, `--help`, `--version`. Exit codes (a contract
+ * other tools script against): 0 success, 1 the plan is invalid / did not complete / is not ok / misses a tool, 2
+ * usage, input, connection or server error before any step ran. The process exits with its code once stdout and
+ * stderr are flushed, so large `--json` reports are never cut short, and nothing left open keeps it waiting.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { version as packageVersion } from '../../package.json';
 import { Output } from './output';
-import { runCommand, type RunOptions } from './runCommand';
+import { runCommand, serverConfig, type RunOptions } from './runCommand';
+import { toolsCommand } from './toolsCommand';
+import { mayBeServerName, mcpJsonServer } from './mcpJsonServer';
+import type { ResolvedServer } from '../mcp/config';
 import { safeText } from './safeText';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -57,6 +60,7 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step, then lists the files the plan changed in the current folder (compared
   with a checkpoint taken before the first step). Every step's tool must be on the same server.
+  --server NAME      start the server NAME of ./.vscode/mcp.json, as VS Code would (variables, envFile, sandbox)
   --server CMD       start a stdio server; CMD is split like a shell would (quotes), and run without a shell
   --url URL          connect over streamable HTTP (legacy SSE when the server only speaks that)
   --name NAME        what messages call the server (default: the script or package it runs, or the URL's host)
@@ -65,7 +69,7 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --yes              approve the plan, its confirm steps and its nested plans without asking
                      (needed when stdin or stdout is not a terminal)
   --answer N=V       answer field N of an ask_user step with V (repeatable); missing ones are asked on the terminal
-  --timeout SECONDS  how long each call may take (default 60)
+  --timeout SECONDS  how long the server may take to start, and each call (default 60)
   --json             print one JSON report on stdout (everything else goes to stderr):
                      {"status": "completed"|"failed"|"rejected"|"not_a_plan"|"plan_status"|"missing_tool",
                       "plan_status"?, "steps": [{"index", "tool", "outcome", "error"?, "nested"?}], "follow_up"?}
@@ -96,8 +100,19 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
   rejected, its status is not ok, or a tool is missing. 2: usage, connection or server error before any step ran.`;
 
+const USAGE_TOOLS = `plangate tools (--server NAME | --server "<command line>" | --url URL) [--json] [--timeout SECONDS]
+               [--name NAME] [--header N=V]... [--client-id ID [--client-secret S]] [--token-store FILE]
+               [--sandbox FILE|on] [--verbose]
+  Starts (or connects to) one MCP server and lists its tools, a line each: name, hints (what its annotations claim:
+  read-only, writes, destructive, open world), title and the first line of its description. Nothing is called.
+  The server options are those of plangate run.
+  --json     print {"server", "tools": [{"name", "title"?, "hints": {"effect", "openWorld", "idempotent"},
+             "description"?}]}
+  Exit 0: listed. 2: usage, connection or server error.`;
+
 const USAGE_SERVERS = `plangate servers [--json]
-  Lists the servers of ./.vscode/mcp.json (name, type, command line or URL) and its problems (file:line).
+  Lists the servers of ./.vscode/mcp.json (name, type, command line or URL, with \${workspaceFolder}, \${userHome}
+  and \${/} filled in for this folder; \${env:…} and \${input:…} as written) and its problems (file:line:column).
   Exit 0: no problems. 1: the file has problems. 2: there is no readable file.`;
 
 const USAGE_POLICY = `plangate policy check [FILE] [--json]
@@ -118,9 +133,13 @@ Usage:
 
   ${USAGE_RUN.split('\n').join('\n  ')}
 
+  ${USAGE_TOOLS.split('\n').join('\n  ')}
+
   ${USAGE_SERVERS.split('\n').join('\n  ')}
 
   ${USAGE_REVERT.split('\n').join('\n  ')}
+
+  ${USAGE_POLICY.split('\n').join('\n  ')}
 
   plangate --help | --version
 
@@ -185,47 +204,60 @@ function parseToolArgs(text: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-async function runMain(argv: string[], out: () => Output): Promise<number> {
-  const { values } = parse('run', {
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      server: { type: 'string' },
-      url: { type: 'string' },
-      name: { type: 'string' },
-      tool: { type: 'string' },
-      args: { type: 'string' },
-      yes: { type: 'boolean', short: 'y' },
-      answer: { type: 'string', multiple: true },
-      timeout: { type: 'string' },
-      json: { type: 'boolean' },
-      header: { type: 'string', multiple: true },
-      ledger: { type: 'string' },
-      verbose: { type: 'boolean' },
-      'client-id': { type: 'string' },
-      'client-secret': { type: 'string' },
-      'client-metadata-url': { type: 'string' },
-      root: { type: 'string', multiple: true },
-      'token-store': { type: 'string' },
-      policy: { type: 'string' },
-      sandbox: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    out().info(USAGE_RUN);
-    return 0;
-  }
-  if (values.server !== undefined && values.url !== undefined) fail('run', 'give either --server or --url, not both');
+/** The options that say which server to use and how to reach it, shared by `run` and `tools`. */
+const SERVER_FLAGS = {
+  server: { type: 'string' },
+  url: { type: 'string' },
+  name: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+  verbose: { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  root: { type: 'string', multiple: true },
+  'token-store': { type: 'string' },
+  sandbox: { type: 'string' },
+} as const;
+
+type ServerFlagValues = {
+  server?: string;
+  url?: string;
+  name?: string;
+  header?: string[];
+  timeout?: string;
+  verbose?: boolean;
+  'client-id'?: string;
+  'client-secret'?: string;
+  'client-metadata-url'?: string;
+  root?: string[];
+  'token-store'?: string;
+  sandbox?: string;
+};
+
+/** The server flags, checked: the server (a name of ./.vscode/mcp.json, a command line or a URL) and how to reach it. */
+async function serverFlags(command: string, values: ServerFlagValues) {
+  if (values.server !== undefined && values.url !== undefined) fail(command, 'give either --server or --url, not both');
   if (values.server === undefined && values.url === undefined)
-    fail('run', 'give the server: --server "<command line>" (stdio) or --url URL (streamable HTTP)');
-  let command: string[] | undefined;
+    fail(
+      command,
+      'give the server: --server NAME (a server of ./.vscode/mcp.json), --server "<command line>" (stdio) or --url URL (streamable HTTP)',
+    );
+  let server: ResolvedServer | undefined;
+  let words: string[] | undefined;
   if (values.server !== undefined) {
-    const split = splitCommandLine(values.server);
-    if (!split.ok) fail('run', `--server: ${split.message}`);
-    if (split.words.length === 0) fail('run', '--server is empty; give the command line that starts the server');
-    command = split.words;
+    if (mayBeServerName(values.server)) {
+      const named = await mcpJsonServer(values.server.trim(), process.cwd());
+      if (named.kind === 'problem') fail(command, safeText(named.message, { max: 2000 }));
+      if (named.kind === 'server') server = named.server;
+    }
+    if (!server) {
+      const split = splitCommandLine(values.server);
+      if (!split.ok) fail(command, `--server: ${split.message}`);
+      if (split.words.length === 0)
+        fail(command, '--server is empty; give the command line that starts the server, or its name in ./.vscode/mcp.json');
+      words = split.words;
+    }
   }
   if (values.url !== undefined) {
     let url: URL | undefined;
@@ -235,61 +267,90 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       /* reported below */
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-      fail('run', `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
+      fail(command, `--url must be an http:// or https:// URL, not "${safeText(values.url, { max: 200 })}"`);
   }
-  if (values.header?.length && values.url === undefined) fail('run', '--header applies only to --url');
-  if (values.sandbox !== undefined && values.server === undefined) fail('run', '--sandbox applies only to --server (a local stdio server)');
+  if (values.header?.length && values.url === undefined) fail(command, '--header applies only to --url');
+  if (values.sandbox !== undefined && (values.server === undefined || server?.type === 'http' || server?.type === 'sse'))
+    fail(command, '--sandbox applies only to --server (a local stdio server)');
   for (const flag of ['client-id', 'client-secret', 'client-metadata-url', 'token-store'] as const)
-    if (values[flag] !== undefined && values.url === undefined) fail('run', `--${flag} applies only to --url`);
+    if (values[flag] !== undefined && values.url === undefined) fail(command, `--${flag} applies only to --url`);
   const clientSecret = values['client-secret'] ?? process.env.PLANGATE_CLIENT_SECRET;
   if (values['client-secret'] !== undefined && values['client-id'] === undefined)
-    fail('run', '--client-secret needs --client-id (the client the secret belongs to)');
-  if (values['client-id'] !== undefined && values['client-id'].trim() === '') fail('run', '--client-id is empty');
+    fail(command, '--client-secret needs --client-id (the client the secret belongs to)');
+  if (values['client-id'] !== undefined && values['client-id'].trim() === '') fail(command, '--client-id is empty');
   const metadataUrl = values['client-metadata-url'];
   if (
     metadataUrl !== undefined &&
     (!URL.canParse(metadataUrl) || !/^https:$/.test(new URL(metadataUrl).protocol) || new URL(metadataUrl).pathname === '/')
   )
     fail(
-      'run',
+      command,
       `--client-metadata-url must be an https:// URL with a path (the document's address), not "${safeText(metadataUrl, { max: 200 })}"`,
     );
-  if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
   let timeoutMs = 60_000;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000)
-      fail('run', `--timeout must be a number of seconds greater than 0, not "${safeText(values.timeout, { max: 50 })}"`);
+      fail(command, `--timeout must be a number of seconds greater than 0, not "${safeText(values.timeout, { max: 50 })}"`);
     timeoutMs = Math.max(1, Math.round(seconds * 1000));
   }
-  const options: RunOptions = {
-    command,
+  return {
+    server,
+    command: words,
     url: values.url,
     name: values.name,
-    headers: Object.fromEntries(parsePairs('run', 'header', values.header)),
-    tool: values.tool,
-    args: parseToolArgs(values.args),
-    yes: values.yes === true,
-    answers: parsePairs('run', 'answer', values.answer),
+    headers: Object.fromEntries(parsePairs(command, 'header', values.header)),
     timeoutMs,
-    json: values.json === true,
-    ledger: values.ledger,
     verbose: values.verbose === true,
-    interactive: isInteractive(),
     version: VERSION,
     clientId: values['client-id'],
     clientSecret: values['client-id'] !== undefined ? clientSecret : undefined,
     clientMetadataUrl: metadataUrl,
-    roots: values.root === undefined ? undefined : await rootDirs(values.root),
+    roots: values.root === undefined ? undefined : await rootDirs(command, values.root),
     tokenStore: values['token-store'],
-    policy: await loadRunPolicy(values.policy),
     sandbox: values.sandbox === undefined ? undefined : await loadSandbox(values.sandbox),
+  };
+}
+
+async function runMain(argv: string[], out: () => Output): Promise<number> {
+  const { values } = parse('run', {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...SERVER_FLAGS,
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
+      answer: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      ledger: { type: 'string' },
+      policy: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    out().info(USAGE_RUN);
+    return 0;
+  }
+  const target = await serverFlags('run', values);
+  if (values.tool === undefined || values.tool.trim() === '') fail('run', '--tool NAME is required: the tool whose result is the plan');
+  const options: RunOptions = {
+    ...target,
+    tool: values.tool,
+    args: parseToolArgs(values.args),
+    yes: values.yes === true,
+    answers: parsePairs('run', 'answer', values.answer),
+    json: values.json === true,
+    ledger: values.ledger,
+    interactive: isInteractive(),
+    policy: await loadRunPolicy(values.policy),
   };
   return runCommand(options, out());
 }
 
 /** `--root DIR`s as absolute paths; each must be a directory. */
-async function rootDirs(dirs: string[]): Promise<string[]> {
+async function rootDirs(command: string, dirs: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const dir of dirs) {
     const abs = resolve(dir);
@@ -297,10 +358,40 @@ async function rootDirs(dirs: string[]): Promise<string[]> {
       (s) => s.isDirectory(),
       () => false,
     );
-    if (!isDir) fail('run', `--root ${safeText(dir, { max: 200 })} is not a directory; give a folder the server may work in`);
+    if (!isDir) fail(command, `--root ${safeText(dir, { max: 200 })} is not a directory; give a folder the server may work in`);
     out.push(abs);
   }
   return out;
+}
+
+async function toolsMain(argv: string[], out: () => Output): Promise<number> {
+  const { values } = parse('tools', {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: { ...SERVER_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    out().info(USAGE_TOOLS);
+    return 0;
+  }
+  const target = await serverFlags('tools', values);
+  return toolsCommand({ ...target, config: serverConfig(target), json: values.json === true }, out());
+}
+
+/** Why `--policy FILE` cannot be read, in words, with what to do. */
+function policyUnreadable(path: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const file = safeText(path, { max: 500 });
+  const why =
+    code === 'ENOENT'
+      ? `there is no file ${file}`
+      : code === 'EISDIR'
+        ? `${file} is a folder, not a file`
+        : code === 'EACCES' || code === 'EPERM'
+          ? `${file} cannot be read (permission denied)`
+          : `${file} cannot be read (${safeText(code ?? (err instanceof Error ? err.message : String(err)), { max: 200 })})`;
+  return `--policy: ${why}. Give the JSON file that holds your rules, {"rules": [{"id", "decision", "reason", …}]} (the value of the plangate.policy setting); check it with plangate policy check FILE`;
 }
 
 /** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */
@@ -311,7 +402,7 @@ async function loadRunPolicy(file: string | undefined): Promise<PolicyRules | un
       text = await readFile(path, 'utf8');
     } catch (err) {
       if (!required) return [];
-      return fail('run', `--policy: cannot read ${safeText(path)}: ${safeText((err as NodeJS.ErrnoException).code ?? String(err))}`);
+      return fail('run', policyUnreadable(path, err));
     }
     const parsed = parsePolicyText(text, source);
     const errors = parsed.problems.filter((p) => p.severity === 'error');
@@ -430,6 +521,8 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
       }
       case 'run':
         return await runMain(rest, out);
+      case 'tools':
+        return await toolsMain(rest, out);
       case 'servers': {
         const { values } = parse('servers', {
           args: rest,
@@ -448,7 +541,10 @@ export async function main(argv: string[], setOutput: (o: Output) => void): Prom
       case 'revert':
         return await revertMain(rest, out, isInteractive());
       default:
-        return fail('', `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, revert, servers and policy`);
+        return fail(
+          '',
+          `unknown command "${safeText(command, { max: 100 })}"; the commands are validate, run, tools, revert, servers and policy`,
+        );
     }
   } catch (err) {
     if (err instanceof UsageError) {
@@ -485,9 +581,9 @@ function start(): void {
     output = o;
   }).then(async (code) => {
     await output?.flush();
-    process.exitCode = code;
-    // Anything still holding the event loop (an idle HTTP keep-alive socket) must not keep the CLI alive.
-    setTimeout(() => process.exit(code), 3000).unref();
+    // Done, and everything written is handed over: exit now. Anything still holding the event loop (an idle HTTP
+    // keep-alive socket, the pipes of a process a server's launcher left behind) must not keep the CLI alive.
+    process.exit(code);
   });
 }
 

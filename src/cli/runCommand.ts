@@ -38,9 +38,12 @@ import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
 import { checkpointBeforeRun, openRunFiles, printChangedFiles } from './runFiles';
-import { clip, safeText } from './safeText';
+import { firstLine, safeText } from './safeText';
+import { stopServer } from './stopServer';
 
 export interface RunOptions {
+  /** `--server NAME`: a server of ./.vscode/mcp.json, resolved (src/cli/mcpJsonServer.ts). */
+  server?: ResolvedServer;
   /** `--server`: the command line, already split into words. */
   command?: string[];
   /** `--url`. */
@@ -155,7 +158,15 @@ function inheritedEnv(): Record<string, string> {
   return env;
 }
 
-function serverConfig(options: RunOptions): ResolvedServer {
+/** The server to start or connect to: `--server NAME` of mcp.json, a `--server` command line, or `--url`. */
+export function serverConfig(
+  options: Pick<RunOptions, 'server' | 'command' | 'url' | 'name' | 'headers' | 'clientSecret' | 'sandbox'>,
+): ResolvedServer {
+  if (options.server) {
+    const named = { ...options.server, name: options.name?.trim() || options.server.name };
+    if (named.type === 'stdio' && options.sandbox) named.sandbox = { reason: 'requested', rules: options.sandbox };
+    return named;
+  }
   const name = serverName(options);
   if (options.command?.length) {
     const [command, ...args] = options.command;
@@ -217,7 +228,7 @@ class ProgressPrinter {
         this.out.startLine(`${head}${stepTitle(step.call)} … `);
         break;
       case 'ok': {
-        const summary = step.summary ? `: ${one(clip(step.summary.split('\n').find((l) => l.trim() !== '') ?? '', 160))}` : '';
+        const summary = step.summary ? `: ${one(firstLine(step.summary, 160))}` : '';
         this.out.endLine(`ok${summary}`, `${head}${one(step.call.tool, 200)} `);
         break;
       }
@@ -242,7 +253,8 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   const connection = new ServerConnection(config, {
     clientInfo: { name: 'plangate-cli', version: options.version },
     reconnect: { maxAttempts: 0 },
-    startTimeoutMs: Math.max(60_000, options.timeoutMs),
+    // --timeout covers start-up too: a server that never answers "initialize" fails after it, not after 60 s.
+    startTimeoutMs: options.timeoutMs,
     callTimeoutMs: options.timeoutMs,
     pathProvider: async () => process.env.PATH ?? '',
     oauth: {
@@ -287,7 +299,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   } finally {
     process.off('SIGINT', onSigint);
     prompter?.close();
-    await connection.dispose().catch(() => undefined);
+    await stopServer(connection);
     for (const c of cleanups) {
       try {
         c();
@@ -300,15 +312,17 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
 }
 
 /** The connection's start-up advice names mcp.json fields; on the command line those are flags. */
-function inCliWords(message: string): string {
+export function inCliWords(message: string): string {
   return message
     .replace(
       /the Authorization header in its "headers" configuration/g,
       'the Authorization header: pass it with --header "Authorization=…"',
     )
     .replace(/the credentials in its "headers" configuration/g, 'the credentials you pass with --header')
-    .replace(/fix "url"/g, 'fix --url')
-    .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server');
+    .replace(/([Ff])ix "url"/g, '$1ix --url')
+    .replace(/and "url" \(/g, 'and --url (')
+    .replace(/or set "command" to its absolute path/g, 'or give its absolute path in --server')
+    .replace(/(did not answer "initialize" within [\d.]+ s\.)/, '$1 If it only starts slowly, give it longer with --timeout SECONDS.');
 }
 
 function printResult(out: Output, result: ToolResult): void {

@@ -36,6 +36,18 @@ export function clip(text: string, max: number): string {
 }
 
 /**
+ * The first non-empty line of `text`, cut at `max` characters, marked when more follows: "… (+N lines)" (or "(+N lines
+ * or more)" when `text` itself ends with "…", as a result summary cut short does). Not yet made safe.
+ */
+export function firstLine(text: string, max: number): string {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const first = clip((lines[0] ?? '').trim(), max);
+  const more = lines.length - 1;
+  if (more <= 0) return first;
+  return `${first} … (+${more} line${more === 1 ? '' : 's'}${text.trimEnd().endsWith('…') ? ' or more' : ''})`;
+}
+
+/**
  * JSON text for stdout: `JSON.stringify(value)` (which escapes C0 controls) with DEL, C1, bidi, zero-width, other
  * invisible and line-separator characters escaped as `\uXXXX` as well. Those can only occur inside JSON strings, so
  * the result parses to the same value. Throws only what JSON.stringify throws (cycles, absurd depth).

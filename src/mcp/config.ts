@@ -326,9 +326,13 @@ export function parseMcpJson(text: string, fileLabel: string, source: ServerSour
     return result;
   }
   const broken = (n: Node) => errors.some((e) => e.offset >= n.offset && e.offset <= n.offset + n.length);
+  // A key that is missing (a server without "command") is placed at the nearest enclosing value that is there.
   const position = (keyPath: (string | number)[]) => {
-    const node = findNodeAtLocation(root, keyPath);
-    return node ? lineColumn(text, node.offset) : {};
+    for (let n = keyPath.length; n >= 0; n--) {
+      const node = findNodeAtLocation(root, keyPath.slice(0, n));
+      if (node) return lineColumn(text, node.offset);
+    }
+    return {};
   };
   const serversNode = findNodeAtLocation(root, ['servers']);
   if (serversNode && serversNode.type !== 'object') {

@@ -303,7 +303,35 @@ export function describeStartFailure(err: unknown, ctx: StartFailureContext): st
   if (status !== undefined)
     return `${name} answered HTTP ${status} at ${ctx.url}${status === 404 || status === 405 ? ' (tried Streamable HTTP and SSE)' : ''}. Check "url": the MCP endpoint is often /mcp or /sse.`;
   if (code) return `${name}: could not reach ${ctx.url} (${code}). Check that the server runs and "url" is right.`;
+  const fetchFailure = ctx.url !== undefined ? describeFetchFailure(err, ctx.url) : undefined;
+  if (fetchFailure) return `${name}: ${fetchFailure}`;
   return `${name} could not start: ${err instanceof Error ? err.message : String(err)}${tail}`;
+}
+
+/**
+ * Node's fetch says only "fetch failed" and hides why in `cause` (a refused port, a TLS error, a reset): the innermost
+ * cause in words, with where it tried and what to check. Undefined when `err` is no such failure.
+ */
+function describeFetchFailure(err: unknown, url: string): string | undefined {
+  const messages: string[] = [];
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e && typeof e === 'object' && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    const m = (e as { message?: unknown }).message;
+    if (typeof m === 'string' && m.trim()) messages.push(m.trim());
+  }
+  if (messages[0] !== 'fetch failed') return undefined;
+  let where = url;
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    /* the URL as given */
+  }
+  const why = messages.length > 1 ? messages[messages.length - 1]! : undefined;
+  if (why === 'bad port')
+    return `cannot connect to ${where}: its port is one that fetch refuses to use (a "bad port" of the Fetch standard, such as 1, 21, 22, 25 or 6000). Run the server on another port and fix "url".`;
+  return `could not reach ${where} (${why ?? 'fetch failed'}). Check that the server runs there, and "url" (scheme, host, port and path).`;
 }
 
 function networkCode(err: unknown): string | undefined {

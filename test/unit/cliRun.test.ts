@@ -219,14 +219,15 @@ describe('plangate run over stdio', { concurrency: 4 }, () => {
   });
 
   it('--timeout fails a hanging step after that many seconds; later steps do not run', async () => {
-    const r = await run('plan_hang', ['--yes', '--timeout', '1', '--json']);
+    // --timeout bounds the server's start-up too: 5 s leaves a loaded machine room to start the fixture.
+    const r = await run('plan_hang', ['--yes', '--timeout', '5', '--json']);
     assert.equal(r.code, 1);
     assert.deepEqual(report<RunJson>(r).steps, [
       { index: 1, tool: 'succeed', outcome: 'ok' },
-      { index: 2, tool: 'hang', outcome: 'failed', error: 'Timed out after 1 s' },
+      { index: 2, tool: 'hang', outcome: 'failed', error: 'Timed out after 5 s' },
       { index: 3, tool: 'succeed', outcome: 'not_run' },
     ]);
-    // The step's own error says the 1-second timeout fired; the process ended without waiting for the hang (the
+    // The step's own error says the 5-second timeout fired; the process ended without waiting for the hang (the
     // harness's limit would have failed the test). No wall-clock bound here: a loaded machine stretches it at random.
     assert.deepEqual(r.calls(), ['plan_hang', 'succeed', 'hang']);
   });

@@ -2,7 +2,9 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { quoteCommandLine } from '../../src/cli/splitCommandLine';
 import { report, runCli, workspace } from './helpers/cliHarness';
 
 const ws = workspace();
@@ -15,27 +17,37 @@ const MCP_JSON = `{
     "remote": { "url": "http://127.0.0.1:3000/mcp", "headers": { "Authorization": "Bearer secret-token" } },
     "broken": { "type": "stdio", "command": "" },
     "evil\\u001b[31m": { "command": "x" },
+    "nocmd": { "type": "stdio", "args": ["--port", "3000"] },
+    "home": { "command": "\${userHome}\${/}bin\${/}srv", "args": ["--token", "\${env:SECRET_TOKEN}", "\${input:key}"] },
   },
 }`;
 
 describe('plangate servers', { concurrency: 3 }, () => {
-  it('lists the servers of .vscode/mcp.json (name, type, command line or URL) and its problems with file:line', async () => {
+  it('lists the servers of .vscode/mcp.json (name, type, command line or URL) and its problems with file:line:column', async () => {
     const dir = join(ws.dir, 'project');
     mkdirSync(join(dir, '.vscode'), { recursive: true });
     writeFileSync(join(dir, '.vscode', 'mcp.json'), MCP_JSON);
-    const r = await runCli(['servers'], { cwd: dir });
+    const r = await runCli(['servers'], { cwd: dir, env: { SECRET_TOKEN: 'do-not-print-me' } });
     assert.equal(r.code, 1, 'the file has a problem');
     assert.equal(
       r.stdout,
       [
-        "fixture       stdio  node 'fixture server.js' --root '${workspaceFolder}'",
+        `fixture       stdio  node 'fixture server.js' --root ${quoteCommandLine([dir])}`,
         'remote        http   http://127.0.0.1:3000/mcp',
         'evil\\x1b[31m  stdio  x',
+        `home          stdio  ${quoteCommandLine([join(homedir(), 'bin', 'srv'), '--token', '${env:SECRET_TOKEN}', '${input:key}'])}`,
         '',
       ].join('\n'),
     );
-    assert.doesNotMatch(r.stdout, /secret-token/, 'headers are not shown');
-    assert.equal(r.stderr, '.vscode/mcp.json:6:45: servers.broken.command: must not be empty\n');
+    assert.doesNotMatch(r.stdout, /secret-token|do-not-print-me/, 'headers and environment values are not shown');
+    assert.equal(
+      r.stderr,
+      [
+        '.vscode/mcp.json:6:45: servers.broken.command: must not be empty',
+        '.vscode/mcp.json:8:14: servers.nocmd.command: a "stdio" server needs "command" (the program to start)',
+        '',
+      ].join('\n'),
+    );
 
     const j = report<{ servers: { name: string; type: string }[]; problems: { line: number; path: string }[] }>(
       await runCli(['servers', '--json'], { cwd: dir }),
@@ -46,11 +58,15 @@ describe('plangate servers', { concurrency: 3 }, () => {
         ['fixture', 'stdio'],
         ['remote', 'http'],
         ['evil\u001b[31m', 'stdio'],
+        ['home', 'stdio'],
       ],
     );
     assert.deepEqual(
       j.problems.map((p) => [p.line, p.path]),
-      [[6, 'servers.broken.command']],
+      [
+        [6, 'servers.broken.command'],
+        [8, 'servers.nocmd.command'],
+      ],
     );
   });
 

@@ -4,6 +4,7 @@
 // leave in the ledger, how a call's outcome is recorded, and when a step's preview goes by itself.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Broker } from '../../src/core/base/broker';
 import { approvalHash } from '../../src/core/plan/approval';
 import { sha256Hex, canonicalJson } from '../../src/core/base/json';
 import {
@@ -705,10 +706,13 @@ describe('door: an ask outside a plan', () => {
     assert.equal(asked[0]?.annotations, undefined);
   });
 
-  test('a card set later with askWith is the one asked', async () => {
-    const s = setup({ policy: () => verdict('ask') });
+  test('a card served later through the broker is the one asked; before that the call is cancelled, not sent', async () => {
+    const cards = new Broker<(ask: CallAsk) => Promise<CallAskAnswer>>(async () => ({ answer: 'cancelled' }));
+    const s = setup({ policy: () => verdict('ask'), ask: cards.ask });
+    await assert.rejects(s.door.call(userCall()), /cancelled while it waited/);
+    assert.equal(s.fake.calls.length, 0);
     let asked = 0;
-    s.door.askWith(async () => {
+    cards.serve(async () => {
       asked++;
       return { answer: 'once' };
     });

@@ -531,16 +531,59 @@ describe('fixture server with --demo (what `npm run demo` and "Add the Demo Serv
   });
   after(() => fx.close());
 
-  test('lists only the demo tools, none of the test-only ones, and none in test wording', async () => {
-    const { DEMO_TOOLS } = await import('../../fixture/fixtureServer.js');
+  test("lists a short list: the plans the demo workspace walks through, the tools they call, the form; none of the tests' own", async () => {
     const { tools } = await fx.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), [...DEMO_TOOLS].sort());
-    assert.ok(tools.length <= 30, `a small set: ${tools.length} tools`);
-    for (const hidden of ['plan_hang', 'plan_crash', 'plan_xss', 'plan_drift', 'crash', 'hang', 'add_tool', 'swap_folder_for_link']) {
-      assert.ok(!tools.some((t) => t.name === hidden), `${hidden} is not listed`);
-    }
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'collect_form_data',
+      'create_component',
+      'create_model',
+      'create_placeholder_component',
+      'create_screen',
+      'echo',
+      'fail',
+      'get_form_data',
+      'list_detected_components',
+      'new_model_app',
+      'plan_component',
+      'plan_confirm',
+      'plan_failing',
+      'plan_scaffold',
+      'succeed',
+    ]);
     for (const t of tools)
       assert.doesNotMatch(t.description ?? '', /must never|on purpose|hostile|for (validation )?tests/i, `${t.name}: ${t.description}`);
+  });
+
+  test("the demo's tool forms show no test knob: no plan tool offers `encoding`, and a plan comes back as JSON text", async () => {
+    const { tools } = await fx.client.listTools();
+    for (const t of tools) assert.ok(!('encoding' in (t.inputSchema.properties ?? {})), `${t.name} offers "encoding"`);
+    const r = await call(fx.client, 'plan_failing', { encoding: 'pascal' });
+    assert.equal(r.structuredContent, undefined);
+    assert.equal((JSON.parse(textOf(r)) as Obj).status, 'ok', 'the default encoding, whatever a client sends');
+  });
+
+  test("every tool the demo workspace's README names, and every step and recovery action of the demo's plans, is listed", async () => {
+    const listed = new Set((await fx.client.listTools()).tools.map((t) => t.name));
+    const demoScript = readFileSync(join(import.meta.dirname, '../../scripts/demo.sh'), 'utf8');
+    const readme = /cat > "\$WS\/README\.md" <<'MD'\n([\s\S]*?)\nMD\n/.exec(demoScript)?.[1];
+    assert.ok(readme, "scripts/demo.sh writes the demo workspace's README");
+    const named = [...readme.matchAll(/`((?:plan|new|edit)_[a-z_]+)`/g)].map((m) => m[1]!);
+    assert.ok(named.length >= 4, `the README names the tools to try: ${named.join(', ')}`);
+    for (const name of named) assert.ok(listed.has(name), `the demo README names ${name}, which is not listed`);
+    const calls: [string, Obj][] = [
+      ['plan_scaffold', {}],
+      ['plan_component', {}],
+      ['plan_component', { componentId: 'PayPeriodConfigurator' }],
+      ['plan_failing', {}],
+      ['plan_confirm', {}],
+    ];
+    for (const [tool, args] of calls) {
+      const plan = planOf(await call(fx.client, tool, args));
+      for (const s of [...((plan.next_actions ?? []) as Obj[]), ...((plan.recovery_actions ?? []) as Obj[])]) {
+        if (s.tool === 'ask_user') continue; // answered by the host
+        assert.ok(listed.has(s.tool as string), `${tool} calls ${String(s.tool)}, which is not listed`);
+      }
+    }
   });
 
   test('a test-only tool is refused when called by name, also one the plan tools answer directly', async () => {
