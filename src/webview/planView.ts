@@ -241,13 +241,15 @@ function renderPlanBody(plan: PlanView, steps?: HTMLElement): HTMLElement {
   if (plan.approvalNote)
     root.append(h('p', { class: 'approval-note' }, icon('note'), ' Approved with your note: ', h('q', null, visible(plan.approvalNote))));
 
+  // After the run, what it changed (and Revert) comes first: below the steps it sat under the fold, behind the
+  // follow-up bar pinned at the bottom.
+  if (plan.changes) root.append(renderChanges(plan));
   if (plan.safety) root.append(renderSafety(plan));
   const predicted = depth === 0 ? renderPredicted(plan) : null;
   if (predicted) root.append(predicted);
   if (plan.warnings.length) root.append(renderIssues('Warnings', plan.warnings, 'warning'));
   if (plan.notOk) root.append(...renderNotOk(plan));
   if (plan.stepCount) root.append(steps ?? renderSteps(plan));
-  if (plan.changes) root.append(renderChanges(plan));
   root.append(renderActions(plan));
   if (plan.correlationId) root.append(h('p', { class: 'muted' }, 'Correlation id: ', h('code', null, visible(plan.correlationId))));
   return root;
@@ -276,9 +278,8 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
           title: "What the steps' tools say about themselves (MCP tool annotations). These are the server's hints, not guarantees.",
         },
         icon(destructive ? 'warning' : 'info'),
-        ' Step tools, by their own hints: ',
+        ' ',
         safety.hintSummary,
-        '.',
       ),
     );
   }
@@ -289,7 +290,7 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
     for (const glob of safety.globs) {
       const resolved = touched?.find((t) => t.glob === glob);
       const key = `glob:${plan.id}:${glob}`;
-      const count = resolved ? `${resolved.count} file${resolved.count === 1 ? '' : 's'}` : 'counting…';
+      const count = resolved ? globCount(resolved.count, plan.phase === 'awaiting_approval') : 'counting…';
       const summary = h(
         'summary',
         null,
@@ -325,6 +326,16 @@ function renderSafety(plan: PlanHeadView): HTMLElement {
     rows.push(h('div', null, h('p', null, 'Touched files:'), list));
   }
   return section('Safety', ...rows);
+}
+
+/**
+ * How many files a glob matches. Before the run it is what matches now, not what the plan will touch: "0 files" there
+ * read as "touches nothing" for a plan that creates its files.
+ */
+function globCount(count: number, beforeRun: boolean): string {
+  if (count === 0) return beforeRun ? 'no file matches yet' : 'no file matches';
+  const files = `${count} file${count === 1 ? '' : 's'}`;
+  return beforeRun ? `${files} match${count === 1 ? 'es' : ''} now` : files;
 }
 
 function renderPredicted(plan: PlanView): HTMLElement | null {
