@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
-import type { PlanPanel } from './planPanel';
+import type { CardFeature } from './panel/cardFeature';
 import type { PolicySource } from './policy';
 
 /**
@@ -18,7 +18,7 @@ export class PolicyCards extends DisposableBase {
   private waiting = 0;
 
   constructor(
-    private readonly panel: Pick<PlanPanel, 'showCallCard'>,
+    private readonly panel: Pick<CardFeature, 'showCallCard'>,
     private readonly policy: Pick<PolicySource, 'userRuleIds' | 'addUserRule'>,
     private readonly log: vscode.LogOutputChannel,
   ) {
