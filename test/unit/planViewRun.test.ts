@@ -16,7 +16,9 @@ import { byClass, find, installFakeDom, type FakeNode } from './helpers/fakeDom'
 let renderPlan: (view: PlanItemView) => FakeNode;
 before(async () => {
   installFakeDom([], { open: {}, drafts: {} });
-  renderPlan = ((await import('../../src/webview/plan/planView')) as { renderPlan: typeof renderPlan }).renderPlan;
+  // A computed path: the root type check (no DOM types) must not follow it into the webview.
+  const view = 'plan/planView';
+  renderPlan = ((await import(`../../src/webview/${view}`)) as { renderPlan: typeof renderPlan }).renderPlan;
 });
 
 const plan: OrchestratedPlan = {
