@@ -49,6 +49,33 @@ afterEach(async (t) => {
 /** The fixture's call log; the calls logged after `since` as [tool, args] pairs; the last seq number. */
 const { lastSeq, callsAfter } = log.of(() => vs.workspaceDir);
 
+/**
+ * Asserts that each element is inside the webview's viewport and that what the user sees at its centre is the element
+ * itself, not something over it (the plan's action bar pinned at the bottom, say).
+ * @param {[string, import('playwright-core').Locator][]} targets
+ */
+async function assertInViewUncovered(targets) {
+  for (const [what, target] of targets) {
+    await target.waitFor({ timeout: 20_000 });
+    const seen = await target.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const x = r.left + r.width / 2;
+      const y = r.top + r.height / 2;
+      const top = document.elementFromPoint(x, y);
+      return {
+        box: { top: Math.round(r.top), bottom: Math.round(r.bottom) },
+        viewport: window.innerHeight,
+        hit: top === el || el.contains(top),
+        over: top
+          ? `${top.tagName.toLowerCase()}.${[...top.classList].join('.')} "${(top.textContent ?? '').trim().slice(0, 40)}"`
+          : 'nothing',
+      };
+    });
+    assert.ok(seen.box.top >= 0 && seen.box.bottom <= seen.viewport, `${what} is outside the view: ${JSON.stringify(seen)}`);
+    assert.ok(seen.hit, `${what} is covered by ${seen.over}`);
+  }
+}
+
 /** The plan shown now: its article (the top-level plan in the selected item). */
 const planOf = (web) => web.locator('main article.top-plan');
 
@@ -65,7 +92,8 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   // What the server proposes, as text the user reads.
   await plan.locator('p.instruction', { hasText: 'Scaffold Payroll screen and components.' }).waitFor();
   const glob = plan.locator('ul.globs > li').filter({ hasText: 'src/modules/payroll/**' });
-  await glob.locator('summary', { hasText: /^src\/modules\/payroll\/\*\* — 1 file$/ }).waitFor({ timeout: 10_000 });
+  // Before the run the count is what matches now, not what the plan touches ("0 files" read as "touches nothing").
+  await glob.locator('summary', { hasText: /^src\/modules\/payroll\/\*\* — 1 file matches now$/ }).waitFor({ timeout: 10_000 });
   await glob.locator('summary').click();
   await glob.locator('ul.files', { hasText: 'src/modules/payroll/index.ts' }).waitFor();
   const steps = plan.locator('ol.steps > li.step');
@@ -79,7 +107,7 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
     (await steps.locator('.flag.hint-write').allInnerTexts()).map((t) => t.trim()),
     Array(4).fill('writes'),
   );
-  assert.equal((await plan.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 4 writing.');
+  assert.equal((await plan.locator('p.tool-hints').innerText()).trim(), "By their tools' own account, 4 steps write.");
   await vs.screenshot('dark-awaiting-approval');
 
   // Edit step 2: Edit arguments → change the JSON → Save arguments. The step says "edited" and shows the diff.
@@ -126,7 +154,22 @@ test('a plan shows its instruction, globs with counts and steps; edited argument
   assert.ok(!fs.existsSync(path.join(payroll, 'OvertimeStartDaySelector.tsx')), 'the proposed (unedited) arguments ran');
   // The glob is counted again now that the steps wrote files.
   await glob.locator('summary', { hasText: /— 4 files$/ }).waitFor({ timeout: 10_000 });
+  // What the run changed, and Revert, are on screen with the follow-up, not under the fold or behind its pinned bar.
+  await web.locator('body').evaluate(() => window.scrollTo(0, 0));
+  await assertInViewUncovered([
+    ['the Changes heading', plan.getByRole('heading', { name: /^Changes \(\d+\)$/ })],
+    ['Revert', plan.getByRole('button', { name: 'Revert', exact: true })],
+    ['the follow-up Yes', plan.getByRole('button', { name: 'Yes', exact: true })],
+  ]);
   await vs.screenshot('dark-follow-up');
+  await setTheme(vs, 'light', web);
+  await vs.page.mouse.move(200, 700);
+  await assertInViewUncovered([
+    ['the Changes heading', plan.getByRole('heading', { name: /^Changes \(\d+\)$/ })],
+    ['Revert', plan.getByRole('button', { name: 'Revert', exact: true })],
+  ]);
+  await vs.screenshot('light-follow-up');
+  await setTheme(vs, 'dark', web);
 
   await plan.getByRole('button', { name: 'No', exact: true }).click();
   await plan.locator('p.outcome', { hasText: 'Completed: 4 of 4 steps ran; follow-up answered "no".' }).waitFor();

@@ -80,7 +80,7 @@ test('predicted diffs before approval, actual changes with the undeclared write 
     (await steps.locator('.flag.hint-destructive').allInnerTexts()).map((t) => t.trim()),
     ['destructive', 'destructive', 'destructive'],
   );
-  assert.equal((await web.locator('p.tool-hints').innerText()).trim(), 'Step tools, by their own hints: 3 destructive.');
+  assert.equal((await web.locator('p.tool-hints').innerText()).trim(), "By their tools' own account, 3 steps may destroy data.");
   // The plan came from server demo, its steps run on server files: each step carries the cross-server mark.
   assert.deepEqual(
     (await steps.locator('.flag', { hasText: 'other server' }).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),

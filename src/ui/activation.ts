@@ -19,11 +19,19 @@ import { AppHost } from './appHost';
 import { ToolCaller } from './callTool';
 import { CollectForms } from './collectForms';
 import { exportPlan, registerCommands } from './commands';
-import { Views } from './constants';
+import { PanelViewType, Views } from './constants';
 import { trackApprovals } from './demo';
 import { elicitationHandler } from './elicitation';
 import { logRegistry, logWorkflow } from './log';
 import { PlanFiles, vscodeFileWatcher, vscodeWorkspaceFolder } from './planFiles';
+import { openLink } from './openUrl';
+import { AppsFeature } from './panel/appsFeature';
+import { CallFormFeature } from './panel/callFormFeature';
+import { CardFeature } from './panel/cardFeature';
+import { CollectFeature } from './panel/collectFeature';
+import { PanelItems } from './panel/panelItems';
+import { PanelWebview } from './panel/panelWebview';
+import { PlanFeature, planTree } from './panel/planFeature';
 import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
 import { PolicySource } from './policy';
@@ -147,28 +155,53 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
 export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, log: vscode.LogOutputChannel): Surfaces {
   const { workflow, servers, configs, policy, gate, files, asks } = engine;
   const planFiles = new PlanFiles(files);
-  const panel = new PlanPanel(context.extensionUri, context.workspaceState, {
-    gate,
-    files: planFiles,
-    touched: new TouchedFiles(),
-    tools: servers,
-    log,
-  });
-  const collect = new CollectForms(workflow, servers, panel, log, {
+  // In dependency order: the panel's webview and its items first (what shows things), then what puts things in them
+  // (collect forms, server apps, Call Tool, the cards), then the panel with one feature per kind of item.
+  const webview = new PanelWebview(context.extensionUri, PanelViewType);
+  const items = new PanelItems(context.workspaceState, planTree(gate));
+  const collect = new CollectForms(workflow, servers, items, log, {
     door: gate.door,
     newId: randomUUID,
     timeoutMs: () => gateSettings().stepTimeoutMs,
     memento: context.workspaceState,
   });
-  const apps = new AppHost({ servers, door: gate.door, panel, collect, log, state: context.workspaceState });
-  const caller = new ToolCaller(servers, gate, panel, context.workspaceState, log, collect, apps);
-  panel.connect({ calls: caller, collect, apps, exportPlan: (planId) => exportPlan(gate, planId) });
-  const cards = new PolicyCards(asks.calls, panel, policy, log);
+  const apps = new AppHost({ servers, door: gate.door, panel: appPanel(webview, items), collect, log, state: context.workspaceState });
+  const caller = new ToolCaller(servers, gate, items, context.workspaceState, log, collect, apps);
+  const cardFeature = new CardFeature(items);
+  const forms = new CollectFeature(items, collect, apps);
+  const features = {
+    plan: new PlanFeature({
+      gate,
+      items,
+      files: planFiles,
+      touched: new TouchedFiles(),
+      tools: servers,
+      calls: caller,
+      exportPlan: (planId) => exportPlan(gate, planId),
+      appPage: (server, tool) => apps.pageFor(server, tool),
+    }),
+    callForm: new CallFormFeature(items, caller),
+    collect: forms,
+    cards: cardFeature,
+    apps: new AppsFeature({
+      items,
+      apps,
+      onDidStepResult: gate.onDidStepResult,
+      formOpen: (id) => forms.formOpen(id),
+      warn: (message) => log.warn(message),
+    }),
+  };
+  const panel = new PlanPanel({ webview, items, features, openLink, log });
+  const cards = new PolicyCards(asks.calls, cardFeature, policy, log);
   context.subscriptions.push(
-    asks.elicitations.serve(elicitationHandler(panel, log)),
+    asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     planFiles,
     apps,
     panel,
+    features.plan,
+    features.apps,
+    items,
+    webview,
     collect,
     new RunProgress(gate),
     cards,
@@ -239,4 +272,18 @@ export function registerViews(registry: ServerRegistry, configs: ServerConfigs, 
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plans }),
     vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
   ];
+}
+
+/** What the app host needs of the panel: its webview (the apps' frames and their policy) and its items (results). */
+function appPanel(webview: PanelWebview, items: PanelItems): ConstructorParameters<typeof AppHost>[0]['panel'] {
+  return {
+    get appNonce() {
+      return webview.appNonce;
+    },
+    postApp: (message) => webview.postApp(message),
+    setAppNetwork: (granted) => webview.setAppNetwork(granted),
+    showResult: (view, options) => items.showResult(view, options),
+    selectApp: (appId) => items.selectApp(appId),
+    updateApp: (appId, patch) => items.updateApp(appId, patch),
+  };
 }

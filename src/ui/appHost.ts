@@ -21,7 +21,7 @@ import type { StepResult } from '../core/engine/runner';
 import type { ToolResult } from '../core/base/toolResult';
 import { AppSession } from '../mcp/appSession';
 import type { AppToWebview, FromWebview, ResultView } from '../shared/protocol';
-import type { PanelApps } from './planPanel';
+import type { PanelApps } from './panel/appsFeature';
 import { confirmAndOpenUrl } from './openUrl';
 import { appSettings } from './settings';
 

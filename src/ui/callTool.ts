@@ -4,9 +4,9 @@ import type { ToolResult } from '../core/base/toolResult';
 import type { Entrance } from '../core/workflow/workflow';
 import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
-import { validateArgs } from '../mcp/validateArgs';
+import { validateArgs } from '../core/engine/validateArgs';
 import { delayedProgress } from './delayedProgress';
-import type { PlanPanel } from './planPanel';
+import type { PanelItems } from './panel/panelItems';
 import { followUpYes } from './followUp';
 import { gateSettings } from './settings';
 import type { CollectForms } from './collectForms';
@@ -21,7 +21,7 @@ const LAST_ARGS_KEY = 'plangate.lastArgs';
  * route the result: a plan to the plan panel, anything else to a result card.
  */
 /** What the caller shows in the panel: Call Tool forms, result cards and plans. */
-export type CallerPanel = Pick<PlanPanel, 'showCallForm' | 'updateCallForm' | 'closeCallForm' | 'showResult' | 'showPlan'>;
+export type CallerPanel = Pick<PanelItems, 'showCallForm' | 'updateCallForm' | 'closeCallForm' | 'showResult' | 'showPlan'>;
 
 export class ToolCaller {
   constructor(

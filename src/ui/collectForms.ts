@@ -40,7 +40,7 @@ const DRAFTS_KEY = 'plangate.collect.drafts';
 
 /** Where a submission is shown (the plan panel). */
 export interface CollectFormPanel {
-  showCollectForm(submissionId: string, options: { focus?: boolean }): void;
+  showCollectForm(submissionId: string, title: string, options: { focus?: boolean }): void;
 }
 
 /**
@@ -178,7 +178,7 @@ export class CollectForms extends DisposableBase {
 
   /** Opens a submission in the panel. */
   show(id: string, focus = true): void {
-    if (getSubmission(this.workflow.state.submissions, id)) this.panel.showCollectForm(id, { focus });
+    if (getSubmission(this.workflow.state.submissions, id)) this.panel.showCollectForm(id, this.title(id), { focus });
   }
 
   /** The tab title of a submission's panel item. */

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { answerUrlElicitation } from '../core/base/urlElicitation';
 import type { ElicitAnswer, ElicitParams } from '../mcp/connection';
 import { openCheckedUrl } from './openUrl';
-import type { PlanPanel } from './planPanel';
+import type { CardFeature } from './panel/cardFeature';
 
 /**
  * Answers servers' `elicitation/create` requests: a form request becomes a form in the panel (Accept / Decline /
@@ -10,7 +10,7 @@ import type { PlanPanel } from './planPanel';
  * characters marked, whether to open the server's page.
  */
 export function elicitationHandler(
-  panel: Pick<PlanPanel, 'elicit'>,
+  panel: Pick<CardFeature, 'elicit'>,
   log?: Pick<vscode.LogOutputChannel, 'info' | 'warn'>,
 ): (server: string, params: ElicitParams) => Promise<ElicitAnswer> {
   return async (server, params) => {

@@ -52,3 +52,20 @@ export async function openServerLink(uri: vscode.Uri, target: string): Promise<v
   }
   await confirmAndOpenUrl(target, 'Open a link that a server supplied?', 'link a server supplied');
 }
+
+/** Opens a link from server data: workspace files directly, anything else only after the user confirms. */
+export async function openLink(target: string): Promise<void> {
+  let uri: vscode.Uri;
+  try {
+    uri = /^[a-z][a-z0-9+.-]*:/i.test(target) ? vscode.Uri.parse(target, true) : vscode.Uri.file(target);
+  } catch {
+    void vscode.window.showErrorMessage(`Plangate: "${target.slice(0, 200)}" is not a link that can be opened.`);
+    return;
+  }
+  const inWorkspace = uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(uri);
+  if (inWorkspace) {
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+    return;
+  }
+  await openServerLink(uri, target);
+}

@@ -3,7 +3,7 @@ import type { Broker } from '../core/base/broker';
 import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
-import type { PlanPanel } from './planPanel';
+import type { CardFeature } from './panel/cardFeature';
 import type { PolicySource } from './policy';
 
 /**
@@ -20,7 +20,7 @@ export class PolicyCards extends DisposableBase {
 
   constructor(
     asks: Pick<Broker<(ask: CallAsk) => Promise<CallAskAnswer>>, 'serve'>,
-    private readonly panel: Pick<PlanPanel, 'showCallCard'>,
+    private readonly panel: Pick<CardFeature, 'showCallCard'>,
     private readonly policy: Pick<PolicySource, 'userRuleIds' | 'addUserRule'>,
     private readonly log: vscode.LogOutputChannel,
   ) {

@@ -1,12 +1,12 @@
 /**
  * The single-call card: one call the policy asks about, waiting for the user — who calls, the server, the tool, its
  * arguments and hints, and the deciding rule ("Asked because: …"). **Allow once**, **Always allow** (shows the rule it
- * writes to the user's settings), **Deny** with an optional note that reaches the caller. Also the policy's mark on a
- * plan step. Everything shown is server data or built from it: rendered as text.
+ * writes to the user's settings), **Deny** with an optional note that reaches the caller. Everything shown is server data or built from it: rendered as text.
  */
-import type { CallCardView, PolicyMarkView, StepHint } from '../shared/protocol';
+import type { CallCardView, StepHint } from '../shared/protocol';
 import { h, icon, json, setText, visible } from './base/dom';
 import { request } from './base/messaging';
+import { argsBlock } from './base/argsBlock';
 
 export function renderCallCard(itemId: string, view: CallCardView): HTMLElement {
   const err = h('div', { class: 'error-text', role: 'alert' });
@@ -75,36 +75,6 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
       button('Deny', 'secondary', 'deny', 'circle-slash'),
     ),
     err,
-  );
-}
-
-/**
- * Arguments as JSON text, every character of them (what is approved is what can be read): their size, then the text in
- * a scrolling block the keyboard reaches. `text` is set as text (server data); `cls` names the block for styling.
- */
-export function argsBlock(text: string, label: string, cls = ''): HTMLElement {
-  const pre = h('pre', { class: `json args-full ${cls}`.trim(), tabindex: 0, aria: { label } });
-  pre.textContent = visible(text);
-  return h('div', { class: 'args-block' }, h('p', { class: 'args-size muted' }, sizeWords(text)), pre);
-}
-
-/** "1 character", "12,345 characters — all shown; scroll to read them". */
-export function sizeWords(text: string): string {
-  const n = text.length;
-  return n === 1 ? '1 character' : `${n.toLocaleString('en-US')} characters${n > 2000 ? ' — all shown; scroll to read them' : ''}`;
-}
-
-/** The policy's mark on a plan step: a deny (the step cannot run) stands out; an ask or a rule's allow is quiet. */
-export function policyMark(mark: PolicyMarkView | undefined): HTMLElement | null {
-  if (!mark) return null;
-  const denied = mark.decision === 'deny';
-  return h(
-    'p',
-    { class: `step-policy policy-${mark.decision}${denied ? ' error-text' : ''}`, title: `Policy rule ${visible(mark.ruleId)}` },
-    icon(denied ? 'circle-slash' : mark.decision === 'ask' ? 'shield' : 'pass'),
-    ' ',
-    denied ? 'Cannot run: ' : '',
-    visible(mark.text),
   );
 }
 

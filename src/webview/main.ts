@@ -5,9 +5,9 @@
  */
 import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
 import { applyPatch, mergeChanges, noChanges, type PanelChanges } from '../shared/panelPatch';
-import { h, icon, visible } from './base/dom';
+import { FOCUSABLE, h, icon, visible } from './base/dom';
 import { onReply, onRerender, post } from './base/messaging';
-import { FOCUSABLE, renderPlan, updatePlan } from './planView';
+import { renderPlan, updatePlan } from './plan/planView';
 import { renderResult } from './resultView';
 import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';

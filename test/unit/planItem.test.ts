@@ -141,7 +141,7 @@ describe('plan view models', () => {
     };
     const plan = new PlanPresenter().present(s, 'p', { annotations })!.plans.p!;
     assert.deepEqual(asked.sort(), ['read_file', 'write_file']);
-    assert.equal(plan.safety?.hintSummary, '5 destructive · 5 read-only');
+    assert.equal(plan.safety?.hintSummary, "By their tools' own account, 5 steps may destroy data and 5 only read.");
     assert.equal(plan.safety?.destructive, true);
     assert.equal(plan.steps[0]!.hint?.effect, 'read');
   });

@@ -41,8 +41,12 @@ test('summarizeHints counts each kind, most dangerous first, says what has no hi
     stepHint({}),
     null,
   ];
-  assert.equal(summarizeHints(hints), '1 destructive · 2 writing · 2 read-only · 1 open-world · 2 without hints');
-  assert.equal(summarizeHints([stepHint({ destructiveHint: false })]), '1 writing');
+  assert.equal(
+    summarizeHints(hints),
+    "By their tools' own account, 1 step may destroy data, 2 write, 2 only read and 2 give no hint; 1 reaches outside systems.",
+  );
+  assert.equal(summarizeHints([stepHint({ destructiveHint: false })]), "By their tools' own account, 1 step writes.");
+  assert.equal(summarizeHints(Array(4).fill(stepHint({ destructiveHint: false }))), "By their tools' own account, 4 steps write.");
   assert.equal(summarizeHints([]), '');
   assert.equal(summarizeHints([null]), '');
 });

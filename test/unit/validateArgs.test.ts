@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_SCHEMA_NODES, validateArgs } from '../../src/mcp/validateArgs';
+import { MAX_SCHEMA_NODES, validateArgs } from '../../src/core/engine/validateArgs';
 
 /** A tool schema as MCP servers write it: required field, enum, boolean, nested object, no extra fields. */
 const SCAFFOLD = {

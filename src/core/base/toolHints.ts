@@ -26,22 +26,25 @@ export function stepHint(annotations: unknown): StepHint {
 }
 
 /**
- * The hints of a plan's steps summed up, e.g. "1 destructive · 2 writing · 3 read-only · 1 without hints"; ""
- * when there is nothing to say. `null` marks a step that is no server tool (ask_user): it is left out.
+ * The hints of a plan's steps summed up as one sentence, e.g. "By their tools' own account, 1 step may destroy data,
+ * 2 write, 3 only read and 1 gives no hint; 1 reaches outside systems."; "" when there is nothing to say. `null`
+ * marks a step that is no server tool (ask_user): it is left out.
  */
 export function summarizeHints(all: readonly (StepHint | null)[]): string {
   const hints = all.filter((h): h is StepHint => h !== null);
   const count = (effect: StepEffect) => hints.filter((h) => h.effect === effect).length;
   const openWorld = hints.filter((h) => h.openWorld).length;
-  const parts: string[] = [];
-  const destructive = count('destructive');
-  const write = count('write');
-  const read = count('read');
-  const unknown = count('unknown');
-  if (destructive) parts.push(`${destructive} destructive`);
-  if (write) parts.push(`${write} writing`);
-  if (read) parts.push(`${read} read-only`);
-  if (openWorld) parts.push(`${openWorld} open-world`);
-  if (unknown) parts.push(`${unknown} without hints`);
-  return parts.join(' · ');
+  const parts: [number, string, string][] = [
+    [count('destructive'), 'may destroy data', 'may destroy data'],
+    [count('write'), 'writes', 'write'],
+    [count('read'), 'only reads', 'only read'],
+    [count('unknown'), 'gives no hint', 'give no hint'],
+  ];
+  const said = parts.filter(([n]) => n > 0);
+  if (!said.length) return '';
+  // The first count names its unit ("1 step", "4 steps"); the others share it.
+  const words = said.map(([n, one, many], i) => `${n}${i === 0 ? (n === 1 ? ' step' : ' steps') : ''} ${n === 1 ? one : many}`);
+  const list = words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}`;
+  const world = openWorld ? `; ${openWorld} ${openWorld === 1 ? 'reaches' : 'reach'} outside systems` : '';
+  return `By their tools' own account, ${list}${world}.`;
 }

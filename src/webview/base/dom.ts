@@ -148,3 +148,55 @@ export function json(value: unknown): string {
     return String(value);
   }
 }
+
+/** Makes `old` (children of `parent`, before `anchor`) look like `fresh`, replacing only the children that differ. */
+export function morphChildren(parent: HTMLElement, old: HTMLElement[], fresh: HTMLElement[], anchor: HTMLElement | null): void {
+  if (old.length === fresh.length) {
+    old.forEach((o, i) => {
+      if (!o.isEqualNode(fresh[i]!)) replaceKeepingFocus(o, fresh[i]!);
+    });
+    return;
+  }
+  // A part came or went (a warning, the changes section): put the new parts in, keeping the focus where it can be.
+  swapKeepingFocus(old, fresh, () => {
+    for (const f of fresh) parent.insertBefore(f, anchor);
+    for (const o of old) o.remove();
+  });
+}
+
+/** Replaces `old` with `fresh`, keeping the focus (and the text selection) inside it where the user had it. */
+export function replaceKeepingFocus(old: HTMLElement, fresh: HTMLElement): void {
+  swapKeepingFocus([old], [fresh], () => old.replaceWith(fresh));
+}
+
+/**
+ * Runs `swap`, which puts `fresh` where `old` was; if the focus was inside `old`, it goes to the same control in
+ * `fresh` (by id, else by position among the focusable controls), with its text selection.
+ */
+export function swapKeepingFocus(old: HTMLElement[], fresh: HTMLElement[], swap: () => void): void {
+  const active = document.activeElement as HTMLElement | null;
+  if (!active || active === document.body || !old.some((o) => o.contains(active))) {
+    swap();
+    return;
+  }
+  const focusable = (els: HTMLElement[]) =>
+    els.flatMap((el) => [...(el.matches(FOCUSABLE) ? [el] : []), ...Array.from(el.querySelectorAll<HTMLElement>(FOCUSABLE))]);
+  const id = active.id;
+  const index = focusable(old).indexOf(active);
+  const selection =
+    active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : undefined;
+  swap();
+  const el = (id && document.getElementById(id)) || (index >= 0 ? focusable(fresh)[index] : undefined);
+  if (!el) return;
+  el.focus({ preventScroll: true });
+  if (selection && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+    try {
+      el.setSelectionRange(selection[0], selection[1]);
+    } catch {
+      /* not a text input */
+    }
+  }
+}
+
+/** The controls that can hold the focus, for putting it back after a re-render. */
+export const FOCUSABLE = 'button, input, select, textarea, summary, [tabindex]';

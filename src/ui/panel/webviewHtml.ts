@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { panelCsp, type AppCsp } from '../core/apps/appNetwork';
+import { panelCsp, type AppCsp } from '../../core/apps/appNetwork';
 
 /**
  * The panel's HTML shell: a strict CSP with a fresh nonce (no unsafe-inline, no unsafe-eval), scripts and

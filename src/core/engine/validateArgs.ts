@@ -103,3 +103,21 @@ function describe(e: ErrorObject): string {
       return `${fieldPath(e.instancePath) || 'the arguments'} ${e.message ?? 'is not valid'}`;
   }
 }
+
+/**
+ * A step's arguments as the user typed them (JSON text): the object to run with, or the problem in words — text that
+ * is not JSON, JSON that is not an object, or an object that does not fit the tool's input schema (`schema`, as the
+ * step's server lists it now; none: the server checks).
+ */
+export function parseEditedArgs(tool: string, schema: unknown, argsJson: string): { args: Record<string, unknown> } | { error: string } {
+  let args: unknown;
+  try {
+    args = JSON.parse(argsJson);
+  } catch (err) {
+    return { error: `The arguments are not valid JSON: ${(err as Error).message}` };
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return { error: 'The arguments must be a JSON object, like {"path": "a.txt"}.' };
+  const problem = validateArgs(tool, schema, args as Record<string, unknown>);
+  return problem ? { error: problem } : { args: args as Record<string, unknown> };
+}
