@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { assertNever, DisposableBase } from '../core/base/lifecycle';
-import type { Gate, Received } from '../core/engine/gate';
+import type { CallOutcome, Gate } from '../core/engine/gate';
 import { planTitle } from '../core/present/workflowWords';
 import { diffPanel } from '../core/present/panelDiff';
 import { PlanPresenter } from '../core/present/planItem';
@@ -79,11 +79,11 @@ export interface PanelSources {
 /** Call Tool and results: where the panel's forms send their calls and where re-plans' results are shown. */
 export interface PanelCalls {
   /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
-  call(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  call(request: { server: string; tool: string; args: Record<string, unknown> }): Promise<void>;
   /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
   cancel(server: string, tool: string): void;
   /** Routes a result the gate classified (after a re-plan or recovery action). */
-  show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
+  show(outcome: CallOutcome): void;
   /** The user answered Yes to a plan's follow-up question. */
   followUpYes(planId: string): Promise<void>;
 }
@@ -792,18 +792,9 @@ export class PlanPanel extends DisposableBase {
         return wrap(message.id, () => gate.answerAskUser(message.planId, message.step, message.values));
       case 'answerAsk':
         return wrap(message.id, async () => {
-          const record = gate.workflow.state.plans[message.planId];
           const outcome = await gate.replan(message.planId, message.values, message.shown);
           if (outcome.received.kind === 'plan') this.replaceItem(message.planId, outcome.received.planId);
-          else
-            this.on.calls.show(
-              record.origin.server,
-              record.origin.tool,
-              outcome.args,
-              outcome.result,
-              outcome.received,
-              outcome.durationMs,
-            );
+          else this.on.calls.show(outcome);
         });
       case 'runRecovery':
         return wrap(message.id, async () => {
@@ -828,7 +819,7 @@ export class PlanPanel extends DisposableBase {
         return wrap(message.id, async () => {
           const item = this.items.find((i) => i.id === message.itemId);
           if (item?.kind !== 'callForm') return 'That form is closed.';
-          await this.on.calls.call(item.view.server, item.view.tool, message.args);
+          await this.on.calls.call({ server: item.view.server, tool: item.view.tool, args: message.args });
         });
       case 'cancelCall': {
         const item = this.items.find((i) => i.id === message.itemId);

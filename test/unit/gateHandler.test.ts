@@ -52,7 +52,7 @@ async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: 
     gate,
     idleTimeoutMs: options.idleTimeoutMs,
     startWaitMs: 2_000,
-    show: (_server, tool, _args, _result, received) => shown.push(`${tool} → ${received.kind}`),
+    show: ({ tool, received }) => shown.push(`${tool} → ${received.kind}`),
   });
   t.after(async () => {
     gate.dispose();
