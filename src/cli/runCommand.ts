@@ -76,6 +76,9 @@ export interface RunOptions {
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
 
+/** The ledger's reason for a plan whose approval at the terminal Gate.approve refused (the user must look again). */
+export const REFUSED_APPROVAL = 'the approval was refused: the plan changed after it was shown';
+
 /** Programs that run a server given as their argument: the server is named by that argument, not by them. */
 const LAUNCHERS = new Set([
   'node',
@@ -552,7 +555,7 @@ async function run(
       out.error(
         `plangate run: the approval was refused: ${safeText(why, { max: 4000 })}. Nothing ran. Run the command again to review the plan as it is now.`,
       );
-      gate.reject(planId, 'the approval was refused: the plan changed after it was shown');
+      gate.reject(planId, REFUSED_APPROVAL);
       return finish(planReport(workflow.state, record(), 'rejected'), 1);
     }
     await whenRunEnds(gate, planId);

@@ -16,6 +16,7 @@ import { getPlan, planApprovalHash } from '../../src/core/workflow/workflow';
 import type { ResolvedServer } from '../../src/mcp/config';
 import { ServerRegistry } from '../../src/mcp/registry';
 import { openFileLedger } from '../../src/node/fileLedger';
+import { REFUSED_APPROVAL } from '../../src/cli/runCommand';
 import { bundles, fixtureServer, runCli, workspace } from './helpers/cliHarness';
 import { REPO_ROOT } from './helpers/fixture';
 
@@ -84,6 +85,7 @@ async function runInProcess(
   tool: string,
   args: Record<string, unknown>,
   answers: Record<string, unknown>,
+  redefineWhileShown = false,
 ): Promise<void> {
   const { fixture } = await bundles();
   const servers: ResolvedServer[] = [
@@ -115,6 +117,8 @@ async function runInProcess(
       if (plan) void gate.approve(child, undefined, planApprovalHash(plan));
     }
   });
+  // As activation wires it: a server's tools changing resolves (and reviews) the waiting plans again.
+  const toolChanges = registry.onDidChange(() => void gate.refreshResolutions());
   try {
     await registry.applyConfig(servers);
     const outcome = await gate.call({
@@ -127,13 +131,23 @@ async function runInProcess(
     assert.equal(outcome.received.kind, 'plan');
     const planId = (outcome.received as { planId: string }).planId;
     await gate.resolution(planId);
+    const shown = planApprovalHash(getPlan(gate.workflow.state, planId)!);
+    if (redefineWhileShown) {
+      // While the plan is on screen the server redefines its step's tool; Approve is refused, and the user rejects.
+      writeFileSync(join(w.root, 'redefine-review-echo'), '');
+      for (let i = 0; i < 1500 && !gate.review(planId)?.changes.length; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.match((await gate.approve(planId, undefined, shown)) ?? '', /changed while you were reviewing/);
+      assert.equal(gate.reject(planId, REFUSED_APPROVAL), undefined);
+      return;
+    }
     // The panel's Approve and run: gate.approve with the hash of the view it showed.
-    assert.equal(await gate.approve(planId, undefined, planApprovalHash(getPlan(gate.workflow.state, planId)!)), undefined);
+    assert.equal(await gate.approve(planId, undefined, shown), undefined);
     for (let i = 0; i < 1500 && gate.isRunning(planId); i++) await new Promise((r) => setTimeout(r, 20));
     // A blocked plan: the panel's Stop (the CLI does not retry or skip).
     for (let i = 0; i < 32 && getPlan(gate.workflow.state, planId)?.phase === 'blocked'; i++) if (gate.stop(planId)) break;
     assert.ok(gate.isSettled(planId), 'the in-process run settled');
   } finally {
+    toolChanges.dispose();
     sub.dispose();
     gate.dispose();
     ledger.dispose();
@@ -212,7 +226,20 @@ describe('the CLI refuses what Gate.approve refuses', () => {
     const { cli } = await bundles();
     const child = spawn(
       process.execPath,
-      [cli, 'run', '--server', await fixtureServer(w), '--tool', 'plan_review_redefine', '--ledger', ledger],
+      [
+        cli,
+        'run',
+        '--server',
+        await fixtureServer(w),
+        '--name',
+        'fixture',
+        '--tool',
+        'plan_review_redefine',
+        '--args',
+        '{}',
+        '--ledger',
+        ledger,
+      ],
       { cwd: REPO_ROOT, env: { ...process.env, PLANGATE_ASSUME_TTY: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -252,5 +279,14 @@ describe('the CLI refuses what Gate.approve refuses', () => {
       .map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
     assert.ok(!events.includes('approved'), `no approval on the record: ${events.join(', ')}`);
     assert.equal(events.at(-1), 'rejected');
+
+    // The panel, on the same plan and the same change, refuses the same approval: the ledgers are equal.
+    const panelWs = ws();
+    const panelLedger = join(panelWs.dir, 'panel-ledger.jsonl');
+    await runInProcess(panelLedger, panelWs, 'plan_review_redefine', {}, {}, true);
+    assert.deepEqual(
+      normalised(ledger, { entrance: 'cli', decision: CLI_DECISION }),
+      normalised(panelLedger, { entrance: 'manual', decision: CALL_TOOL_DECISION }),
+    );
   });
 });
