@@ -240,7 +240,7 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
           );
         case 'plan': {
           const plan = getPlan(gate.workflow.state, received.planId);
-          if (plan && plan.phase === 'finished') {
+          if (plan && plan.outcome === 'not_ok') {
             return withNote(
               result,
               `Plangate: the plan's status is ${String(plan.plan.status)}, so there is nothing to approve or run; ` +
