@@ -4,10 +4,11 @@
  * without either, a required field declines the step (the plan stops). A failed step stops the plan (the CLI does not
  * retry or skip).
  */
-import type { CancellationToken } from '../core/base/lifecycle';
+import { CancellationTokenSource, type CancellationToken } from '../core/base/lifecycle';
+import type { Gate } from '../core/engine/gate';
 import type { AskFieldType } from '../core/plan/plan';
 import type { RunnerHost } from '../core/engine/runner';
-import { stepLabel, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
+import { getPlan, planApprovalHash, stepLabel, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import type { Output } from './output';
 import type { Prompter } from './prompter';
 import { renderPlan } from './renderPlan';
@@ -186,5 +187,77 @@ export class CliRunnerHost implements RunnerHost {
 
   async onFailure(): Promise<'stop'> {
     return 'stop';
+  }
+}
+
+/**
+ * The terminal host of a {@link Gate}: answers, one at a time, what the gate's runs wait on — confirm steps and
+ * `ask_user` steps (`gate.pending`) and nested plans awaiting approval — with the questions of {@link CliRunnerHost},
+ * through the gate's own answers, as the panel's buttons do. A nested plan is approved by {@link Gate.approve} with all
+ * its checks (the hash of what was printed), so the terminal and the panel cannot disagree about what an approval
+ * means. Dispose to stop answering.
+ */
+export class TerminalGateHost {
+  private readonly answered = new Set<string>();
+  private busy = false;
+  private readonly sub: { dispose(): void };
+  private readonly cancel = new CancellationTokenSource();
+
+  constructor(
+    private readonly gate: Gate,
+    private readonly questions: CliRunnerHost,
+    private readonly out: Output,
+  ) {
+    this.sub = gate.onDidChange(() => void this.next());
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.cancel.cancel();
+    this.cancel.dispose();
+  }
+
+  private async next(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (let ask = this.nextQuestion(); ask; ask = this.nextQuestion()) await ask();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** The next thing the runs wait on that the terminal has not asked yet, as the question that answers it. */
+  private nextQuestion(): (() => Promise<void>) | undefined {
+    const state = this.gate.workflow.state;
+    const token = this.cancel.token;
+    for (const prompt of this.gate.pending) {
+      const key = `${prompt.kind}:${prompt.planId}:${prompt.step}`;
+      const plan = getPlan(state, prompt.planId);
+      const step = plan?.steps[prompt.step];
+      if (this.answered.has(key) || !plan || !step) continue;
+      this.answered.add(key);
+      return prompt.kind === 'confirm'
+        ? async () => void this.gate.answerConfirm(plan.id, step.index, await this.questions.confirmStep(plan, step, token))
+        : async () => void this.gate.answerAskUser(plan.id, step.index, await this.questions.askUser(plan, step, token));
+    }
+    for (const childId of this.gate.nestedAwaiting) {
+      const child = getPlan(state, childId);
+      if (this.answered.has(`nested:${childId}`) || !child) continue;
+      this.answered.add(`nested:${childId}`);
+      return async () => {
+        const shown = planApprovalHash(child);
+        if (!(await this.questions.approveNested(child, token))) {
+          this.gate.reject(childId);
+          return;
+        }
+        const refused = await this.gate.approve(childId, undefined, shown);
+        if (refused) {
+          this.out.error(`plangate: the nested plan was not approved: ${safeText(refused, { max: 2000 })}`);
+          this.gate.reject(childId, 'the approval was refused');
+        }
+      };
+    }
+    return undefined;
   }
 }

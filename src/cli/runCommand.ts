@@ -7,27 +7,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { approvalHash } from '../core/plan/approval';
-import { classifyResult } from '../core/plan/classify';
 import { formatProblem } from '../core/plan/envelope';
 import { MemoryLedgerSink, Workflow, type WorkflowChange } from '../core/workflow/ledger';
 import { CancellationTokenSource } from '../core/base/lifecycle';
 import type { OrchestratedPlan } from '../core/plan/plan';
 import { resolveSteps } from '../core/engine/resolve';
-import { runPlan } from '../core/engine/runner';
-import { Door, type CallAskAnswer } from '../core/engine/door';
+import type { CallAskAnswer } from '../core/engine/door';
+import { Gate, type CallOutcome } from '../core/engine/gate';
 import { verdictWords, stepPolicyMark } from '../core/present/callCard';
 import { evaluate } from '../core/policy/evaluate';
 import type { PolicyRules } from '../core/policy/rules';
 import { resultText, type ToolResult } from '../core/base/toolResult';
-import { getPlan, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
+import { getPlan, planApprovalHash, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
 import { directoryRoots } from '../mcp/roots';
 import { srtCliPath, type SandboxRules } from '../mcp/sandbox';
 import { openFileLedger } from '../node/fileLedger';
 import { nodeRealPath } from '../node/realPath';
-import { CliRunnerHost } from './cliRunnerHost';
+import { CliRunnerHost, TerminalGateHost } from './cliRunnerHost';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
 import { openInBrowser } from './browser';
@@ -37,7 +35,7 @@ import type { Output } from './output';
 import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
-import { checkpointBeforeRun, openRunFiles, printChangedFiles } from './runFiles';
+import { openRunFiles, printChangedFiles } from './runFiles';
 import { firstLine, safeText } from './safeText';
 import { stopServer } from './stopServer';
 
@@ -86,6 +84,9 @@ export interface RunOptions {
 }
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
+
+/** The ledger's reason for a plan whose approval at the terminal Gate.approve refused (the user must look again). */
+export const REFUSED_APPROVAL = 'the approval was refused: the plan changed after it was shown';
 
 /** Programs that run a server given as their argument: the server is named by that argument, not by them. */
 const LAUNCHERS = new Set([
@@ -404,44 +405,57 @@ async function run(
   } else {
     workflow = new Workflow(new MemoryLedgerSink());
   }
-  // The one door: the planning call and every step go through it, checked against their decision and on the record.
+  // The engine the panel uses: one Gate (with its one door) takes the planning call in, approves and runs; the terminal
+  // answers what the run waits on (TerminalGateHost), as the panel's buttons do.
   const invoker = new ConnectionInvoker(connection);
   const policy = options.policy;
-  const door = new Door(invoker, workflow, {
-    allowCrossServer: () => false,
+  // The checkpoint of the files the plan may touch, taken by the gate after the approval and before the first step
+  // (beside --ledger, else for this run only), and the watch that lists what the run changed.
+  const files = openRunFiles(workflow, options.ledger);
+  cleanups.push(() => files.dispose());
+  const gate = new Gate(workflow, {
+    invoker,
+    settings: () => ({ stepTimeoutMs: options.timeoutMs, allowCrossServer: false }),
     newId: randomUUID,
+    beforeRun: (plan) => files.engine.beforeRun(plan),
     ...(policy
       ? {
-          policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd(), realPath: nodeRealPath }),
-          toolInfo: (_server: string, tool: string) => connection.tools.find((t) => t.name === tool),
-          serverSandboxed: () => connection.sandboxed,
-          // A call the policy asks about (not covered by "Proceed?"): asked on the terminal; --yes allows it once.
-          ask: async ({ call, verdict }): Promise<CallAskAnswer> => {
-            out.info(`  ${safeText(verdictWords(verdict.rule), { max: 1000 })}`);
-            if (options.yes) return { answer: 'once' };
-            if (!prompter) return { answer: 'deny', note: 'there is no terminal to ask on; pass --yes to allow it' };
-            return (await prompter.confirm(`Allow '${one(call.tool, 100)}' on '${one(call.server, 100)}'?`))
-              ? { answer: 'once' }
-              : { answer: 'deny' };
+          policy: {
+            policy: (call) => evaluate(policy, call, { workspaceRoot: process.cwd(), realPath: nodeRealPath }),
+            toolInfo: (_server: string, tool: string) => connection.tools.find((t) => t.name === tool),
+            serverSandboxed: () => connection.sandboxed,
+            // A call the policy asks about (not covered by "Proceed?"): asked on the terminal; --yes allows it once.
+            ask: async ({ call, verdict }): Promise<CallAskAnswer> => {
+              out.info(`  ${safeText(verdictWords(verdict.rule), { max: 1000 })}`);
+              if (options.yes) return { answer: 'once' };
+              if (!prompter) return { answer: 'deny', note: 'there is no terminal to ask on; pass --yes to allow it' };
+              return (await prompter.confirm(`Allow '${one(call.tool, 100)}' on '${one(call.server, 100)}'?`))
+                ? { answer: 'once' }
+                : { answer: 'deny' };
+            },
           },
         }
       : {}),
   });
+  cleanups.unshift(() => gate.dispose());
+  // A server that changes its tools while the plan is on screen: the plan is resolved again, and the approval is
+  // checked against what was shown (as in the panel).
+  const toolChanges = connection.onDidChangeTools(() => void gate.refreshResolutions());
+  cleanups.unshift(() => toolChanges.dispose());
 
   const abort = new AbortController();
   const sub = cancel.token.onCancellationRequested(() => abort.abort('Cancelled by the user'));
-  let result: ToolResult;
+  let outcome: CallOutcome;
   try {
-    result = await door.call(
-      {
-        server,
-        tool: options.tool,
-        args: options.args,
-        entrance: 'call',
-        decision: { by: 'user', what: 'plangate run --tool with these --args' },
-      },
-      { timeoutMs: options.timeoutMs, signal: abort.signal },
-    );
+    outcome = await gate.call({
+      server,
+      tool: options.tool,
+      args: options.args,
+      entrance: 'cli',
+      decision: { by: 'user', what: 'plangate run --tool with these --args' },
+      timeoutMs: options.timeoutMs,
+      signal: abort.signal,
+    });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
@@ -452,30 +466,34 @@ async function run(
     sub.dispose();
   }
 
-  const classification = classifyResult(result, { tool: options.tool });
-  switch (classification.kind) {
+  const { result, received } = outcome;
+  switch (received.kind) {
     case 'plan':
       break;
+    case 'unrecorded':
+      return fail2(`the plan could not be recorded: ${safeText(received.reason)}`);
     case 'invalid_plan': {
-      const lines = classification.problems.map((p) => `  ${safeText(formatProblem(p), { max: 1000 })}`);
+      const lines = received.problems.map((p) => `  ${safeText(formatProblem(p), { max: 1000 })}`);
       return fail2(
-        `'${one(options.tool, 100)}' returned an orchestrated_plan that is not valid (${classification.problems.length} problem${classification.problems.length === 1 ? '' : 's'}); nothing ran.\n${lines.join('\n')}`,
+        `'${one(options.tool, 100)}' returned an orchestrated_plan that is not valid (${received.problems.length} problem${received.problems.length === 1 ? '' : 's'}); nothing ran.\n${lines.join('\n')}`,
       );
     }
     default: {
-      if (result.isError === true && classification.kind === 'plain') {
+      if (result.isError === true && received.kind === 'plain') {
         return fail2(
           `'${one(options.tool, 100)}' reported an error: ${safeText(resultText(result, 4000) || '(no message)', { keepNewlines: true })}`,
         );
       }
       if (options.json) {
         out.report({ status: 'not_a_plan', steps: [], result } satisfies RunReport);
-      } else if (classification.kind === 'collect_form') {
+      } else if (received.kind === 'collect_form' && received.classification.kind === 'collect_form') {
         out.info(
-          `'${one(options.tool, 100)}' returned an mcp-rune collect-mode form (model ${one(classification.form.schema.model, 100)}), not a plan. The CLI does not fill forms; open it in VS Code with Plangate.`,
+          `'${one(options.tool, 100)}' returned an mcp-rune collect-mode form (model ${one(received.classification.form.schema.model, 100)}), not a plan. The CLI does not fill forms; open it in VS Code with Plangate.`,
         );
-      } else if (classification.kind === 'collect_error') {
-        out.info(`'${one(options.tool, 100)}' returned a form error, not a plan: ${safeText(classification.error.message, { max: 2000 })}`);
+      } else if (received.kind === 'collect_error' && received.classification.kind === 'collect_error') {
+        out.info(
+          `'${one(options.tool, 100)}' returned a form error, not a plan: ${safeText(received.classification.error.message, { max: 2000 })}`,
+        );
       } else {
         printResult(out, result);
       }
@@ -483,24 +501,10 @@ async function run(
     }
   }
 
-  const plan: OrchestratedPlan = classification.plan;
-  for (const w of classification.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
-
-  const planId = randomUUID();
-  if (
-    !workflow.dispatch({
-      type: 'planReceived',
-      at: Date.now(),
-      planId,
-      plan,
-      origin: { server, tool: options.tool, args: options.args, entrance: 'cli' },
-    })
-  ) {
-    return fail2(
-      `the plan could not be recorded: ${safeText(workflow.canApply({ type: 'planReceived', at: Date.now(), planId, plan, origin: { server, tool: options.tool, args: options.args, entrance: 'cli' } }) ?? 'refused')}`,
-    );
-  }
+  const planId = received.planId;
+  for (const w of received.warnings ?? []) out.error(`warning: ${safeText(formatProblem(w), { max: 1000 })}`);
   const record = () => getPlan(workflow.state, planId)!;
+  const plan: OrchestratedPlan = record().plan;
   const finish = (report: RunReport, code: number) => {
     if (options.json) out.report(report);
     return code;
@@ -513,6 +517,9 @@ async function run(
     return finish(planReport(workflow.state, record(), 'plan_status'), 1);
   }
 
+  // Resolved before the question (the gate started it when the plan arrived), so the approval covers each step's
+  // server and its tool's definition.
+  await gate.resolution(planId);
   const resolution = resolveSteps(
     record().steps.map((s) => s.call),
     server,
@@ -526,12 +533,10 @@ async function run(
       out.error(`plangate run: step ${m.index + 1}: tool '${one(m.tool, 100)}' is not offered by server '${one(server, 100)}'.`);
     }
     out.error('plangate run: every step must run on the one connected server; nothing ran.');
-    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'missing tools' });
+    gate.reject(planId, 'missing tools');
     return finish(planReport(workflow.state, record(), 'missing_tool', errors), 1);
   }
 
-  // Resolved before the question, so the approval covers each step's server and its tool's definition.
-  await door.resolve(planId);
   for (const st of record().steps) {
     const mark = stepPolicyMark(st.policy);
     if (mark?.decision === 'deny') out.error(`  Step ${st.index + 1} cannot run: ${safeText(mark.text, { max: 1000 })}`);
@@ -541,61 +546,64 @@ async function run(
       `  Server: every step runs on '${one(server, 100)}', the one connected; the approval covers each step's tool as that server lists it now, and a step whose tool changes before it runs is not sent.`,
     );
   }
+  // What the terminal showed: the approval covers exactly this (Gate.approve refuses it if the plan changed since).
+  const shownHash = planApprovalHash(record());
 
   if (record().steps.length > 0) {
     if (options.yes) {
       out.info('Approved by --yes.');
     } else if (!prompter) {
-      workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'no terminal to approve on' });
+      gate.reject(planId, 'no terminal to approve on');
       out.error(
         'plangate run: the plan needs your approval, but there is no terminal to ask "Proceed?" on (stdin and stdout must be a terminal). Nothing ran. Review the plan above, then pass --yes to approve it (and its confirm steps and nested plans).',
       );
       return 2;
-    } else if (!(await prompter.confirm('Proceed?'))) {
-      workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: 'rejected at the terminal' });
+    } else if (!(await proceed(prompter, gate, planId, out))) {
+      gate.reject(planId, 'rejected at the terminal');
       out.info('Rejected; nothing ran.');
       return finish(planReport(workflow.state, record(), 'rejected'), 1);
     }
   }
-  if (!workflow.dispatch({ type: 'approved', at: Date.now(), planId, approvalHash: approvalHash(record()) })) {
-    return fail2('the approval could not be recorded; nothing ran.');
-  }
-  // The checkpoint of the files the plan may touch, before its first step (beside --ledger, else for this run only).
-  const files = openRunFiles(workflow, options.ledger);
-  cleanups.unshift(() => files.dispose());
-  const checkpointed = await checkpointBeforeRun(files, workflow, planId);
 
   const progress = new ProgressPrinter(out);
   const listener = workflow.onDidChange((change) => progress.update(change));
-  const host = new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers });
-  let final: PlanRecord;
+  const host = new TerminalGateHost(gate, new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers }), out);
+  const failures = gate.onDidFail(({ message }) =>
+    out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(message)}`),
+  );
+  const cancelRun = cancel.token.onCancellationRequested(() => gate.cancel(planId));
   try {
-    final = !checkpointed
-      ? record()
-      : await runPlan(workflow, planId, {
-          invoker,
-          door,
-          host,
-          classify: (r) => classifyResult(r),
-          stepTimeoutMs: options.timeoutMs,
-          allowCrossServer: false,
-          token: cancel.token,
-        });
-  } catch (err) {
-    out.error(
-      `plangate run: the ledger could not be written, so the run stopped: ${safeText(err instanceof Error ? err.message : String(err))}`,
-    );
-    final = record();
+    const refused = await gate.approve(planId, undefined, shownHash);
+    if (refused !== undefined) {
+      const changes = gate.review(planId)?.changes ?? [];
+      const why = changes.length
+        ? `the plan changed while you were reviewing it (${changes.map((c) => `step ${c.step + 1}: ${c.text}`).join('; ')})`
+        : refused.replace(/\.\s*$/, '');
+      out.error(
+        `plangate run: the approval was refused: ${safeText(why, { max: 4000 })}. Nothing ran. Run the command again to review the plan as it is now.`,
+      );
+      gate.reject(planId, REFUSED_APPROVAL);
+      return finish(planReport(workflow.state, record(), 'rejected'), 1);
+    }
+    await whenRunEnds(gate, planId);
+    // A failed step blocks the plan; the CLI does not retry or skip: it stops, as the panel's Stop does (a stopped
+    // nested plan fails its parent's step, which blocks the parent in turn).
+    for (let level = 0; level < 32 && record().phase === 'blocked' && !gate.isRunning(planId); level++)
+      if (gate.stop(planId) !== undefined) break;
   } finally {
+    cancelRun.dispose();
+    failures.dispose();
+    host.dispose();
     listener.dispose();
   }
+  let final = record();
 
   if (final.phase === 'awaiting_approval' && final.reapproval) {
     // The server changed a step's tool after the approval: the terminal's approval no longer covers it.
     out.error(
       `plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`,
     );
-    workflow.dispatch({ type: 'rejected', at: Date.now(), planId, reason: "a step's tool changed after the approval" });
+    gate.reject(planId, "a step's tool changed after the approval");
     final = record();
   }
   await printChangedFiles(out, files, planId);
@@ -620,4 +628,39 @@ async function run(
     if (tail) out.error(`Last stderr lines of server '${one(server, 100)}':\n${safeText(tail, { keepNewlines: true })}`);
   }
   return finish(report, status === 'completed' ? 0 : 1);
+}
+
+/** Resolves when no run of plan `planId` goes on (at once when none started). */
+function whenRunEnds(gate: Gate, planId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (gate.isRunning(planId)) return;
+      sub.dispose();
+      resolve();
+    };
+    const sub = gate.onDidChange(check);
+    check();
+  });
+}
+
+/**
+ * Asks "Proceed?". A step that changes while the question is on screen (the server redefined its tool) is said at
+ * once, as the panel marks it; an approval given anyway is refused by Gate.approve.
+ */
+async function proceed(prompter: Prompter, gate: Gate, planId: string, out: Output): Promise<boolean> {
+  const said = new Set<string>();
+  const sub = gate.onDidChange(() => {
+    for (const c of gate.review(planId)?.changes ?? []) {
+      if (said.has(`${c.step}:${c.text}`)) continue;
+      said.add(`${c.step}:${c.text}`);
+      out.error(
+        `warning: step ${c.step + 1} changed while you were reviewing: ${safeText(c.text, { max: 2000 })}. The plan above is not what would run; answer n and run the command again to review it as it is now.`,
+      );
+    }
+  });
+  try {
+    return await prompter.confirm('Proceed?');
+  } finally {
+    sub.dispose();
+  }
 }

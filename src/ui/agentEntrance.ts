@@ -50,14 +50,14 @@ export function registerAgentEntrance(context: vscode.ExtensionContext, deps: Ag
   const handler = createGateHandler({
     registry,
     gate,
-    show: (server, tool, args, result, received, durationMs) => caller.show(server, tool, args, result, received, durationMs, false),
+    show: (outcome) => caller.show(outcome, { focus: false }),
     // A plain result of a tool with a server app: the app shows it in the panel, which comes up without taking focus
     // from the chat (as a plan from the agent does); the agent gets the result as it is. Results of other tools are
     // not shown: the chat shows them.
-    showPlain: (server, tool, args, result, durationMs) => {
+    showPlain: (outcome) => {
       const apps = appSettings().enabled;
-      if (apps && appResourceUri(registry.get(server)?.tools.find((t) => t.name === tool)))
-        caller.show(server, tool, args, result, { kind: 'plain' }, durationMs, false);
+      if (apps && appResourceUri(registry.get(outcome.server)?.tools.find((t) => t.name === outcome.tool)))
+        caller.show(outcome, { focus: false });
     },
     callTimeoutMs: () => gateSettings().stepTimeoutMs,
     changedFiles,

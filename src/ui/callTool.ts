@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import type { Gate, Received } from '../core/engine/gate';
-import type { ToolResult } from '../core/base/toolResult';
-import type { Entrance } from '../core/workflow/workflow';
+import type { CallOutcome, Gate } from '../core/engine/gate';
+import type { Entrance } from '../core/plan/plan';
 import { CallError } from '../mcp/connection';
 import type { ServerRegistry } from '../mcp/registry';
 import { validateArgs } from '../core/engine/validateArgs';
@@ -22,6 +21,15 @@ const LAST_ARGS_KEY = 'plangate.lastArgs';
  */
 /** What the caller shows in the panel: Call Tool forms, result cards and plans. */
 export type CallerPanel = Pick<PanelItems, 'showCallForm' | 'updateCallForm' | 'closeCallForm' | 'showResult' | 'showPlan'>;
+
+/** A call from a surface: Call Tool's form, a follow-up's re-call. */
+export interface ToolCallRequest {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Default `manual` (the Call Tool form, which takes focus); others show their outcome without it. */
+  entrance?: Entrance;
+}
 
 export class ToolCaller {
   constructor(
@@ -134,7 +142,7 @@ export class ToolCaller {
     }
     const props = (def.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
     if (!props || Object.keys(props).length === 0) {
-      await this.call(server, tool, {});
+      await this.call({ server, tool, args: {} });
       return;
     }
     this.panel.showCallForm({
@@ -147,8 +155,12 @@ export class ToolCaller {
     });
   }
 
-  /** Validates, calls with a cancellable progress notification, and routes the result. */
-  async call(server: string, tool: string, args: Record<string, unknown>, entrance: Entrance = 'manual'): Promise<void> {
+  /**
+   * Validates, calls through the gate ({@link Gate.call}) with a cancellable progress notification, and shows the
+   * outcome where it belongs. `entrance`: where the call comes from (default: the Call Tool form).
+   */
+  async call(request: ToolCallRequest): Promise<void> {
+    const { server, tool, args, entrance = 'manual' } = request;
     const def = this.registry.get(server)?.tools.find((t) => t.name === tool);
     const problem = validateArgs(tool, def?.inputSchema, args);
     if (problem) throw new Error(problem);
@@ -161,32 +173,28 @@ export class ToolCaller {
       const key = `${server}/${tool}`;
       this.inFlight.set(key, controller);
       const progress = delayedProgress(`Plangate: calling ${tool} on ${server}`, () => controller.abort('Cancelled by the user'));
-      let result;
+      let outcome: CallOutcome;
       try {
-        result = await this.gate.door.call(
-          {
-            server,
-            tool,
-            args,
-            entrance: entrance === 'agent' ? 'agent' : 'call',
-            decision: { by: 'user', what: 'pressed Call in the Call Tool form, which showed this server, tool and arguments' },
-          },
-          {
-            signal: controller.signal,
-            timeoutMs: gateSettings().stepTimeoutMs,
-            onProgress: (p) =>
-              progress.report(
-                p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)),
-                p.total ? (p.progress / p.total) * 100 : undefined,
-              ),
-          },
-        );
+        outcome = await this.gate.call({
+          server,
+          tool,
+          args,
+          entrance,
+          decision: { by: 'user', what: 'pressed Call in the Call Tool form, which showed this server, tool and arguments' },
+          signal: controller.signal,
+          timeoutMs: gateSettings().stepTimeoutMs,
+          onProgress: (p) =>
+            progress.report(
+              p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)),
+              p.total ? (p.progress / p.total) * 100 : undefined,
+            ),
+        });
       } finally {
         progress.done();
         if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
       }
       this.panel.closeCallForm(server, tool);
-      this.route(server, tool, args, result, entrance, Date.now() - started);
+      this.show(outcome, { focus: entrance === 'manual' });
     } catch (err) {
       const message = err instanceof CallError || err instanceof Error ? err.message : String(err);
       this.panel.updateCallForm(server, tool, { busy: false, error: message });
@@ -195,29 +203,10 @@ export class ToolCaller {
     }
   }
 
-  /** Classifies a result through the gate and shows it where it belongs. */
-  route(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    result: ToolResult,
-    entrance: Entrance,
-    durationMs?: number,
-  ): Received {
-    const received = this.gate.receive({ server, tool, args, entrance }, result);
-    this.show(server, tool, args, result, received, durationMs, entrance === 'manual');
-    return received;
-  }
-
-  show(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    result: ToolResult,
-    received: Received,
-    durationMs?: number,
-    focus = true,
-  ): void {
+  /** Shows what a call through the gate came to where it belongs: a plan in the panel, a form, an app's page or a result card. */
+  show(outcome: CallOutcome, options: { focus?: boolean } = {}): void {
+    const { server, tool, args, result, received, durationMs } = outcome;
+    const focus = options.focus ?? true;
     switch (received.kind) {
       case 'plan':
         this.panel.showPlan(received.planId, { focus });
@@ -246,6 +235,19 @@ export class ToolCaller {
           return;
         }
         this.panel.showResult({ server, tool, args, result, durationMs }, { focus });
+        return;
+      case 'unrecorded':
+        this.panel.showResult(
+          {
+            server,
+            tool,
+            args,
+            result,
+            durationMs,
+            error: `The plan in this result could not be recorded (${received.reason}); nothing awaits approval.`,
+          },
+          { focus },
+        );
         return;
       case 'collect_error':
         if (received.classification.kind === 'collect_error') {

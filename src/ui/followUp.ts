@@ -6,7 +6,7 @@ import type { Entrance } from '../core/plan/plan';
 
 /** Calls a tool again the way Call Tool does (ToolCaller). */
 export interface FollowUpCaller {
-  call(server: string, tool: string, args: Record<string, unknown>, entrance?: Entrance): Promise<unknown>;
+  call(request: { server: string; tool: string; args: Record<string, unknown>; entrance?: Entrance }): Promise<unknown>;
 }
 
 /**
@@ -31,7 +31,8 @@ export async function followUpYes(gate: Gate, caller: FollowUpCaller, planId: st
       return;
     case 'offerReplan': {
       const choice = await vscode.window.showInformationMessage(action.message, action.button);
-      if (choice === action.button) await caller.call(record.origin.server, record.origin.tool, record.origin.args, 'follow_up');
+      if (choice === action.button)
+        await caller.call({ server: record.origin.server, tool: record.origin.tool, args: record.origin.args, entrance: 'follow_up' });
       return;
     }
   }

@@ -125,8 +125,9 @@ test("an agent's plain result is handed to showPlain unchanged; a plan is not", 
   const handler = createGateHandler({
     registry: { get: (name) => (name === 'fixture' ? server : undefined) },
     gate: s.gate,
-    show: (_s, tool, _a, _r, received) => shown.push(`${tool} → ${received.kind}`),
-    showPlain: (srv, tool, args, result) => plain.push(`${srv}/${tool} ${JSON.stringify(args)} ${JSON.stringify(result.content)}`),
+    show: ({ tool, received }) => shown.push(`${tool} → ${received.kind}`),
+    showPlain: ({ server: srv, tool, args, result }) =>
+      plain.push(`${srv}/${tool} ${JSON.stringify(args)} ${JSON.stringify(result.content)}`),
   });
   const cts = new CancellationTokenSource();
   const context = { token: cts.token, progress: () => undefined };

@@ -52,7 +52,7 @@ async function setup(t: TestContext, options: { state?: string; idleTimeoutMs?: 
     gate,
     idleTimeoutMs: options.idleTimeoutMs,
     startWaitMs: 2_000,
-    show: (_server, tool, _args, _result, received) => shown.push(`${tool} → ${received.kind}`),
+    show: ({ tool, received }) => shown.push(`${tool} → ${received.kind}`),
   });
   t.after(async () => {
     gate.dispose();
@@ -147,6 +147,7 @@ describe('gate handler: plans', () => {
     const planId = s.nextPlan();
     const pending = s.call('plan_scaffold', { screen: 'Payroll' });
     const id = await planId;
+    await new Promise((r) => setImmediate(r)); // Gate.call hands its outcome back once the plan is recorded
     assert.deepEqual(s.shown, ['plan_scaffold → plan']);
     assert.equal(s.calls().length, 1, 'only the planning call ran before the approval');
     assert.equal(await s.gate.approve(id), undefined);

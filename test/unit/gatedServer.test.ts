@@ -48,7 +48,7 @@ async function setup(t: TestContext, options: SetupOptions = {}) {
     registry: reg,
     gate,
     idleTimeoutMs: options.idleTimeoutMs,
-    show: (_server, tool, _args, _result, received) => shown.push(`${tool} → ${received.kind}`),
+    show: ({ tool, received }) => shown.push(`${tool} → ${received.kind}`),
   });
   const channel = await GateChannel.open(handler);
   const forwarding = forwardToolChanges(reg, channel);

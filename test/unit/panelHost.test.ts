@@ -44,7 +44,10 @@ function setup() {
   const idle = { kinds: [], intents: {}, present: () => undefined, summary: () => undefined };
   const features = {
     plan: { ...idle, kinds: ['plan'], activePlan: () => undefined },
-    callForm: new CallFormFeature(items, { call: async (s, t, a) => void calls.push([s, t, a]), cancel: () => {} }),
+    callForm: new CallFormFeature(items, {
+      call: async ({ server, tool, args }) => void calls.push([server, tool, args]),
+      cancel: () => {},
+    }),
     collect: { ...idle, kinds: ['collectForm'] },
     cards,
     apps: { ...idle, kinds: ['result'] },

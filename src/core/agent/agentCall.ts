@@ -3,14 +3,14 @@
  * its authentication live in src/mcp/gateChannel.ts and know nothing of this). A plain result goes straight back; a
  * plan is recorded, shown where the user reviews it, and the agent's call waits until the plan is decided and run (or
  * withdrawn: the agent cancelled, or nobody decided in time); the agent then receives a summary. Every call goes
- * through the gate's one door with the agent's decision.
+ * through the gate's one use case for calls ({@link Gate.call}) with the agent's decision.
  *
  * No node built-ins, no vscode: the servers are seen through {@link AgentServers}, which the registry satisfies.
  */
 import { visibleToModel, withoutAppUi, type AppToolLike } from '../apps/appTool';
 import { agentErrorResult, agentSummaryResult, summarizePlan, withNote, type AgentEnding } from './agentSummary';
 import { GateRefusal } from '../engine/door';
-import type { Gate, Received } from '../engine/gate';
+import type { CallOutcome, Gate } from '../engine/gate';
 import { CancellationTokenSource, type CancellationToken, type Event } from '../base/lifecycle';
 import { rootPlanId } from '../workflow/planTree';
 import { describeOutcome, planTitle } from '../present/workflowWords';
@@ -62,12 +62,12 @@ export interface GateHandlerOptions {
    * Shows a result that is not plain (a plan, an invalid plan, a collect-mode form) where the user reviews it:
    * the extension opens the panel without taking focus. Plain results are not shown.
    */
-  show?: (server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs: number) => void;
+  show?: (outcome: CallOutcome) => void;
   /**
    * Told of a plain result as it goes back to the agent (unchanged): the extension shows a server app's page with it
    * when the tool carries one, without taking focus.
    */
-  showPlain?: (server: string, tool: string, args: Record<string, unknown>, result: ToolResult, durationMs: number) => void;
+  showPlain?: (outcome: CallOutcome) => void;
   /** Per-call timeout of the planning call (default 120 s). */
   callTimeoutMs?: () => number;
   /** How long a plan may sit with nothing happening before the agent's call gives up and withdraws it (default 30 min). */
@@ -84,7 +84,6 @@ export interface GateHandlerOptions {
 export function createGateHandler(options: GateHandlerOptions): GateChannelHandler {
   const { registry, gate } = options;
   const log = options.log ?? (() => undefined);
-  const now = options.now ?? Date.now;
   const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
 
   const settled = (planId: string) => gate.isSettled(planId);
@@ -180,25 +179,20 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       }
       if (!visibleToModel(conn.tools.find((t) => (t as AppToolLike).name === tool) as AppToolLike | undefined))
         return agentErrorResult(`Tool '${tool}' of server '${server}' is for the server's own app only; the agent may not call it.`);
-      const started = now();
       const controller = new AbortController();
       const sub = context.token.onCancellationRequested(() => controller.abort('Cancelled by the agent'));
-      let result: ToolResult;
+      let outcome: CallOutcome;
       try {
-        result = await options.gate.door.call(
-          {
-            server,
-            tool,
-            args,
-            entrance: 'agent',
-            decision: { by: 'agent', what: 'the chat agent called it through the gated server; VS Code confirmed it under its own rules' },
-          },
-          {
-            signal: controller.signal,
-            timeoutMs: options.callTimeoutMs?.() ?? 120_000,
-            onProgress: (p) => context.progress(p.message ?? (p.total ? `${tool}: ${p.progress}/${p.total}` : `${tool}: ${p.progress}`)),
-          },
-        );
+        outcome = await gate.call({
+          server,
+          tool,
+          args,
+          entrance: 'agent',
+          decision: { by: 'agent', what: 'the chat agent called it through the gated server; VS Code confirmed it under its own rules' },
+          signal: controller.signal,
+          timeoutMs: options.callTimeoutMs?.() ?? 120_000,
+          onProgress: (p) => context.progress(p.message ?? (p.total ? `${tool}: ${p.progress}/${p.total}` : `${tool}: ${p.progress}`)),
+        });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (err instanceof GateRefusal && (err.kind === 'denied' || err.kind === 'declined')) {
@@ -211,11 +205,11 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
       } finally {
         sub.dispose();
       }
-      const received = gate.receive({ server, tool, args, entrance: 'agent' }, result);
-      if (received.kind !== 'plain') options.show?.(server, tool, args, result, received, now() - started);
+      const { result, received } = outcome;
+      if (received.kind !== 'plain') options.show?.(outcome);
       else {
         try {
-          options.showPlain?.(server, tool, args, result, now() - started);
+          options.showPlain?.(outcome);
         } catch (err) {
           log('warn', `agent call ${server}/${tool}: its app could not be shown: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -232,6 +226,11 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
                 .slice(0, 5)
                 .join('; ')}). The Plangate panel shows it.`,
           );
+        case 'unrecorded':
+          return withNote(
+            result,
+            `Plangate: this result carries a plan that could not be recorded (${received.reason}), so nothing was gated or run.`,
+          );
         case 'collect_form':
         case 'collect_error':
           return withNote(
@@ -241,7 +240,7 @@ export function createGateHandler(options: GateHandlerOptions): GateChannelHandl
           );
         case 'plan': {
           const plan = getPlan(gate.workflow.state, received.planId);
-          if (plan && plan.phase === 'finished') {
+          if (plan && plan.outcome === 'not_ok') {
             return withNote(
               result,
               `Plangate: the plan's status is ${String(plan.plan.status)}, so there is nothing to approve or run; ` +

@@ -1,15 +1,17 @@
 /**
  * The gate: where tool results become plans awaiting a decision, and decisions become runs. It owns the
  * prompts a running plan waits on (confirm steps, `ask_user` steps, nested plans) and the cancellation of
- * runs; the workflow (ledger) owns the state. Every entrance — the Call Tool form, recovery actions, re-plans,
- * the agent's gated calls — goes through {@link Gate.receive}. Pure: no vscode, no I/O of its own.
+ * runs; the workflow (ledger) owns the state. Every entrance that calls a tool and takes in its result — the Call
+ * Tool form, a follow-up's re-call, re-plans, the agent's gated calls, `plangate run` — goes through {@link Gate.call};
+ * the surfaces only route its outcome. The panel and the CLI approve through {@link Gate.approve}. Pure: no vscode, no
+ * I/O of its own.
  */
 import { classifyResult, type Classification } from '../plan/classify';
 import { Door, type DoorOptions } from './door';
 import type { ToolInvoker } from './invoker';
 import { CancellationTokenSource, DisposableBase, Emitter, type CancellationToken } from '../base/lifecycle';
 import type { Workflow } from '../workflow/ledger';
-import { ASK_USER_TOOL, type OrchestratedPlan, type Problem } from '../plan/plan';
+import { ASK_USER_TOOL, type Entrance, type OrchestratedPlan, type Problem, type StepProgress } from '../plan/plan';
 import {
   reviewedChangeParts,
   reviewedChangeText,
@@ -22,7 +24,15 @@ import {
 export type { PlanReview, StepReviewChange } from './resolve';
 import { runPlan, type RunnerHost, type StepResult } from './runner';
 import type { ToolResult } from '../base/toolResult';
-import { getPlan, planApprovalHash, type PlanOrigin, type PlanRecord, type StepRecord } from '../workflow/workflow';
+import {
+  getPlan,
+  planApprovalHash,
+  type CallDecision,
+  type CallEntrance,
+  type PlanOrigin,
+  type PlanRecord,
+  type StepRecord,
+} from '../workflow/workflow';
 import type { AskFieldView, PendingPrompt } from '../../shared/protocol';
 import { rootPlanId } from '../workflow/planTree';
 import { sameJson } from '../plan/approval';
@@ -56,19 +66,49 @@ export interface RunFailure {
 
 /** What a tool result turned out to be, after the gate took it in. */
 export type Received =
-  | { kind: 'plan'; planId: string }
+  | { kind: 'plan'; planId: string; warnings?: Problem[] }
+  /** A valid plan the workflow would not record (`reason` says why); nothing awaits approval. */
+  | { kind: 'unrecorded'; reason: string }
   | { kind: 'invalid_plan'; problems: Problem[] }
   | { kind: 'collect_form'; classification: Classification }
   | { kind: 'collect_error'; classification: Classification }
   | { kind: 'plain' };
 
-/** The result of a call the gate made on the user's behalf (a re-plan). */
+/**
+ * A call a surface makes on someone's behalf — Call Tool, a follow-up's re-call, a re-plan, the agent, the CLI — as one
+ * object: what to send, who decided it, and where its result comes from (the plan origin's entrance).
+ */
+export interface GateCall {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Where the call comes from, as a plan it returns records it (`planReceived.origin.entrance`). */
+  entrance: Entrance;
+  /** What covers the call (the door checks it and the ledger records it). */
+  decision: CallDecision;
+  /** The plan a returned plan replaces (a re-plan). */
+  replacesId?: string;
+  /** Aborts the call (the server is told). */
+  signal?: AbortSignal;
+  /** Default: the step timeout of the gate's settings. */
+  timeoutMs?: number;
+  onProgress?: (progress: StepProgress) => void;
+}
+
+/** What a call through the gate came to: the call as sent, its result, and what the gate took it in as. */
 export interface CallOutcome {
   server: string;
+  tool: string;
   args: Record<string, unknown>;
+  entrance: Entrance;
   result: ToolResult;
   received: Received;
   durationMs: number;
+}
+
+/** The door's name for a call from `entrance` (`callSent.entrance` in the ledger). */
+export function doorEntrance(entrance: Entrance): CallEntrance {
+  return entrance === 'agent' ? 'agent' : entrance === 'replan' ? 'replan' : 'call';
 }
 
 interface Waiter<T> {
@@ -134,6 +174,11 @@ export class Gate extends DisposableBase {
     return [...this.confirms.values(), ...this.asks.values()].flatMap((w) => (w.prompt ? [w.prompt] : []));
   }
 
+  /** The nested plans a run waits on, awaiting approval like any plan ({@link approve} or {@link reject} decides each). */
+  get nestedAwaiting(): string[] {
+    return [...this.nested.keys()];
+  }
+
   /** The user has nothing left to decide and nothing runs: finished, at its follow-up, or blocked with no run going on. */
   isSettled(planId: string): boolean {
     const plan = getPlan(this.workflow.state, planId);
@@ -151,16 +196,11 @@ export class Gate extends DisposableBase {
     switch (c.kind) {
       case 'plan': {
         const planId = this.options.newId();
-        const ok = this.workflow.dispatch({
-          type: 'planReceived',
-          at: this.now(),
-          planId,
-          origin,
-          plan: c.plan,
-          replacesId: extra.replacesId,
-        });
-        if (ok) void this.resolve(planId).then(() => this.autoApprove(planId).catch(() => false));
-        return ok ? { kind: 'plan', planId } : { kind: 'plain' };
+        const event = { type: 'planReceived', at: this.now(), planId, origin, plan: c.plan, replacesId: extra.replacesId } as const;
+        if (!this.workflow.dispatch(event))
+          return { kind: 'unrecorded', reason: this.workflow.canApply(event) ?? 'the workflow refused it' };
+        void this.resolve(planId).then(() => this.autoApprove(planId).catch(() => false));
+        return { kind: 'plan', planId, ...(c.warnings?.length ? { warnings: c.warnings } : {}) };
       }
       case 'invalid_plan':
         return { kind: 'invalid_plan', problems: c.problems };
@@ -171,6 +211,27 @@ export class Gate extends DisposableBase {
       default:
         return { kind: 'plain' };
     }
+  }
+
+  /**
+   * The one use case "call a tool, take in its result": sends the call through the door (checked against its decision,
+   * on the record), then takes the result in ({@link receive}): a plan is recorded awaiting approval, a collect form or
+   * a plain result is said so. Every surface routes the outcome; none composes the two itself. Rejects when the call was
+   * not sent or failed (a {@link GateRefusal}, the connection's error, a timeout or an abort).
+   */
+  async call(call: GateCall): Promise<CallOutcome> {
+    const { server, tool, args, entrance } = call;
+    const started = this.now();
+    const result = await this.door.call(
+      { server, tool, args, entrance: doorEntrance(entrance), decision: call.decision },
+      {
+        timeoutMs: call.timeoutMs ?? this.options.settings().stepTimeoutMs,
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      },
+    );
+    const received = this.receive({ server, tool, args, entrance }, result, call.replacesId ? { replacesId: call.replacesId } : {});
+    return { server, tool, args, entrance, result, received, durationMs: this.now() - started };
   }
 
   /**
@@ -458,21 +519,14 @@ export class Gate extends DisposableBase {
       throw new Error(
         `The call shown above the button is not the one the answer would send to '${plan.origin.tool}' on server '${plan.origin.server}'; nothing was sent. Look at the call again and press Answer and re-plan.`,
       );
-    const started = this.now();
-    const result = await this.door.call(
-      {
-        server: plan.origin.server,
-        tool: plan.origin.tool,
-        args,
-        entrance: 'replan',
-        decision: { by: 'user', what: "answered the plan's ask form, which showed this call" },
-      },
-      { timeoutMs: this.options.settings().stepTimeoutMs },
-    );
-    const received = this.receive({ server: plan.origin.server, tool: plan.origin.tool, args, entrance: 'replan' }, result, {
+    return this.call({
+      server: plan.origin.server,
+      tool: plan.origin.tool,
+      args,
+      entrance: 'replan',
+      decision: { by: 'user', what: "answered the plan's ask form, which showed this call" },
       replacesId: planId,
     });
-    return { server: plan.origin.server, args, result, received, durationMs: this.now() - started };
   }
 
   /**

@@ -9,7 +9,7 @@ import type { ItemModel, PanelItems } from './panelItems';
 /** Where the form's calls go. */
 export interface FormCalls {
   /** Calls a tool from the Call Tool form; routes the result (plan, form, or result card). */
-  call(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
+  call(request: { server: string; tool: string; args: Record<string, unknown> }): Promise<void>;
   /** Cancels the Call Tool form's call of `tool` on `server`, if one is in flight. */
   cancel(server: string, tool: string): void;
 }
@@ -34,7 +34,7 @@ export class CallFormFeature implements PanelFeature {
     callTool: async (m) => {
       const item = this.items.find(m.itemId, 'callForm');
       if (!item) return 'That form is closed.';
-      await this.calls.call(item.view.server, item.view.tool, m.args);
+      await this.calls.call({ server: item.view.server, tool: item.view.tool, args: m.args });
     },
     cancelCall: (m) => {
       const item = this.items.find(m.itemId, 'callForm');

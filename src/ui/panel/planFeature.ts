@@ -4,8 +4,7 @@
  */
 import type { Event } from '../../core/base/lifecycle';
 import { DisposableBase } from '../../core/base/lifecycle';
-import type { ToolResult } from '../../core/base/toolResult';
-import type { Gate, Received } from '../../core/engine/gate';
+import type { CallOutcome, Gate } from '../../core/engine/gate';
 import { parseEditedArgs } from '../../core/engine/validateArgs';
 import { PlanPresenter } from '../../core/present/planItem';
 import { planBadge } from '../../core/present/planWords';
@@ -47,7 +46,7 @@ export interface ToolCatalog {
 /** Where a plan's answers lead outside the plan: a re-plan's result that is no plan, and the follow-up's Yes. */
 export interface PlanCalls {
   /** Routes a result the gate classified (after a re-plan). */
-  show(server: string, tool: string, args: Record<string, unknown>, result: ToolResult, received: Received, durationMs?: number): void;
+  show(outcome: CallOutcome): void;
   /** The user answered Yes to a plan's follow-up question. */
   followUpYes(planId: string): Promise<void>;
 }
@@ -174,10 +173,9 @@ export class PlanFeature extends DisposableBase implements PanelFeature {
     answerAskUser: (m) => this.deps.gate.answerAskUser(m.planId, m.step, m.values),
     answerAsk: async (m) => {
       const { gate, items, calls } = this.deps;
-      const record = gate.workflow.state.plans[m.planId];
       const outcome = await gate.replan(m.planId, m.values, m.shown);
       if (outcome.received.kind === 'plan') items.replacePlan(m.planId, outcome.received.planId);
-      else calls.show(record.origin.server, record.origin.tool, outcome.args, outcome.result, outcome.received, outcome.durationMs);
+      else calls.show(outcome);
     },
     runRecovery: (m) => {
       const { gate, items } = this.deps;
