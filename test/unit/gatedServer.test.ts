@@ -132,6 +132,8 @@ describe('gated server', { concurrency: 2 }, () => {
     const planned = s.nextPlan();
     const { result, progress } = s.call('plan_scaffold', { screen: 'Payroll', components: ['Grid', 'Form'] });
     const planId = await planned;
+    // Gate.call hands the outcome back once the plan is recorded: the panel shows it right after.
+    await waitFor(() => s.shown.length > 0, 'the plan shown in the panel');
     assert.deepEqual(s.shown, ['plan_scaffold → plan'], 'the plan goes to the panel');
     await waitFor(() => progress.length > 0, 'the first progress message');
     assert.match(progress[0]!, /Waiting for your approval in the Plangate panel: Scaffold Payroll screen/);

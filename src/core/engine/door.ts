@@ -11,6 +11,7 @@
  *
  * Pure: no vscode, no I/O of its own (the ledger's sink does the writing).
  */
+import { policyEntranceOf, stepPolicyEntrance } from '../base/entrance';
 import { canonicalJson, sameJson, sha256Hex } from '../plan/approval';
 import type { ServerTools, ToolCallOptions, ToolInvoker } from './invoker';
 import type { Workflow } from '../workflow/ledger';
@@ -160,19 +161,8 @@ export class Door {
   /** The entrance a call comes by, as policy rules name it. */
   policyEntrance(call: DoorCall): PolicyEntrance {
     const d = call.decision;
-    if (d.by === 'approval' || d.by === 'preview')
-      return getPlan(this.workflow.state, d.planId)?.origin.entrance === 'recovery' ? 'recovery' : 'plan';
-    switch (call.entrance) {
-      case 'agent':
-        return 'agent';
-      case 'app':
-        return 'app';
-      case 'step':
-      case 'preview':
-        return 'plan';
-      default:
-        return 'call';
-    }
+    if (d.by === 'approval' || d.by === 'preview') return stepPolicyEntrance(getPlan(this.workflow.state, d.planId)?.origin.entrance);
+    return policyEntranceOf(call.entrance);
   }
 
   /**
@@ -390,7 +380,7 @@ export async function resolvePlan(
   const catalog = await invoker.catalog();
   const plan = getPlan(workflow.state, planId);
   if (!plan || plan.phase !== 'awaiting_approval') return false;
-  const entrance: PolicyEntrance = plan.origin.entrance === 'recovery' ? 'recovery' : 'plan';
+  const entrance: PolicyEntrance = stepPolicyEntrance(plan.origin.entrance);
   const steps = resolutionRecords(
     plan.steps.map((s) => s.call),
     plan.origin.server,

@@ -6,6 +6,7 @@
  * the surfaces only route its outcome. The panel and the CLI approve through {@link Gate.approve}. Pure: no vscode, no
  * I/O of its own.
  */
+import { callEntranceOf } from '../base/entrance';
 import { classifyResult, type Classification } from '../plan/classify';
 import { Door, type DoorOptions } from './door';
 import type { ToolInvoker } from './invoker';
@@ -108,7 +109,7 @@ export interface CallOutcome {
 
 /** The door's name for a call from `entrance` (`callSent.entrance` in the ledger). */
 export function doorEntrance(entrance: Entrance): CallEntrance {
-  return entrance === 'agent' ? 'agent' : entrance === 'replan' ? 'replan' : 'call';
+  return callEntranceOf(entrance);
 }
 
 interface Waiter<T> {

@@ -3,6 +3,7 @@
  * (see envelope.ts). Enums are lowercase strings whatever the server sent (numbers, PascalCase);
  * `next_actions` is always an array; unknown fields are kept.
  */
+import type { PlanEntrance } from '../base/entrance';
 
 export const PLAN_STATUSES = ['ok', 'error', 'invalid', 'blocked', 'partial'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
@@ -105,8 +106,8 @@ export type PlanPhase = 'awaiting_approval' | 'executing' | 'follow_up' | 'block
  */
 export type PlanOutcome = 'completed' | 'rejected' | 'stopped' | 'cancelled' | 'not_ok' | 'replaced';
 
-/** Where the planning call came from. */
-export type Entrance = 'manual' | 'agent' | 'cli' | 'recovery' | 'follow_up' | 'replan' | 'step';
+/** Where the planning call came from (core/base/entrance.ts holds every view of an entrance and the mappings). */
+export type Entrance = PlanEntrance;
 
 /** The tool call whose result was the plan. */
 export interface PlanOrigin {

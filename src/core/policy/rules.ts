@@ -4,20 +4,16 @@
  * own defaults (destructive tools are asked) and a tool's own declaration (`_meta.approval: "ask"`). Pure data.
  */
 
+import { POLICY_ENTRANCES, type PolicyEntrance } from '../base/entrance';
+
 /** What a rule decides: run without asking, ask the user first, or refuse. */
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
 /** Deny beats ask beats allow, whatever the order of the rules. */
 export const DECISION_RANK: Readonly<Record<PolicyDecision, number>> = { allow: 0, ask: 1, deny: 2 };
 
-/**
- * The entrance a call comes by, as rules name it: a plan's step (and its dry-run preview), the chat agent's call
- * through a gated server, Call Tool (and the other buttons that show the call: an ask form's answer, a collect
- * form's Submit), a call an MCP App makes, a recovery action's step.
- */
-export type PolicyEntrance = 'plan' | 'agent' | 'call' | 'app' | 'recovery';
-
-export const POLICY_ENTRANCES: readonly PolicyEntrance[] = ['plan', 'agent', 'call', 'app', 'recovery'];
+/** The entrance a call comes by, as rules name it (core/base/entrance.ts). */
+export { POLICY_ENTRANCES, type PolicyEntrance };
 
 /** Where a rule comes from. `default`: Plangate's own; `tool`: the tool's `_meta.approval` declaration. */
 export type RuleSource = 'user' | 'workspace' | 'default' | 'tool';

@@ -8,6 +8,7 @@
  * FOLLOW_UP_PENDING (`follow_up`), BLOCKED, and `finished` (the plan is history; with no active plan the
  * workflow is IDLE).
  */
+import type { CallEntrance } from '../base/entrance';
 import { approvalHash } from '../plan/approval';
 import { sameJson } from '../base/json';
 import { assertNever } from '../base/lifecycle';
@@ -49,8 +50,8 @@ export function isCallRecord(event: WorkflowEvent): event is CallRecordEvent {
   return event.type === 'callSent' || event.type === 'callEnded';
 }
 
-/** Which path a tool call left Plangate by. */
-export type CallEntrance = 'step' | 'call' | 'agent' | 'replan' | 'preview' | 'collect' | 'app';
+/** Which path a tool call left Plangate by (core/base/entrance.ts). */
+export type { CallEntrance };
 
 /**
  * The decision that covers a call, as the door checked it. `approval`: an approved plan's step (server, tool
