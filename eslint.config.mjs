@@ -93,6 +93,17 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts', 'fixture/**/*.ts', 'test/unit/**/*.ts'], ignores: ['src/ui/**', 'src/extension.ts'], rules: vscodeBan },
+  // Type-aware where it pays: a promise nobody awaits or catches loses its error (an unhandled rejection in the extension
+  // host), and one handed where a void callback is expected is never awaited by its caller. `void` marks a deliberate
+  // fire-and-forget.
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   // A module at core's root (there should be none: each belongs to a layer) is held to core's outer rule.
   { files: ['src/core/*.ts'], rules: zoneRule(NODE_BUILTINS, CORE_OUTSIDE) },
   ...CORE_LAYERS.map(([layer, below]) => ({

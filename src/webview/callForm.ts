@@ -6,7 +6,7 @@
  * schema.
  */
 import type { CallFormView, ElicitView } from '../shared/protocol';
-import { editableJson, h, icon, invisibleNote, setText, visible } from './base/dom';
+import { asyncHandler, editableJson, h, icon, invisibleNote, setText, visible } from './base/dom';
 import { post, request, saveUi, ui } from './base/messaging';
 
 type Schema = Record<string, unknown>;
@@ -296,7 +296,7 @@ export function renderCallForm(itemId: string, view: CallFormView): HTMLElement 
     {
       class: 'call-form',
       aria: { label: `Arguments for ${view.tool}` },
-      onsubmit: async (e) => {
+      onsubmit: asyncHandler(async (e: SubmitEvent) => {
         e.preventDefault();
         setText(err, '');
         const { args, problems } = form.read();
@@ -306,7 +306,7 @@ export function renderCallForm(itemId: string, view: CallFormView): HTMLElement 
         }
         const reply = await request({ type: 'callTool', itemId, args });
         if (!reply.ok) setText(err, reply.error ?? 'The call failed.');
-      },
+      }),
     },
     form.fields.length ? form.fields : h('p', { class: 'muted' }, 'This tool takes no arguments.'),
     h(

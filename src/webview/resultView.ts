@@ -1,6 +1,6 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
 import type { AppNetworkView, ResultView } from '../shared/protocol';
-import { clip, h, icon, json, setText, visible } from './base/dom';
+import { asyncHandler, clip, h, icon, json, setText, visible } from './base/dom';
 import { post, request } from './base/messaging';
 import { formToggle } from './apps/formToggle';
 import { intentButton } from './base/intentButton';
@@ -87,14 +87,15 @@ const origins = (list: string[]) => list.flatMap((o, i) => [i ? ', ' : '', h('co
  */
 function networkNotice(itemId: string, view: AppNetworkView): HTMLElement {
   const err = h('span', { class: 'error-text', role: 'alert', aria: { live: 'assertive' } });
-  const answer = (allow: boolean) => async (e: Event) => {
-    const buttons = (e.currentTarget as HTMLElement).parentElement?.querySelectorAll('button') ?? [];
-    setText(err, '');
-    buttons.forEach((b) => (b.disabled = true));
-    const reply = await request({ type: 'appNetwork', itemId, allow });
-    buttons.forEach((b) => (b.disabled = false));
-    if (!reply.ok) setText(err, reply.error ?? 'The answer did not reach Plangate.');
-  };
+  const answer = (allow: boolean) =>
+    asyncHandler(async (e: Event) => {
+      const buttons = (e.currentTarget as HTMLElement).parentElement?.querySelectorAll('button') ?? [];
+      setText(err, '');
+      buttons.forEach((b) => (b.disabled = true));
+      const reply = await request({ type: 'appNetwork', itemId, allow });
+      buttons.forEach((b) => (b.disabled = false));
+      if (!reply.ok) setText(err, reply.error ?? 'The answer did not reach Plangate.');
+    });
   const asking = view.asking.length > 0 && !view.kept;
   return h(
     'div',

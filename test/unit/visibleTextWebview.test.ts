@@ -72,7 +72,7 @@ before(async () => {
   // Loaded by a computed name: the webview sources are type-checked with the DOM library (src/webview/tsconfig.json),
   // which this test's program does not have.
   const webview = (name: string) => import(`../../src/webview/${name}`) as Promise<Record<string, unknown>>;
-  renderPlan = (await webview('planView')).renderPlan as typeof renderPlan;
+  renderPlan = (await webview('plan/planView')).renderPlan as typeof renderPlan;
   renderResult = (await webview('resultView')).renderResult as typeof renderResult;
 });
 

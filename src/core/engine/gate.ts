@@ -552,7 +552,7 @@ export class Gate extends DisposableBase {
     if (!this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId: id, origin, plan: recovery })) {
       return { error: 'The recovery action could not be opened as a plan.' };
     }
-    this.resolve(id);
+    void this.resolve(id);
     return { planId: id };
   }
 

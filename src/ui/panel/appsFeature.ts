@@ -17,7 +17,7 @@ export interface PanelApps {
   /** The webview (re)loaded with no app frames: mount the open apps again. */
   webviewReady(): void;
   /** The item showing app `appId` closed: tear the app down. */
-  closed(appId: string): void;
+  closed(appId: string): Promise<void>;
   /** The `ui://` page of `tool` on `server` when it carries one and apps are shown (a step offers Open app). */
   pageFor(server: string, tool: string): string | undefined;
   /** A plan step succeeded with `result` (kept for Open app when its tool has an app). */
@@ -70,7 +70,7 @@ export class AppsFeature implements PanelFeature {
   }
 
   removed(item: ItemModel): void {
-    if (item.kind === 'result' && item.view.app) this.deps.apps?.closed(item.view.app.appId);
+    if (item.kind === 'result' && item.view.app) void this.deps.apps?.closed(item.view.app.appId);
   }
 
   webviewReady(): void {

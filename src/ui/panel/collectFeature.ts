@@ -64,7 +64,7 @@ export class CollectFeature implements PanelFeature {
   }
 
   removed(item: ItemModel): void {
-    if (item.kind === 'collectForm' && item.parked?.app) this.apps?.closed(item.parked.app.appId);
+    if (item.kind === 'collectForm' && item.parked?.app) void this.apps?.closed(item.parked.app.appId);
   }
 
   /** After a reload: the forms that were open come back (after the apps: the last form is still the one shown). */

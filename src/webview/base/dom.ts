@@ -200,3 +200,13 @@ export function swapKeepingFocus(old: HTMLElement[], fresh: HTMLElement[], swap:
 
 /** The controls that can hold the focus, for putting it back after a re-render. */
 export const FOCUSABLE = 'button, input, select, textarea, summary, [tabindex]';
+
+/**
+ * An event handler that does async work: the browser ignores what a handler returns, so a rejection would be lost
+ * (and a button it disabled stay disabled without a word). It is logged to the webview's console instead.
+ */
+export function asyncHandler<E extends Event>(work: (event: E) => Promise<unknown>): (event: E) => void {
+  return (event) => {
+    work(event).catch((err: unknown) => console.error('Plangate panel: an action failed', err));
+  };
+}

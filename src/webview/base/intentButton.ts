@@ -1,4 +1,4 @@
-import { h, setText, type Child } from './dom';
+import { asyncHandler, h, setText, type Child } from './dom';
 import { request, type Request } from './messaging';
 
 /**
@@ -12,13 +12,13 @@ export function intentButton(message: Request, failed: string, ...content: Child
     {
       type: 'button',
       class: 'secondary small',
-      onclick: async () => {
+      onclick: asyncHandler(async () => {
         setText(error, '');
         button.disabled = true;
         const reply = await request(message);
         button.disabled = false;
         if (!reply.ok) setText(error, reply.error ?? failed);
-      },
+      }),
     },
     ...content,
   );

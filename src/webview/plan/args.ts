@@ -5,7 +5,7 @@
 import { diffLines } from 'diff';
 import type { PlanHeadView, StepView } from '../../shared/protocol';
 import { argsBlock } from '../base/argsBlock';
-import { editableJson, h, icon, json, visible } from '../base/dom';
+import { asyncHandler, editableJson, h, icon, json, visible } from '../base/dom';
 import { requestRender, saveUi, ui } from '../base/messaging';
 import { act, errorSlot } from './parts';
 import { headNow } from './state';
@@ -62,13 +62,13 @@ export function renderArgs(plan: PlanHeadView, step: StepView): HTMLElement {
         h(
           'button',
           {
-            onclick: async () => {
+            onclick: asyncHandler(async () => {
               if (await act(err, { type: 'editArgs', planId, step: step.index, argsJson: ui.drafts[draftKey] })) {
                 delete ui.drafts[draftKey];
                 saveUi();
                 requestRender(); // the snapshot with the edit may already be on screen, still showing the editor
               }
-            },
+            }),
           },
           'Save arguments',
         ),

@@ -3,7 +3,7 @@
  * the changes a run made, with their diffs and Revert.
  */
 import type { PlanHeadView, PlanView } from '../../shared/protocol';
-import { h, icon, visible } from '../base/dom';
+import { asyncHandler, h, icon, visible } from '../base/dom';
 import { post } from '../base/messaging';
 import { act, errorSlot, section } from './parts';
 
@@ -78,11 +78,11 @@ function previewButton(planId: string, step: number, why: string): HTMLElement {
           class: 'secondary',
           aria: { label: `Preview step ${step + 1}` },
           title: "Sends the step's dry run (its arguments with the dry-run flag set); nothing is written",
-          onclick: async (e) => {
+          onclick: asyncHandler(async (e: MouseEvent) => {
             const button = e.currentTarget as HTMLButtonElement;
             button.disabled = true;
             if (!(await act(err, { type: 'previewStep', planId, step }))) button.disabled = false;
-          },
+          }),
         },
         icon('eye'),
         ' Preview',
