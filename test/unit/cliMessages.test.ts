@@ -36,20 +36,21 @@ function multiLineServer(): string {
 }
 
 describe('the CLI in words', { concurrency: 4 }, () => {
-  it('--help lists every command: validate, run, tools, servers, policy check and policy explain', async () => {
+  it('--help lists every command: validate, run, tools, revert, servers, policy check and policy explain', async () => {
     const help = await runCli(['--help']);
     assert.equal(help.code, 0);
     for (const usage of [
       'plangate validate ',
       'plangate run ',
       'plangate tools ',
+      'plangate revert ',
       'plangate servers ',
       'plangate policy check ',
       'plangate policy explain ',
     ])
       assert.ok(help.stdout.includes(`\n  ${usage}`), `--help shows "${usage}…":\n${help.stdout}`);
     const unknown = await runCli(['frobnicate']);
-    assert.match(unknown.stderr, /the commands are validate, run, tools, servers and policy/);
+    assert.match(unknown.stderr, /the commands are validate, run, tools, revert, servers and policy/);
   });
 
   it('--policy with a file that is not there says so and what the file should hold, not a raw ENOENT (exit 2)', async () => {
