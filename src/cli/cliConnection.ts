@@ -1,13 +1,15 @@
 /**
- * The connection a CLI command other than `run` opens to one server (`plangate tools`): no reconnects, `--timeout`
- * for the start-up, a sign-in in the browser when an HTTP server asks for one (kept for this command only, or in
- * `--token-store FILE`), the sandbox runtime beside the CLI, and the connection's log on stderr with `--verbose`.
- * The same settings as `plangate run`'s connection (runCommand.ts).
+ * The connection a CLI command opens to one server (`plangate run`, `plangate tools`): no reconnects, `--timeout` for
+ * the start-up too (a server that never answers "initialize" fails after it, not after 60 s), a sign-in in the browser
+ * when an HTTP server asks for one (kept for this command only, or in `--token-store FILE`), `--root` folders as MCP
+ * roots, the sandbox runtime beside the CLI, and the connection's log on stderr with `--verbose` (what a sandbox
+ * refused is shown even without it: the user widens a rule knowingly).
  */
-import { ServerConnection } from '../mcp/connection';
+import { ServerConnection, type ElicitHandler } from '../mcp/connection';
 import type { ResolvedServer } from '../mcp/config';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
+import { directoryRoots } from '../mcp/roots';
 import { srtCliPath } from '../mcp/sandbox';
 import { openInBrowser } from './browser';
 import type { Output } from './output';
@@ -19,7 +21,15 @@ export interface CliConnectionOptions {
   verbose: boolean;
   clientId?: string;
   clientSecret?: string;
+  /** `--client-metadata-url`: a Client ID Metadata Document used as the client id where the server supports it. */
+  clientMetadataUrl?: string;
   tokenStore?: string;
+  /** How long a sign-in waits for the browser (default: the provider's 5 minutes). */
+  signInWaitMs?: number;
+  /** `--root DIR`s, absolute: offered to the server as MCP roots (none without). */
+  roots?: string[];
+  /** Answers the server's elicitation requests (without: declined). */
+  elicit?: ElicitHandler;
 }
 
 /** A connection to `config`, not started yet. */
@@ -35,13 +45,17 @@ export function cliConnection(config: ResolvedServer, options: CliConnectionOpti
       scope: 'cli',
       clientName: 'Plangate CLI',
       preRegistered: () => (options.clientId ? { clientId: options.clientId, clientSecret: options.clientSecret } : undefined),
+      clientMetadataUrl: options.clientMetadataUrl,
       interaction: {
         listen: (preferredPort) => listenForRedirect({ preferredPort }),
         open: (url, server) => openInBrowser(url.href, server, (line) => out.error(line)),
       },
       signInOnStart: true,
+      waitMs: options.signInWaitMs,
     },
     sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
+    roots: options.roots && directoryRoots(options.roots),
+    elicit: options.elicit,
   });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
   else if (config.type === 'stdio' && config.sandbox)

@@ -21,20 +21,17 @@ import { resultText, type ToolResult } from '../core/base/toolResult';
 import { getPlan, planApprovalHash, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
 import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
-import { directoryRoots } from '../mcp/roots';
-import { srtCliPath, type SandboxRules } from '../mcp/sandbox';
+import type { SandboxRules } from '../mcp/sandbox';
 import { openFileLedger } from '../node/fileLedger';
 import { nodeRealPath } from '../node/realPath';
 import { CliRunnerHost, TerminalGateHost } from './cliRunnerHost';
-import { listenForRedirect } from '../mcp/oauth/loopback';
-import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
-import { openInBrowser } from './browser';
 import { ConnectionInvoker } from './connectionInvoker';
 import { elicitHandler } from './elicitHandler';
 import type { Output } from './output';
 import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
+import { cliConnection } from './cliConnection';
 import { openRunFiles, printChangedFiles } from './runFiles';
 import { firstLine, safeText } from './safeText';
 import { stopServer } from './stopServer';
@@ -251,35 +248,11 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   const config = serverConfig(options);
   const prompter = options.interactive ? new Prompter(out) : undefined;
   const cancel = new CancellationTokenSource();
-  const connection = new ServerConnection(config, {
-    clientInfo: { name: 'plangate-cli', version: options.version },
-    reconnect: { maxAttempts: 0 },
-    // --timeout covers start-up too: a server that never answers "initialize" fails after it, not after 60 s.
-    startTimeoutMs: options.timeoutMs,
-    callTimeoutMs: options.timeoutMs,
-    pathProvider: async () => process.env.PATH ?? '',
-    oauth: {
-      // Tokens live for this run only, unless the user names a file to keep them in.
-      store: options.tokenStore ? new FileOAuthStore(options.tokenStore) : new MemoryOAuthStore(),
-      scope: 'cli',
-      clientName: 'Plangate CLI',
-      preRegistered: () => (options.clientId ? { clientId: options.clientId, clientSecret: options.clientSecret } : undefined),
-      clientMetadataUrl: options.clientMetadataUrl,
-      interaction: {
-        listen: (preferredPort) => listenForRedirect({ preferredPort }),
-        open: (url, server) => openInBrowser(url.href, server, (line) => out.error(line)),
-      },
-      signInOnStart: true,
-      waitMs: options.signInWaitMs,
-    },
-    sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
-    roots: options.roots && directoryRoots(options.roots),
-  });
-  connection.onElicit = elicitHandler({ out, prompter, yes: options.yes });
-  if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
-  // What the sandbox refused is shown even without --verbose: the user widens a rule knowingly.
-  else if (options.sandbox)
-    connection.onLog((e) => e.level === 'warn' && out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
+  const connection = cliConnection(
+    config,
+    { ...options, verbose: options.verbose === true, elicit: elicitHandler({ out, prompter, yes: options.yes }) },
+    out,
+  );
 
   let interrupts = 0;
   const onSigint = () => {

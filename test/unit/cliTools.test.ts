@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { quoteCommandLine } from '../../src/cli/splitCommandLine';
 import { readCallLog } from '../../fixture/callLog';
 import { bundles, fixtureServer, report, runCli, workspace } from './helpers/cliHarness';
+import { FILESYSTEM_SERVER } from './helpers/mcpFixture';
 
 const ws = workspace();
 after(() => ws.remove());
@@ -164,5 +166,22 @@ describe('--server NAME: a server of ./.vscode/mcp.json', { concurrency: 3 }, ()
       broken.stderr,
       /server 'broken' of \.vscode\/mcp\.json cannot start: \.vscode\/mcp\.json:\d+:\d+: servers\.broken\.command: a "stdio" server needs "command"/,
     );
+  });
+});
+
+describe('plangate tools and run share one connection', () => {
+  it('tools offers --root folders as roots, as run does: server-filesystem started without directories is given the folder', async () => {
+    const ws = workspace();
+    after(() => ws.remove());
+    const w = ws.root;
+    const server = quoteCommandLine([process.execPath, FILESYSTEM_SERVER]);
+    const withRoot = await runCli(['tools', '--verbose', '--server', server, '--root', w]);
+    assert.equal(withRoot.code, 0, withRoot.stderr);
+    assert.match(withRoot.stdout, /read_text_file/);
+    assert.ok(withRoot.stderr.includes(`roots/list: answered ${pathToFileURL(w).href}`), withRoot.stderr);
+    assert.match(withRoot.stderr, /Updated allowed directories from MCP roots: 1 valid/);
+    const without = await runCli(['tools', '--verbose', '--server', server]);
+    assert.equal(without.code, 0, without.stderr);
+    assert.ok(!without.stderr.includes('roots/list'), 'no roots are offered without --root');
   });
 });
