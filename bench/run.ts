@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (`node --import tsx bench/run.ts [--json] [GROUP…]`): Plangate's performance figures, each a ratio measured
+ * `npm run bench` (scripts/bench.mjs bundles this file with esbuild as dist/ is bundled, then runs it: `[--json] [GROUP…]`): Plangate's performance figures, each a ratio measured
  * side by side in this run (interleaved A/B runs after a warm-up, medians), or a size / count. Prints a table, or
  * with `--json` only `{"figures": [{name, value, unit, target, band, meets, title, note?}], "machine": {…}, "verdict": {…}}`
  * on stdout. Progress and the verdict go to stderr. Exits 1 when a figure is past its target by more than its noise band
