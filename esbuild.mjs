@@ -2,6 +2,7 @@
 // fixture server (node/cjs). `--production` minifies and drops source maps; `--watch` rebuilds on change.
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
+import { zodEnglishOnly } from './scripts/lib/zodEnglishOnly.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -30,7 +31,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
-  plugins: watch ? [problemMatcher] : [],
+  plugins: watch ? [zodEnglishOnly, problemMatcher] : [zodEnglishOnly],
 };
 
 const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], mainFields: ['module', 'main'] }; // module first: jsonc-parser's UMD main cannot be bundled
