@@ -69,20 +69,24 @@ test("a resource_link of get-resource-links opens its resource's text in a read-
   await vs.screenshot('links-blob-tab');
 });
 
-test('trusted: server-everything is told the roots changed, and get-roots-list returns the workspace folder', { timeout: 180_000 }, async () => {
-  await vs.runCommand('Workspaces: Manage Workspace Trust');
-  const trust = vs.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^\s*Trust( Folder| Workspace)?\s*$/ }).first();
-  await trust.waitFor({ state: 'visible', timeout: 30_000 });
-  await trust.click();
-  await vs.openView('Servers');
-  await waitForRow(vs, 'everything', RUNNING, 60_000);
-  const folder = pathToFileURL(fs.realpathSync(vs.workspaceDir)).href;
-  let text = '';
-  // The server may restart (it may now run in the folder): ask until it answers with roots.
-  for (let attempt = 0; attempt < 5 && !text.includes(folder); attempt++) {
-    text = await rootsList();
-    if (!text.includes(folder)) await new Promise((r) => setTimeout(r, 2000));
-  }
-  assert.ok(text.includes(folder), `get-roots-list did not return ${folder}:\n${text}`);
-  await vs.screenshot('roots-trusted');
-});
+test(
+  'trusted: server-everything is told the roots changed, and get-roots-list returns the workspace folder',
+  { timeout: 180_000 },
+  async () => {
+    await vs.runCommand('Workspaces: Manage Workspace Trust');
+    const trust = vs.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^\s*Trust( Folder| Workspace)?\s*$/ }).first();
+    await trust.waitFor({ state: 'visible', timeout: 30_000 });
+    await trust.click();
+    await vs.openView('Servers');
+    await waitForRow(vs, 'everything', RUNNING, 60_000);
+    const folder = pathToFileURL(fs.realpathSync(vs.workspaceDir)).href;
+    let text = '';
+    // The server may restart (it may now run in the folder): ask until it answers with roots.
+    for (let attempt = 0; attempt < 5 && !text.includes(folder); attempt++) {
+      text = await rootsList();
+      if (!text.includes(folder)) await new Promise((r) => setTimeout(r, 2000));
+    }
+    assert.ok(text.includes(folder), `get-roots-list did not return ${folder}:\n${text}`);
+    await vs.screenshot('roots-trusted');
+  },
+);
