@@ -51,8 +51,12 @@ test("a resource_link of get-resource-links opens its resource's text in a read-
   await web.getByRole('button', { name: 'Open resource Text Resource 2' }).click();
   const tab = vs.editorTab('Text Resource 2');
   await tab.waitFor({ state: 'visible', timeout: 20_000 });
-  const editor = vs.page.locator('.part.editor .editor-instance .view-lines').first();
-  await editor.filter({ hasText: /Resource 2: This is a plaintext resource created at/ }).waitFor({ timeout: 20_000 });
+  // Monaco draws spaces as no-break spaces: \s matches both.
+  const editor = vs.page
+    .locator('.part.editor .editor-instance .view-lines')
+    .filter({ hasText: /Resource\s2:\sThis\sis\sa\splaintext\sresource\screated\sat/ })
+    .first();
+  await editor.waitFor({ timeout: 20_000 });
   // read-only: typing changes nothing
   await editor.click();
   await vs.page.keyboard.type('typed');
@@ -63,7 +67,7 @@ test("a resource_link of get-resource-links opens its resource's text in a read-
   await vs.editorTab('Blob Resource 1').waitFor({ state: 'visible', timeout: 20_000 });
   await vs.page
     .locator('.part.editor .editor-instance .view-lines')
-    .filter({ hasText: /Resource 1: This is a base64 blob created at/ })
+    .filter({ hasText: /Resource\s1:\sThis\sis\sa\sbase64\sblob\screated\sat/ })
     .first()
     .waitFor({ timeout: 20_000 });
   await vs.screenshot('links-blob-tab');
