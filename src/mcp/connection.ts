@@ -451,6 +451,19 @@ export class ServerConnection {
     return { read, listMeta };
   }
 
+  /**
+   * Reads the resource a `resource_link` of this server's result named (`resources/read`, nothing else): the raw,
+   * untrusted answer (core/base/resourceLink.ts checks it). Rejects when the server is not running or refuses.
+   */
+  async readLinkedResource(uri: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+    if (this.pending) await this.pending.catch(() => undefined);
+    const client = this.session?.client;
+    if (this.status.state !== 'running' || !client) throw new CallError('notRunning', `Server '${this.name}' is not running.`);
+    const read = await client.readResource({ uri }, { timeout: options.timeoutMs ?? 30_000, signal: options.signal });
+    this.log('info', `read linked resource ${uri}`);
+    return read;
+  }
+
   /** Counts elicitation requests being answered; calls in flight hear when the server starts or stops waiting. */
   private setAsking(delta: number): void {
     const was = this.asking > 0;

@@ -118,6 +118,8 @@ export interface StepView {
   error?: string;
   /** The result's text, when the step is ok. */
   summary?: string;
+  /** The `resource_link`s of the step's result (while the window holds it): each offers Open (`openResource`). */
+  links?: ResourceLinkView[];
   /** The arguments it runs (or ran) with: sent once. */
   args: Record<string, unknown>;
   /** What the server proposed: only when the user edited the arguments (for the diff and Restore proposed). */
@@ -288,6 +290,14 @@ export interface PlanView extends PlanHeadView {
 export interface PlanItemView {
   rootId: string;
   plans: Record<string, PlanView>;
+}
+
+/** A `resource_link` of a result, checked (core/base/resourceLink.ts): `server` is the one whose result named it. */
+export interface ResourceLinkView {
+  server: string;
+  uri: string;
+  name: string;
+  mimeType?: string;
 }
 
 /** A tool's plain result, shown as a result card. */
@@ -553,6 +563,11 @@ export type FromWebview =
   /** The user's answer to an elicitation form; `content` only with `accept`. */
   | { type: 'elicitAnswer'; id: number; itemId: string; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
   | { type: 'openFile'; path: string }
+  /**
+   * Open the resource a `resource_link` of `server`'s result names (`resources/read` on that server, on the record) in
+   * a read-only editor tab. The reply's error says why it could not be shown.
+   */
+  | { type: 'openResource'; id: number; server: string; uri: string; name?: string }
   /**
    * A collect form's buttons: `stage` (Stage for review, with the form's `controls`), `submit` (Submit: the staged
    * values in collect mode, the form's `controls` in direct mode), `discard`, `requestApproval`.

@@ -24,6 +24,7 @@ import { trackApprovals } from './demo';
 import { elicitationHandler } from './elicitation';
 import { logRegistry, logWorkflow } from './log';
 import { PlanFiles, vscodeFileWatcher, vscodeWorkspaceFolder } from './planFiles';
+import { LinkedResources } from './linkedResources';
 import { openLink } from './openUrl';
 import { AppsFeature } from './panel/appsFeature';
 import { CallFormFeature } from './panel/callFormFeature';
@@ -191,12 +192,15 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
       warn: (message) => log.warn(message),
     }),
   };
-  const panel = new PlanPanel({ webview, items, features, openLink, log });
+  const resources = new LinkedResources(servers, workflow, log);
+  const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
+  const panel = new PlanPanel({ webview, items, features, openLink, openResource, log });
   const cards = new PolicyCards(asks.calls, cardFeature, policy, log);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     planFiles,
     apps,
+    resources,
     panel,
     features.plan,
     features.apps,

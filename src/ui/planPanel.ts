@@ -31,6 +31,8 @@ export interface PlanPanelDeps {
   features: PanelFeatures;
   /** Opens a link from server data (a result's or a plan's file). */
   openLink(target: string): Promise<void>;
+  /** Opens the resource a `resource_link` of `server`'s result names, read-only (linkedResources.ts); the reason if not. */
+  openResource(server: string, uri: string, name?: string): Promise<string | undefined>;
   log: { error(message: string): void };
 }
 
@@ -56,6 +58,7 @@ export class PlanPanel extends DisposableBase {
       select: (m) => items.select(m.itemId),
       close: (m) => items.remove(m.itemId),
       openFile: (m) => deps.openLink(m.path),
+      openResource: (m) => deps.openResource(m.server, m.uri, m.name),
       ...plan.intents,
       ...callForm.intents,
       ...collect.intents,

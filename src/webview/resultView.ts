@@ -1,14 +1,15 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
 import type { AppNetworkView, ResultView } from '../shared/protocol';
 import { asyncHandler, clip, h, icon, json, setText, visible } from './base/dom';
-import { post, request } from './base/messaging';
+import { request } from './base/messaging';
 import { formToggle } from './apps/formToggle';
 import { intentButton } from './base/intentButton';
+import { resourceLinkRow } from './base/resourceLinkRow';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
 
-function renderBlock(block: unknown, index: number): HTMLElement {
+function renderBlock(block: unknown, index: number, server: string): HTMLElement {
   if (!isObj(block)) return h('pre', { class: 'json' }, visible(clip(json(block))));
   switch (block.type) {
     case 'text':
@@ -27,21 +28,8 @@ function renderBlock(block: unknown, index: number): HTMLElement {
     }
     case 'audio':
       return h('p', { class: 'muted' }, `Audio (${visible(String(block.mimeType ?? ''))}) not played.`);
-    case 'resource_link': {
-      const uri = String(block.uri ?? '');
-      return h(
-        'p',
-        null,
-        icon('link'),
-        ' ',
-        h(
-          'button',
-          { class: 'link', title: uri, onclick: () => post({ type: 'openFile', path: uri }) },
-          visible(String(block.name ?? uri)),
-        ),
-        block.mimeType ? h('span', { class: 'muted' }, ` (${visible(String(block.mimeType))})`) : null,
-      );
-    }
+    case 'resource_link':
+      return resourceLinkRow(block, server);
     case 'resource': {
       const r = isObj(block.resource) ? block.resource : {};
       return h(
@@ -194,7 +182,7 @@ export function renderResult(view: ResultView, itemId = ''): HTMLElement {
           { class: 'args' },
           h('summary', null, 'Content as text'),
           Array.isArray(result.content) && result.content.length
-            ? result.content.slice(0, 200).map(renderBlock)
+            ? result.content.slice(0, 200).map((b, i) => renderBlock(b, i, view.server))
             : h('p', { class: 'muted' }, 'No content.'),
         )
       : result
@@ -203,7 +191,7 @@ export function renderResult(view: ResultView, itemId = ''): HTMLElement {
             { class: 'card', aria: { label: 'Content' } },
             h('h2', null, 'Content'),
             Array.isArray(result.content) && result.content.length
-              ? result.content.slice(0, 200).map(renderBlock)
+              ? result.content.slice(0, 200).map((b, i) => renderBlock(b, i, view.server))
               : h('p', { class: 'muted' }, 'No content.'),
           )
         : null,

@@ -523,6 +523,23 @@ suite('agent entrance', () => {
       await startGatedWithDialogs(ctx);
       // The gated server offers app_panel without its app (Plangate's panel shows it, where the app's calls pass the gate).
       const tool = await until('the gated app_panel tool', () => gatedTool(vscode, 'app_panel'), 10_000);
+      // "Without taking the focus": the panel waits in the first editor group behind a file, and the user is in a
+      // file of the second group (the chat is not in this VS Code: an editor stands for where the user works).
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('plangate.showPanel');
+      const panelTab = () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .find((t) => t.input instanceof vscode.TabInputWebview && /Plangate/.test(t.label));
+      await until('the panel open', () => panelTab(), 10_000);
+      const column = panelTab()!.group.viewColumn;
+      const behind = await vscode.workspace.openTextDocument({ content: 'covers the panel' });
+      await vscode.window.showTextDocument(behind, { viewColumn: column, preview: false });
+      const working = await vscode.workspace.openTextDocument({ content: 'where the user works' });
+      await vscode.window.showTextDocument(working, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false, preview: false });
+      const workColumn = vscode.window.tabGroups.activeTabGroup.viewColumn;
+      assert.notEqual(workColumn, column, 'the user works in another group');
+      assert.equal(panelTab()?.isActive, false, 'the panel starts behind a file');
       const before = callLog(vscode).filter((t) => t === 'app_panel').length;
       const result = await vscode.lm.invokeTool(
         tool.name,
@@ -539,6 +556,10 @@ suite('agent entrance', () => {
       );
       const shown = (a.panel as PolicyApi['panel']).snapshot().selected;
       if (shown?.id === item.id) assert.ok((shown.view as { app?: unknown }).app, 'the result is shown with its app');
+      // The panel came up (its tab is the visible one of its group) and the focus stayed in the user's file.
+      await until('the panel to come up', () => (panelTab()?.isActive ? true : undefined), 10_000);
+      assert.equal(vscode.window.activeTextEditor?.document, working, 'the focus stayed in the file the user works in');
+      assert.equal(vscode.window.tabGroups.activeTabGroup.viewColumn, workColumn, "the user's group kept the focus");
     },
     { timeoutMs: 90_000 },
   );

@@ -109,6 +109,20 @@ describe('openInBrowser starts $BROWSER without a shell', () => {
     );
   });
 
+  it("$BROWSER's %s is replaced by the URL as one argument, after the entry is split: quotes and ':' in the URL split nothing", async () => {
+    // A single quote stays as it is in a URL's path (new URL encodes spaces and double quotes, not '): were %s replaced
+    // before the entry is split into words, the quote would open a quoted word and swallow the arguments after it.
+    const raw = "https://evil.example/it's/a'b --extra 'c";
+    const url = "https://evil.example/it's/a'b%20--extra%20'c";
+    const record = join(dir, 'argv-quote.json');
+    await openInBrowser(raw, 'acme', () => {}, {
+      ...process.env,
+      BROWSER: `"${process.execPath}" "${recorder}" -a %s -b`,
+      RECORD_ARGV: record,
+    });
+    assert.deepEqual(await recorded(record), ['-a', url, '-b']);
+  });
+
   it('a file: URL is refused before anything starts: the sign-in fails saying why and what needs fixing', async () => {
     const record = join(dir, 'argv-refused.json');
     const printed: string[] = [];

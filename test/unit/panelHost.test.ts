@@ -52,7 +52,14 @@ function setup() {
     cards,
     apps: { ...idle, kinds: ['result'] },
   } as unknown as PanelFeatures;
-  const panel = new PlanPanel({ webview, items, features, openLink: async () => {}, log: { error: () => {} } });
+  const panel = new PlanPanel({
+    webview,
+    items,
+    features,
+    openLink: async () => {},
+    openResource: async () => undefined,
+    log: { error: () => {} },
+  });
   const send = async (m: FromWebview) => {
     received.fire(m);
     await new Promise((r) => setTimeout(r, 0));

@@ -163,6 +163,27 @@ describe('the panel shows invisible characters visibly', () => {
     assert.match(all, /\+ {3}"description": "Harmless⟨U\+202E⟩\.\\nDeletes⟨U\+200B⟩ everything\.",/, 'the new line of the diff');
   });
 
+  it("a step's resource links: each with Open, its name and URI marked", () => {
+    const s = apply(EMPTY_WORKFLOW, {
+      type: 'planReceived',
+      at: 1,
+      planId: 'p1',
+      origin: { server: 'demo', tool: 'plan', args: {}, entrance: 'manual' },
+      plan: PLAN,
+    });
+    const view = new PlanPresenter().present(s, 'p1', {})!;
+    const plan = view.plans.p1!;
+    plan.steps[0] = {
+      ...plan.steps[0]!,
+      state: 'ok',
+      links: [{ server: 'demo', uri: `demo://r/${RLO}x`, name: `a\u200bb`, mimeType: 'text/plain' }],
+    };
+    const texts = shown(renderPlan(view) as FakeNode);
+    for (const t of texts) assert.equal(hasInvisible(t), false, `shown with an invisible character: ${JSON.stringify(t)}`);
+    assert.ok(texts.includes('Open resource a⟨U+200B⟩b'), 'the Open button names the resource');
+    assert.ok(texts.includes('demo://r/⟨U+202E⟩x'), 'the URI is shown');
+  });
+
   it('in a result card: text, arguments, structured content', () => {
     const view = {
       server: 'demo',

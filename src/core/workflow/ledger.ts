@@ -52,7 +52,7 @@ export type Durability = 'now' | 'turn' | 'lossy';
 /** How soon `event`, taking the workflow from `before` to `after`, must be durable (see {@link Durability}). Pure. */
 export function durabilityOf(before: WorkflowState, event: WorkflowEvent, after: WorkflowState): Durability {
   // `restored` settles every plan that was running when Plangate stopped (they wait for the user now).
-  if (event.type === 'callSent' || event.type === 'restored') return 'now';
+  if (event.type === 'callSent' || event.type === 'resourceRead' || event.type === 'restored') return 'now';
   if (event.type === 'stepProgress') return 'lossy';
   const planId = (event as { planId?: unknown }).planId;
   if (typeof planId !== 'string') return 'turn';
@@ -445,7 +445,7 @@ class Families {
     // Events that belong to no plan, submission or call (e.g. `restored`) are never dropped for age or size.
     if (key === undefined) return;
     this.find(key);
-    if (e.type === 'callEnded') this.endedCalls.add(key);
+    if (e.type === 'callEnded' || e.type === 'resourceRead') this.endedCalls.add(key); // a read's record is all of it
     if (key.startsWith('c:') && typeof e.planId === 'string') this.union(key, `p:${e.planId}`);
     for (const link of ['parentId', 'replacesId', 'childPlanId'])
       if (typeof e[link] === 'string') this.union(key, `p:${e[link] as string}`);
@@ -553,6 +553,10 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
   if (type === 'restored') return undefined;
   if (isSubmissionEvent({ type })) return submissionEventProblem(e);
   if (type === 'callSent' || type === 'callEnded') return callRecordProblem(type, e);
+  if (type === 'resourceRead')
+    return typeof e.callId === 'string' && typeof e.server === 'string' && typeof e.uri === 'string'
+      ? undefined
+      : 'resourceRead needs an id, a server and a URI';
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;

@@ -40,6 +40,7 @@ export class RecentCalls {
 
   /** Takes a call record; returns whether the list changed (a step's records and unknown ids change nothing). */
   add(event: CallRecordEvent): boolean {
+    if (event.type === 'resourceRead') return false; // a read of a linked resource is no call
     if (event.type === 'callSent') {
       if (!isSingleCall(event)) return false;
       this.byId.delete(event.callId);

@@ -39,15 +39,18 @@ export type { Entrance, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProg
 /** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
 export type StepResolutionRecord = { server: string; crossServer: boolean; toolHash?: string; policy?: PolicyRecord } | { missing: string };
 
-/** The ledger's record of one tool call (see door.ts): kept in the ledger, never part of a plan's state. */
-export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' }>;
+/**
+ * The ledger's record of one request that left Plangate: a tool call (see door.ts) or a read of a linked resource
+ * (engine/linkedResource.ts). Kept in the ledger, never part of a plan's state.
+ */
+export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' | 'resourceRead' }>;
 
 /** Every event that changes plans or submissions: what listeners of the workflow hear about. */
 export type StateEvent = Exclude<WorkflowEvent, CallRecordEvent>;
 
 /** True for the ledger's call records (they change no state). */
 export function isCallRecord(event: WorkflowEvent): event is CallRecordEvent {
-  return event.type === 'callSent' || event.type === 'callEnded';
+  return event.type === 'callSent' || event.type === 'callEnded' || event.type === 'resourceRead';
 }
 
 /** Which path a tool call left Plangate by (core/base/entrance.ts). */
@@ -136,6 +139,12 @@ export type WorkflowEvent =
       policy?: CallPolicyRecord;
     }
   | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
+  /**
+   * The user opened a `resource_link` of `server`'s result: `resources/read` of `uri` is sent to that server. Recorded
+   * before it is sent (a read is no tool call: no decision covers it beyond the user's click, and it changes no state).
+   * `callId`: the read's own id (the ledger's compaction drops it with the rest of settled history).
+   */
+  | { type: 'resourceRead'; at: number; callId: string; server: string; uri: string }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
   | { type: 'stepSucceeded'; at: number; planId: string; step: number; summary: string; childPlanId?: string }
@@ -180,6 +189,7 @@ export const WORKFLOW_EVENTS = {
   stepDrifted: { planLocal: true },
   callSent: { planLocal: true },
   callEnded: { planLocal: true },
+  resourceRead: { planLocal: true },
   planReceived: { planLocal: true },
   argsEdited: { planLocal: true },
   skipMarked: { planLocal: true },
@@ -312,6 +322,10 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       : 'A call record needs an id, a server, a tool and the decision that covers it.';
   }
   if (event.type === 'callEnded') return typeof event.callId === 'string' ? undefined : 'A call record needs its id.';
+  if (event.type === 'resourceRead')
+    return typeof event.callId === 'string' && typeof event.server === 'string' && typeof event.uri === 'string'
+      ? undefined
+      : 'A resource read needs an id, a server and a URI.';
 
   const plan = getPlan(state, event.planId);
   if (!plan) return `There is no plan '${String(event.planId)}'.`;
@@ -493,7 +507,7 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
   if (event.type === 'restored') return restoreAll(state);
   if (isSubmissionEvent(event)) return { ...state, submissions: reduceSubmissions(state.submissions ?? {}, event) };
   if (event.type === 'planReceived') return receive(state, event);
-  if (event.type === 'callSent' || event.type === 'callEnded') return state; // on the record (the ledger), not in any plan's state
+  if (isCallRecord(event)) return state; // on the record (the ledger), not in any plan's state
 
   const at = event.at;
   const plan = getPlan(state, event.planId)!;

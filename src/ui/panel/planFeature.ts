@@ -6,11 +6,12 @@ import type { Event } from '../../core/base/lifecycle';
 import { DisposableBase } from '../../core/base/lifecycle';
 import type { CallOutcome, Gate } from '../../core/engine/gate';
 import { parseEditedArgs } from '../../core/engine/validateArgs';
+import { resourceLinksOf } from '../../core/base/resourceLink';
 import { PlanPresenter } from '../../core/present/planItem';
 import { planBadge } from '../../core/present/planWords';
 import { planTitle } from '../../core/present/workflowWords';
 import { nestedPlans, rootPlanId } from '../../core/workflow/planTree';
-import type { ChangeView, PanelItem, PredictedView, TouchedGlobView } from '../../shared/protocol';
+import type { ChangeView, PanelItem, PlanItemView, PredictedView, ResourceLinkView, TouchedGlobView } from '../../shared/protocol';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems, PlanTreePort } from './panelItems';
 
@@ -65,6 +66,8 @@ export interface PlanFeatureDeps {
 
 /** Workflow events after which a plan's globs are counted again (its steps may have written files). */
 const RECOUNT_AFTER = new Set(['stepSucceeded', 'stepFailed', 'cancelled', 'stopped', 'reverted']);
+/** At most this many steps' resource links are kept (in memory: a window reload forgets them, as it does results). */
+const MAX_STEP_LINKS = 500;
 
 /** What the panel's items need to know of the plans, from the gate's workflow. */
 export function planTree(gate: Pick<Gate, 'workflow' | 'resolution'>): PlanTreePort {
@@ -79,10 +82,21 @@ export class PlanFeature extends DisposableBase implements PanelFeature {
   readonly kinds = ['plan'] as const;
   private readonly presenter = new PlanPresenter();
   private readonly touchedViews = new Map<string, TouchedGlobView[]>();
+  /** The `resource_link`s of steps' results, by `planId:step` (the workflow keeps only a summary of a result). */
+  private readonly stepLinks = new Map<string, ResourceLinkView[]>();
 
   constructor(private readonly deps: PlanFeatureDeps) {
     super();
     const { gate, items, files, tools } = deps;
+    this._register(
+      gate.onDidStepResult((r) => {
+        const links = resourceLinksOf(r.result.content).map((l) => ({ ...l, server: r.server }));
+        if (!links.length) return;
+        this.stepLinks.set(`${r.planId}:${r.step}`, links);
+        for (const old of [...this.stepLinks.keys()].slice(0, Math.max(0, this.stepLinks.size - MAX_STEP_LINKS)))
+          this.stepLinks.delete(old);
+      }),
+    );
     this._register(
       gate.workflow.onDidChange(({ event }) => {
         // What the globs match changes when a plan's steps ran: count again once it is no longer running.
@@ -118,7 +132,24 @@ export class PlanFeature extends DisposableBase implements PanelFeature {
       appOf: appPage ? (tool: string, server: string) => appPage(server, tool) : undefined,
       review: (planId: string) => gate.review(planId),
     });
-    return view && { kind: 'plan', id: item.id, title: planTitle(record, 40), view };
+    return view && { kind: 'plan', id: item.id, title: planTitle(record, 40), view: this.withLinks(view) };
+  }
+
+  /** The view with each succeeded step's resource links (new step objects: the presenter's views are kept as they are). */
+  private withLinks(view: PlanItemView): PlanItemView {
+    if (!this.stepLinks.size) return view;
+    const plans = { ...view.plans };
+    for (const [planId, plan] of Object.entries(plans)) {
+      if (!plan.steps.some((s) => s.state === 'ok' && this.stepLinks.has(`${planId}:${s.index}`))) continue;
+      plans[planId] = {
+        ...plan,
+        steps: plan.steps.map((s) => {
+          const links = s.state === 'ok' ? this.stepLinks.get(`${planId}:${s.index}`) : undefined;
+          return links ? { ...s, links } : s;
+        }),
+      };
+    }
+    return { ...view, plans };
   }
 
   summary(item: ItemModel): { title: string; badge?: string } | undefined {

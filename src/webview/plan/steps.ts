@@ -16,6 +16,7 @@ import type {
 import { stepKey } from '../../shared/panelPatch';
 import { clip, h, icon, visible } from '../base/dom';
 import { saveUi, ui } from '../base/messaging';
+import { resourceLinkRow } from '../base/resourceLinkRow';
 import { renderArgs } from './args';
 import { act, errorSlot, section, slotAfter } from './parts';
 import { renderPrompt } from './prompt';
@@ -142,6 +143,14 @@ export function renderStep(plan: PlanHeadView, step: StepView, nested: NestedPla
   }
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
+  if (step.links?.length)
+    li.append(
+      h(
+        'div',
+        { class: 'step-links', aria: { label: 'Resources the result links' } },
+        step.links.map((l) => resourceLinkRow(l, l.server)),
+      ),
+    );
   if (step.app) li.append(openAppButton(plan.id, step, step.app));
   // Policy (callCard.ts): a step the policy denies is marked before approval.
   const mark = step.state === 'pending' || step.state === 'failed' ? policyMark(step.policy) : null;
