@@ -71,6 +71,14 @@ describe('a step running as a task in the panel', () => {
     assert.match(row.textContent, /Task waiting for input — Which tide\?/);
   });
 
+  it('a task that ended while its result is fetched says so, not that Cancel stops it', () => {
+    const s = apply(running(), task('working', 'Writing the result'), task('completed', 'Writing the result'));
+    const [row] = byClass(rendered(s), 'step-task');
+    assert.match(row.textContent, /Task completed — Writing the result/);
+    assert.match(row.textContent, /The task has ended on the server: Plangate fetches its result\./);
+    assert.doesNotMatch(row.textContent, /Cancel stops it/);
+  });
+
   it('a step that is not running shows no task once it is done', () => {
     let s = apply(running(), task('working', 'Gathering sources...'), task('completed'));
     s = apply(s, { type: 'stepSucceeded', at: 5, planId: 'p1', step: 0, summary: 'Report' });

@@ -62,10 +62,13 @@ const TASK_STATUS_TEXT: Record<TaskStatus, string> = {
 /** A step's MCP task in the panel's words: its status, and what Plangate does about it. */
 export function taskWords(task: StepTask, stepState: StepStateView): { statusText: string; note: string } {
   const statusText = TASK_STATUS_TEXT[task.status] ?? String(task.status);
+  const ended = task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
   const note =
-    stepState === 'running'
-      ? 'Runs as a task on the server: Cancel stops it there (tasks/cancel); a window reload watches it again.'
-      : 'Was running as a task when Plangate stopped: it is watched again once its server is connected and still knows it.';
+    stepState !== 'running'
+      ? 'Was running as a task when Plangate stopped: it is watched again once its server is connected and still knows it.'
+      : ended
+        ? 'The task has ended on the server: Plangate fetches its result.'
+        : 'Runs as a task on the server: Cancel stops it there (tasks/cancel); a window reload watches it again.';
   return { statusText, note };
 }
 
