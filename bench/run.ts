@@ -18,6 +18,7 @@ import { panelUpdateFigures } from './panelUpdates';
 import { webviewRenderFigures } from './webviewRender';
 import { policyFigures } from './policyEval';
 import { sandboxFigures } from './sandbox';
+import { taskStepFigures } from './taskStep';
 import { workspaceFigures } from './workspaceFigures';
 
 const json = process.argv.includes('--json');
@@ -44,6 +45,7 @@ const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['webview_render', webviewRenderFigures],
   ['policy', policyFigures],
   ['sandbox', sandboxFigures],
+  ['task_step', taskStepFigures],
   ['long_plan_in_vscode', longPlanInVscodeFigures],
 ];
 

@@ -2,7 +2,7 @@
  * The runner's ToolInvoker over the CLI's one connection: the catalog holds only that server, so every step's tool
  * must be on it (there is no other server to fall back to).
  */
-import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
+import type { ServerTools, TaskReport, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ServerConnection } from '../mcp/connection';
 
@@ -19,5 +19,9 @@ export class ConnectionInvoker implements ToolInvoker {
       return Promise.reject(new Error(`Server '${server}' is not connected; the CLI talks only to '${this.connection.name}'.`));
     }
     return this.connection.callTool(tool, args, options);
+  }
+
+  taskStatus(server: string, taskId: string): Promise<TaskReport | undefined> {
+    return server === this.connection.name ? this.connection.taskStatus(taskId) : Promise.resolve(undefined);
   }
 }

@@ -18,7 +18,16 @@ import { verdictWords, stepPolicyMark } from '../core/present/callCard';
 import { evaluate } from '../core/policy/evaluate';
 import type { PolicyRules } from '../core/policy/rules';
 import { resultText, type ToolResult } from '../core/base/toolResult';
-import { getPlan, planApprovalHash, type PlanRecord, type StepRecord } from '../core/workflow/workflow';
+import {
+  activePlans,
+  getPlan,
+  isTerminalTask,
+  planApprovalHash,
+  type PlanRecord,
+  type StepRecord,
+  type WorkflowState,
+} from '../core/workflow/workflow';
+import { sameJson } from '../core/base/json';
 import { isSecretKey, type ResolvedServer, type ResolvedStdioServer } from '../mcp/config';
 import { ServerConnection } from '../mcp/connection';
 import type { SandboxRules } from '../mcp/sandbox';
@@ -416,6 +425,87 @@ async function run(
   const toolChanges = connection.onDidChangeTools(() => void gate.refreshResolutions());
   cleanups.unshift(() => toolChanges.dispose());
 
+  /**
+   * Watches the run of plan `planId` to its end, printing its steps; `start` starts it (an approval), or returns an exit
+   * code when it cannot. Then says how it ended and returns the exit code.
+   */
+  async function watchRun(planId: string, start: () => Promise<number | undefined>): Promise<number> {
+    const record = () => getPlan(workflow.state, planId)!;
+    const finish = (report: RunReport, code: number) => {
+      if (options.json) out.report(report);
+      return code;
+    };
+    const progress = new ProgressPrinter(out);
+    const listener = workflow.onDidChange((change) => progress.update(change));
+    const host = new TerminalGateHost(gate, new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers }), out);
+    const failures = gate.onDidFail(({ message }) =>
+      out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(message)}`),
+    );
+    const cancelRun = cancel.token.onCancellationRequested(() => gate.cancel(planId));
+    try {
+      const early = await start();
+      if (early !== undefined) return early;
+      await whenRunEnds(gate, planId);
+      // A failed step blocks the plan; the CLI does not retry or skip: it stops, as the panel's Stop does (a stopped
+      // nested plan fails its parent's step, which blocks the parent in turn).
+      for (let level = 0; level < 32 && record().phase === 'blocked' && !gate.isRunning(planId); level++)
+        if (gate.stop(planId) !== undefined) break;
+    } finally {
+      cancelRun.dispose();
+      failures.dispose();
+      host.dispose();
+      listener.dispose();
+    }
+    let final = record();
+
+    if (final.phase === 'awaiting_approval' && final.reapproval) {
+      // The server changed a step's tool after the approval: the terminal's approval no longer covers it.
+      out.error(
+        `plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`,
+      );
+      gate.reject(planId, "a step's tool changed after the approval");
+      final = record();
+    }
+    await printChangedFiles(out, files, planId);
+    const status = runStatus(final);
+    const report = planReport(workflow.state, final, status);
+    if (status === 'completed') {
+      const n = final.steps.length;
+      out.info(`Completed ${n} step${n === 1 ? '' : 's'}.`);
+      if (report.follow_up) out.info(`Follow-up: ${one(report.follow_up, 1000)}`);
+    } else {
+      const failed = final.steps.find((s) => s.state === 'failed' || s.state === 'unknown');
+      const notRun = final.steps.filter((s) => s.state === 'not_run').map((s) => s.index + 1);
+      const later = notRun.length ? ` Not run: step${notRun.length === 1 ? '' : 's'} ${notRun.join(', ')}.` : '';
+      if (final.outcome === 'cancelled') out.info(`Cancelled.${later}`);
+      else if (failed)
+        out.info(
+          `Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`,
+        );
+      else if (final.outcome === 'rejected') out.info(`Stopped before a step whose tool changed.${later}`);
+      else out.info(`Stopped: a step was not confirmed.${later}`);
+      const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
+      if (tail) out.error(`Last stderr lines of server '${one(server, 100)}':\n${safeText(tail, { keepNewlines: true })}`);
+    }
+    return finish(report, status === 'completed' ? 0 : 1);
+  }
+
+  // A run killed while a step of its plan ran as a task, run again with the same --ledger: the step watches its task
+  // again (the server still knows it), and the plan runs on; the planning tool is not called again, nothing is sent twice.
+  const interrupted = options.ledger ? interruptedTaskPlan(workflow.state, server, options.tool, options.args) : undefined;
+  if (interrupted) {
+    const step = interrupted.steps[interrupted.blockedStep!];
+    if ((await gate.resumeTasks()).includes(interrupted.id)) {
+      out.info(
+        `Resuming the plan '${one(options.tool, 100)}' returned before: step ${step.index + 1} (${one(step.call.tool, 100)}) still runs as task ${one(step.task!.id, 100)} on server '${one(server, 100)}'; watching it again (nothing is sent twice).`,
+      );
+      return watchRun(interrupted.id, () => Promise.resolve(undefined));
+    }
+    out.error(
+      `warning: step ${step.index + 1} (${one(step.call.tool, 100)}) of the plan in ${safeText(options.ledger!)} ran as task ${one(step.task!.id, 100)}, which server '${one(server, 100)}' no longer knows; its outcome is unknown. Calling '${one(options.tool, 100)}' again for a new plan.`,
+    );
+  }
+
   const abort = new AbortController();
   const sub = cancel.token.onCancellationRequested(() => abort.abort('Cancelled by the user'));
   let outcome: CallOutcome;
@@ -538,14 +628,7 @@ async function run(
     }
   }
 
-  const progress = new ProgressPrinter(out);
-  const listener = workflow.onDidChange((change) => progress.update(change));
-  const host = new TerminalGateHost(gate, new CliRunnerHost({ out, prompter, yes: options.yes, answers: options.answers }), out);
-  const failures = gate.onDidFail(({ message }) =>
-    out.error(`plangate run: the ledger could not be written, so the run stopped: ${safeText(message)}`),
-  );
-  const cancelRun = cancel.token.onCancellationRequested(() => gate.cancel(planId));
-  try {
+  return watchRun(planId, async () => {
     const refused = await gate.approve(planId, undefined, shownHash);
     if (refused !== undefined) {
       const changes = gate.review(planId)?.changes ?? [];
@@ -558,49 +641,34 @@ async function run(
       gate.reject(planId, REFUSED_APPROVAL);
       return finish(planReport(workflow.state, record(), 'rejected'), 1);
     }
-    await whenRunEnds(gate, planId);
-    // A failed step blocks the plan; the CLI does not retry or skip: it stops, as the panel's Stop does (a stopped
-    // nested plan fails its parent's step, which blocks the parent in turn).
-    for (let level = 0; level < 32 && record().phase === 'blocked' && !gate.isRunning(planId); level++)
-      if (gate.stop(planId) !== undefined) break;
-  } finally {
-    cancelRun.dispose();
-    failures.dispose();
-    host.dispose();
-    listener.dispose();
-  }
-  let final = record();
+    return undefined;
+  });
+}
 
-  if (final.phase === 'awaiting_approval' && final.reapproval) {
-    // The server changed a step's tool after the approval: the terminal's approval no longer covers it.
-    out.error(
-      `plangate run: step ${final.reapproval.step + 1} was not sent: ${safeText(final.reapproval.change, { max: 2000 })}. Run the command again to review the plan as it is now.`,
-    );
-    gate.reject(planId, "a step's tool changed after the approval");
-    final = record();
-  }
-  await printChangedFiles(out, files, planId);
-  const status = runStatus(final);
-  const report = planReport(workflow.state, final, status);
-  if (status === 'completed') {
-    const n = final.steps.length;
-    out.info(`Completed ${n} step${n === 1 ? '' : 's'}.`);
-    if (report.follow_up) out.info(`Follow-up: ${one(report.follow_up, 1000)}`);
-  } else {
-    const failed = final.steps.find((s) => s.state === 'failed' || s.state === 'unknown');
-    const notRun = final.steps.filter((s) => s.state === 'not_run').map((s) => s.index + 1);
-    const later = notRun.length ? ` Not run: step${notRun.length === 1 ? '' : 's'} ${notRun.join(', ')}.` : '';
-    if (final.outcome === 'cancelled') out.info(`Cancelled.${later}`);
-    else if (failed)
-      out.info(
-        `Failed at step ${failed.index + 1} (${one(failed.call.tool, 100)}): ${safeText((failed.error ?? 'no message').replace(/\.\s*$/, ''), { max: 1000 })}.${later}`,
+/**
+ * The plan a killed run left behind in the ledger: planned by `tool` with `args` on `server`, blocked on a step whose
+ * call ran as a task that had not ended (see Gate.resumeTasks). The latest such plan.
+ */
+export function interruptedTaskPlan(
+  state: WorkflowState,
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+): PlanRecord | undefined {
+  return activePlans(state)
+    .filter((p) => {
+      const step = p.phase === 'blocked' && p.blockedStep !== undefined ? p.steps[p.blockedStep] : undefined;
+      return (
+        p.parentId === undefined &&
+        p.origin.server === server &&
+        p.origin.tool === tool &&
+        sameJson(p.origin.args, args) &&
+        step?.state === 'unknown' &&
+        step.task !== undefined &&
+        !isTerminalTask(step.task.status)
       );
-    else if (final.outcome === 'rejected') out.info(`Stopped before a step whose tool changed.${later}`);
-    else out.info(`Stopped: a step was not confirmed.${later}`);
-    const tail = connection.state === 'running' ? '' : connection.stderrTail().trim();
-    if (tail) out.error(`Last stderr lines of server '${one(server, 100)}':\n${safeText(tail, { keepNewlines: true })}`);
-  }
-  return finish(report, status === 'completed' ? 0 : 1);
+    })
+    .at(-1);
 }
 
 /** Resolves when no run of plan `planId` goes on (at once when none started). */

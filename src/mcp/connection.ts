@@ -13,7 +13,8 @@ import { homedir } from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/base/lifecycle';
-import type { ToolCallOptions } from '../core/engine/invoker';
+import type { TaskReport, ToolCallOptions } from '../core/engine/invoker';
+import { runToolTask, taskStatusOf } from './toolTask';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
@@ -393,20 +394,45 @@ export class ServerConnection {
     };
     this.waitListeners.add(onWait);
     arm();
-    const send = async () =>
-      (await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
+    const asTask = options.task?.resume !== undefined || this.callsAsTask(name, options.task?.prefer === true);
+    // A task already created is watched on a retry after sign-in, never created again (nothing is sent twice).
+    let taskId = options.task?.resume;
+    const sendTask = () =>
+      runToolTask({
+        client,
+        server: this.name,
+        tool: name,
+        args,
+        ...(taskId !== undefined ? { resume: taskId } : {}),
         signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
-        timeout: MAX_TIMER_MS,
-        // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
-        onprogress: (p) => {
+        // Each status poll is a sign of life: it restarts the timeout, as progress does.
+        onTask: (task) => {
+          taskId = task.taskId;
           arm();
-          onProgress?.({
-            progress: p.progress,
-            ...(p.total !== undefined && { total: p.total }),
-            ...(p.message !== undefined && { message: p.message }),
-          });
+          options.task?.onTask?.(task);
         },
-      })) as ToolResult;
+        onProgress: (p) => {
+          arm();
+          onProgress?.(p);
+        },
+        log: (level, text) => this.log(level, text),
+      });
+    const send = async () =>
+      asTask
+        ? await sendTask()
+        : ((await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
+            signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
+            timeout: MAX_TIMER_MS,
+            // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
+            onprogress: (p) => {
+              arm();
+              onProgress?.({
+                progress: p.progress,
+                ...(p.total !== undefined && { total: p.total }),
+                ...(p.message !== undefined && { message: p.message }),
+              });
+            },
+          })) as ToolResult);
     try {
       // A refusal for want of a sign-in or of scope (the HTTP layer refused it: nothing ran) signs in and sends once more.
       const result = await this.withSignIn(`'${name}'`, true, send, undefined, onWait);
@@ -427,6 +453,25 @@ export class ServerConnection {
       clearTimeout(timer);
       this.waitListeners.delete(onWait);
     }
+  }
+
+  /**
+   * Whether `tools/call` of `name` goes as a task: the server declares task-augmented tool calls, and the tool's listed
+   * definition requires it (`execution.taskSupport: "required"`) or allows it and the caller prefers it.
+   */
+  private callsAsTask(name: string, prefer: boolean): boolean {
+    if (!this.session?.client?.getServerCapabilities()?.tasks?.requests?.tools?.call) return false;
+    const support = (this._tools.find((t) => t.name === name) as { execution?: { taskSupport?: unknown } } | undefined)?.execution
+      ?.taskSupport;
+    return support === 'required' || (support === 'optional' && prefer);
+  }
+
+  /** The status of task `taskId` now (`tasks/get`), or undefined when the server is not running or does not know it. */
+  async taskStatus(taskId: string): Promise<TaskReport | undefined> {
+    if (this.pending) await this.pending.catch(() => undefined);
+    const client = this.session?.client;
+    if (this.status.state !== 'running' || !client) return undefined;
+    return taskStatusOf(client, taskId);
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Event } from '../core/base/lifecycle';
-import type { ServerTools, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
+import type { ServerTools, TaskReport, ToolCallOptions, ToolInvoker } from '../core/engine/invoker';
 import type { ToolResult } from '../core/base/toolResult';
 import { isWorkspaceSource, serverFingerprint, type ResolvedServer } from './config';
 import { CallError, ServerConnection, type ConnectionOptions, type LogEntry } from './connection';
@@ -184,6 +184,11 @@ export class ServerRegistry implements ToolInvoker {
         `No server named '${server}' is configured. Add it to .vscode/mcp.json or the plangate.servers setting.`,
       );
     return conn.callTool(tool, args, options);
+  }
+
+  /** The status of task `taskId` on `server` (`tasks/get`); undefined when the server is not there or does not know it. */
+  async taskStatus(server: string, taskId: string): Promise<TaskReport | undefined> {
+    return (await this.get(server)?.taskStatus(taskId)) ?? undefined;
   }
 
   /** Stops every server; the promise settles when all their processes have exited. */

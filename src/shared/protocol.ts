@@ -87,6 +87,18 @@ export type PlanOutcomeView = 'completed' | 'rejected' | 'stopped' | 'cancelled'
 export type StepStateView = 'pending' | 'awaiting_confirm' | 'running' | 'ok' | 'failed' | 'skipped' | 'not_run' | 'unknown';
 
 /** One step as the panel shows it. Built by core (core/present/planItem.ts); the webview adds no wording of its own. */
+/** A step's MCP task as the panel shows it: the server's status and message as they come, and the task's id. */
+export interface StepTaskView {
+  /** The server's task id (untrusted text). */
+  id: string;
+  /** The status in the panel's words ("working", "waiting for input", …). */
+  statusText: string;
+  /** The server's status message (untrusted text). */
+  message?: string;
+  /** What Plangate does about it, in words (e.g. "Cancel stops the task on the server."). */
+  note: string;
+}
+
 export interface StepView {
   /** 0-based position in the plan. */
   index: number;
@@ -115,6 +127,8 @@ export interface StepView {
   /** The user asked to skip it before approval. */
   skipRequested: boolean;
   progress?: { progress: number; total?: number; message?: string };
+  /** The MCP task the step's call runs as (core/present/planItem.ts): shown while it runs, or while its outcome is unknown. */
+  task?: StepTaskView;
   error?: string;
   /** The result's text, when the step is ok. */
   summary?: string;

@@ -143,6 +143,8 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     servers.onLog(logRegistry(log)),
     workflow.onDidChange(logWorkflow(log)),
     servers.onDidChange(() => void gate.refreshResolutions()),
+    // After a reload, a step whose call ran as a task is watched again once its server is up and still knows the task.
+    servers.onDidChange(() => void gate.resumeTasks()),
     policy,
     policy.onDidChange(() => void gate.refreshResolutions()),
   );

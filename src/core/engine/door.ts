@@ -13,7 +13,7 @@
  */
 import { policyEntranceOf, stepPolicyEntrance } from '../base/entrance';
 import { canonicalJson, sameJson, sha256Hex } from '../plan/approval';
-import type { ServerTools, ToolCallOptions, ToolInvoker } from './invoker';
+import type { ServerTools, TaskReport, ToolCallOptions, ToolInvoker } from './invoker';
 import type { Workflow } from '../workflow/ledger';
 import { ASK_USER_TOOL } from '../plan/plan';
 import { resolutionChange, resolutionRecords } from './resolve';
@@ -28,6 +28,7 @@ import {
   type CallOutcomeKind,
   type CallPolicyRecord,
   type StepResolutionRecord,
+  type StepTask,
 } from '../workflow/workflow';
 
 /** One call, as its caller asks the door to send it. */
@@ -262,15 +263,64 @@ export class Door {
       this.ended(call, callId, 'refused', started, refusal.message);
       throw refusal;
     }
+    return this.send(call, callId, started, options);
+  }
+
+  /**
+   * Watches again the task a plan step's call created before Plangate stopped (the step's `task`, resumed by the gate
+   * after the server said it still knows it): sends no `tools/call`, records the task's new statuses, and ends the
+   * original call's record (`callEnded` with its id) when the task ends. Rejects as {@link call} does.
+   */
+  async resume(call: DoorCall, task: StepTask, options?: ToolCallOptions): Promise<ToolResult> {
+    if (call.decision.by !== 'approval')
+      throw new GateRefusal('not_covered', `Only a plan step's task is watched again after a reload, not a call by '${call.decision.by}'.`);
+    const known: TaskReport = { taskId: task.id, status: task.status, ...(task.message !== undefined ? { message: task.message } : {}) };
+    return this.send(call, task.callId, this.now(), { ...options, task: { ...options?.task, resume: task.id } }, known);
+  }
+
+  /**
+   * Sends a recorded call (or watches its task), records every change of its task's status, then its end. A plan step
+   * prefers a task where the tool offers one (it gains `tasks/cancel` and a watch that survives a reload); a single
+   * call runs as a task only where the tool requires it (it would pay a poll's latency for nothing it can use).
+   */
+  private async send(call: DoorCall, callId: string, started: number, options?: ToolCallOptions, known?: TaskReport): Promise<ToolResult> {
+    let last = known;
+    const onTask = (task: TaskReport) => {
+      if (!last || last.taskId !== task.taskId || last.status !== task.status || last.message !== task.message) {
+        last = task;
+        this.recordTask(call, callId, task);
+      }
+      options?.task?.onTask?.(task);
+    };
+    const task = { ...options?.task, ...(call.decision.by === 'approval' ? { prefer: true } : {}), onTask };
     let result: ToolResult;
     try {
-      result = await this.invoker.callTool(call.server, call.tool, call.args, options);
+      result = await this.invoker.callTool(call.server, call.tool, call.args, { ...options, task });
     } catch (err) {
       this.ended(call, callId, 'failed', started, err instanceof Error ? err.message : String(err));
       throw err;
     }
     this.ended(call, callId, result && typeof result === 'object' && result.isError === true ? 'tool_error' : 'ok', started);
     return result;
+  }
+
+  /**
+   * Puts a task's id and status on the record: for a plan step on the step (`stepTask`), else beside the call
+   * (`callTask`). A record the workflow refuses (the step was cancelled meanwhile) or cannot write is left out: the
+   * worst that costs is a step that reads "outcome unknown" after a reload, as without tasks.
+   */
+  private recordTask(call: DoorCall, callId: string, task: TaskReport): void {
+    const d = call.decision;
+    const message =
+      task.message === undefined ? {} : { message: task.message.length > 500 ? `${task.message.slice(0, 499)}…` : task.message };
+    const base = { at: this.now(), callId, server: call.server, taskId: task.taskId, status: task.status, ...message };
+    try {
+      this.workflow.dispatch(
+        d.by === 'approval' ? { type: 'stepTask', planId: d.planId, step: d.step, ...base } : { type: 'callTask', ...base },
+      );
+    } catch {
+      /* see above */
+    }
   }
 
   private async checkStep(call: DoorCall, planId: string, index: number, kind: 'approval' | 'preview'): Promise<GateRefusal | undefined> {

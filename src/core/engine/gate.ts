@@ -23,10 +23,12 @@ import {
 } from './resolve';
 
 export type { PlanReview, StepReviewChange } from './resolve';
-import { runPlan, type RunnerHost, type StepResult } from './runner';
+import { runPlan, type ResumeTask, type RunnerHost, type StepResult } from './runner';
 import type { ToolResult } from '../base/toolResult';
 import {
+  activePlans,
   getPlan,
+  isTerminalTask,
   planApprovalHash,
   type CallDecision,
   type CallEntrance,
@@ -133,6 +135,8 @@ export class Gate extends DisposableBase {
    * keeps none; {@link start} never starts a second run of a tree).
    */
   private readonly runs = new Map<string, CancellationTokenSource>();
+  /** Tasks whose server is being asked whether it still knows them ({@link resumeTasks}). */
+  private readonly asking = new Set<string>();
   private readonly now: () => number;
   private readonly classify: (result: unknown, context?: { tool?: string }) => Classification;
   /** Resolutions in flight, by plan id (approval waits for them). */
@@ -474,6 +478,37 @@ export class Gate extends DisposableBase {
     return undefined;
   }
 
+  /**
+   * After a reload: every plan blocked on a step whose call ran as an MCP task (its outcome unknown) whose server still
+   * knows the task (`tasks/get`) resumes watching it — the step runs on, nothing is sent again. A task the server does
+   * not know (any more), or a server not connected yet, leaves the step as it is (call again when servers connect).
+   * Resolves with the ids of the plans resumed.
+   */
+  async resumeTasks(): Promise<string[]> {
+    const status = this.options.invoker.taskStatus?.bind(this.options.invoker);
+    if (!status) return [];
+    const resumed: string[] = [];
+    for (const plan of activePlans(this.workflow.state)) {
+      const step = plan.phase === 'blocked' && plan.blockedStep !== undefined ? plan.steps[plan.blockedStep] : undefined;
+      if (!step?.task || step.state !== 'unknown' || isTerminalTask(step.task.status) || this.isRunning(plan.id)) continue;
+      const server = step.server ?? plan.origin.server;
+      const key = `${plan.id}:${step.index}:${step.task.id}`;
+      if (this.asking.has(key)) continue;
+      this.asking.add(key);
+      try {
+        const now = await status(server, step.task.id);
+        const still = getPlan(this.workflow.state, plan.id);
+        if (!now || still?.phase !== 'blocked' || still.blockedStep !== step.index || this.isRunning(plan.id)) continue;
+        if (!this.workflow.dispatch({ type: 'taskResumed', at: this.now(), planId: plan.id, step: step.index })) continue;
+        this.start(plan.id, { step: step.index });
+        resumed.push(plan.id);
+      } finally {
+        this.asking.delete(key);
+      }
+    }
+    return resumed;
+  }
+
   /** Blocked plan: stops it; the steps not run stay not run. */
   stop(planId: string): string | undefined {
     const plan = getPlan(this.workflow.state, planId);
@@ -600,27 +635,33 @@ export class Gate extends DisposableBase {
   }
 
   /** Starts a run of the plan's tree under one cancellation source, unless one is going on. */
-  private start(planId: string): void {
+  private start(planId: string, resume?: ResumeTask): void {
     const root = rootPlanId(this.workflow.state, planId);
     if (this.runs.has(root)) return; // the running loop picks the change up
     const cts = new CancellationTokenSource();
     this.runs.set(root, cts);
     const settings = this.options.settings();
-    void this.prepare(root)
+    // A resumed task's plan ran before the reload: its checkpoint was taken then, and must not be taken again.
+    void (resume ? Promise.resolve(true) : this.prepare(root))
       .then((ready) =>
         ready
-          ? runPlan(this.workflow, planId, {
-              invoker: this.options.invoker,
-              host: this.host(),
-              classify: (r) => this.classify(r),
-              stepTimeoutMs: settings.stepTimeoutMs,
-              allowCrossServer: settings.allowCrossServer,
-              token: cts.token,
-              now: this.now,
-              newId: this.options.newId,
-              door: this.door,
-              onStepResult: (r) => this._onDidStepResult.fire(r),
-            })
+          ? runPlan(
+              this.workflow,
+              planId,
+              {
+                invoker: this.options.invoker,
+                host: this.host(),
+                classify: (r) => this.classify(r),
+                stepTimeoutMs: settings.stepTimeoutMs,
+                allowCrossServer: settings.allowCrossServer,
+                token: cts.token,
+                now: this.now,
+                newId: this.options.newId,
+                door: this.door,
+                onStepResult: (r) => this._onDidStepResult.fire(r),
+              },
+              resume,
+            )
           : undefined,
       )
       .catch((err: unknown) => {

@@ -3,7 +3,7 @@
  * order, and a way to call a tool. The extension's server registry and the CLI's single connection both
  * implement it; core never sees the SDK.
  */
-import type { StepProgress } from '../workflow/workflow';
+import type { StepProgress, TaskStatus } from '../workflow/workflow';
 import type { ToolResult } from '../base/toolResult';
 
 export interface ServerTools {
@@ -31,6 +31,30 @@ export interface ToolCallOptions {
    * on working (`false`). A caller's own timeout should stand still meanwhile and start afresh afterwards.
    */
   onWaitingForUser?: (waiting: boolean) => void;
+  /** How the call runs as an MCP task (see {@link TaskCallOptions}). */
+  task?: TaskCallOptions;
+}
+
+/** A task's state as the server reported it (`tools/call` answered with a task, then each `tasks/get`). */
+export interface TaskReport {
+  taskId: string;
+  status: TaskStatus;
+  /** The server's status message (untrusted). */
+  message?: string;
+}
+
+/**
+ * MCP tasks (2025-11-25). A tool whose definition says `execution.taskSupport: "required"` is always called as a task;
+ * one that says `"optional"` only when `prefer` is set (a plan step: it gains a resumable call and a real cancel).
+ * Aborting the call's signal sends `tasks/cancel`.
+ */
+export interface TaskCallOptions {
+  /** Call an `optional` tool as a task too (the server must declare `tasks.requests.tools.call`). */
+  prefer?: boolean;
+  /** Do not send `tools/call`: watch this task, created by an earlier call (resumed after a reload), to its end. */
+  resume?: string;
+  /** Told of the task when the server creates it, and at each status poll (every report, changed or not). */
+  onTask?: (task: TaskReport) => void;
 }
 
 export interface ToolInvoker {
@@ -41,4 +65,9 @@ export interface ToolInvoker {
    * call itself failed (timeout, cancelled, connection lost) and its message says which.
    */
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult>;
+  /**
+   * The status of task `taskId` on `server` (`tasks/get`), or undefined when the server does not know it (any more) or
+   * cannot be asked. Absent: the invoker cannot watch tasks, so none is resumed.
+   */
+  taskStatus?(server: string, taskId: string): Promise<TaskReport | undefined>;
 }

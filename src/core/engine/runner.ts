@@ -23,6 +23,7 @@ import {
   planApprovalHash,
   type PlanRecord,
   type StepRecord,
+  type StepTask,
   type WorkflowEvent,
 } from '../workflow/workflow';
 
@@ -119,8 +120,8 @@ export function timeoutMessage(ms: number): string {
  *
  * Resolves with the plan's record when the run returns. Rejects only if the ledger cannot be written.
  */
-export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDeps): Promise<PlanRecord> {
-  await runLoop(workflow, planId, deps);
+export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDeps, resume?: ResumeTask): Promise<PlanRecord> {
+  await runLoop(workflow, planId, deps, resume);
   // A nested plan run on its own (e.g. resumed after a reload): carry on with the plans waiting for it.
   let child = getPlan(workflow.state, planId);
   while (child?.parentId !== undefined && child.parentStep !== undefined) {
@@ -137,9 +138,17 @@ export async function runPlan(workflow: Workflow, planId: string, deps: RunnerDe
   return record;
 }
 
-async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps): Promise<void> {
+/**
+ * A run that starts by watching the task of step `step` again (after `taskResumed`: the step is running, its task the
+ * server still knows), instead of taking the step as held elsewhere.
+ */
+export interface ResumeTask {
+  step: number;
+}
+
+async function runLoop(workflow: Workflow, planId: string, deps: RunnerDeps, resume?: ResumeTask): Promise<void> {
   try {
-    await new PlanRun(workflow, planId, deps).run();
+    await new PlanRun(workflow, planId, deps, resume?.step).run();
   } catch (err) {
     settleAfterError(workflow, planId, err, deps.now ?? Date.now);
   }
@@ -156,6 +165,8 @@ class PlanRun {
     private readonly workflow: Workflow,
     private readonly planId: string,
     private readonly deps: RunnerDeps,
+    /** The running step whose task this run watches first (see {@link ResumeTask}). */
+    private resumeStep?: number,
   ) {
     this.token = deps.token ?? new CancellationTokenSource().token;
     this.now = deps.now ?? Date.now;
@@ -190,9 +201,11 @@ class PlanRun {
         continue;
       }
       const step = currentStep(plan);
+      const resumed = step?.state === 'running' && step.index === this.resumeStep ? step.task : undefined;
+      this.resumeStep = undefined;
       // A step that is not pending is held elsewhere: another run, the user (a confirmation), or a nested plan its
-      // result produced that nobody runs now. Or nothing is left.
-      if (!step || step.state !== 'pending') return;
+      // result produced that nobody runs now. Or nothing is left. Except the step whose task this run resumes.
+      if (!step || (step.state !== 'pending' && !resumed)) return;
       // What runs must be what was approved. The hash covers every step, so check it once per run, not per
       // step (a per-step check made long plans quadratic); the reducer refuses edits after approval anyway.
       if (!this.approvalChecked && plan.approvalHash !== planApprovalHash(plan)) {
@@ -205,6 +218,11 @@ class PlanRun {
         continue;
       }
       this.approvalChecked = true;
+      if (resumed) {
+        // Sent before Plangate stopped, with its approval: only watched now (no tools/call, no confirmation again).
+        await this.call(step.index, step.server ?? plan.origin.server, resumed);
+        continue;
+      }
       if (!this.missingChecked && !(await this.checkMissing())) continue;
       this.missingChecked = true;
       const local = step.call.tool === ASK_USER_TOOL;
@@ -317,7 +335,7 @@ class PlanRun {
     this.dispatch({ type: 'stepSucceeded', step: index, summary: clip(`Answered: ${canonicalJson(answers)}`, 200) });
   }
 
-  private async call(index: number, server: string): Promise<void> {
+  private async call(index: number, server: string, resume?: StepTask): Promise<void> {
     const step = this.plan!.steps[index];
     const timeoutMs = Math.max(1, this.deps.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS);
     const controller = new AbortController();
@@ -374,10 +392,16 @@ class PlanRun {
     let outcome: { result: ToolResult } | { error: unknown };
     arm();
     try {
-      const call = this.door.call(
-        { ...this.doorCall(this.plan!, index), server },
-        { signal: controller.signal, timeoutMs: timeoutMs + 1000, onProgress, onWaitingForUser },
-      );
+      // A task's every status poll is a sign of life: it restarts the step's timeout, as progress does.
+      const options = {
+        signal: controller.signal,
+        timeoutMs: timeoutMs + 1000,
+        onProgress,
+        onWaitingForUser,
+        task: { onTask: () => (settled || controller.signal.aborted ? undefined : arm()) },
+      };
+      const doorCall = { ...this.doorCall(this.plan!, index), server };
+      const call = resume ? this.door.resume(doorCall, resume, options) : this.door.call(doorCall, options);
       outcome = await Promise.race([
         call.then(
           (result) => ({ result }),

@@ -117,6 +117,27 @@ export interface PlanOrigin {
   entrance: Entrance;
 }
 
+/** A task's status as MCP 2025-11-25 names it (`tasks/get`). Terminal: completed, failed, cancelled. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** Every {@link TaskStatus}, for validating what a server or a stored event says. */
+export const TASK_STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+
+/**
+ * The MCP task a step's call runs as (the server answered `tools/call` with a task): its id, the call it belongs to, and
+ * the last status the server reported. Kept in the ledger, so that after a reload the step resumes watching the task
+ * (`tasks/get`, `tasks/result`) instead of coming back as "outcome unknown".
+ */
+export interface StepTask {
+  /** The server's task id (untrusted text). */
+  id: string;
+  /** The door's id of the call that created it (`callSent.callId`). */
+  callId: string;
+  status: TaskStatus;
+  /** The server's status message (untrusted, clipped). */
+  message?: string;
+}
+
 export interface StepProgress {
   progress: number;
   total?: number;
@@ -159,6 +180,8 @@ export interface StepRecord {
   /** What the policy decided for the step at resolution (a deny is marked before approval; the door checks again before it runs). */
   policy?: PolicyRecord;
   progress?: StepProgress;
+  /** The MCP task the step's call runs as, while it runs (and after a reload, until it is resumed or retried). */
+  task?: StepTask;
   /** A short text of the step's result (first text block, truncated). */
   summary?: string;
   error?: string;

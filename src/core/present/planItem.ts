@@ -32,7 +32,7 @@ import { outcomeSentence } from '../workflow/outcome';
 import { lineage } from '../workflow/planTree';
 import { stepHint, summarizeHints } from '../base/toolHints';
 import type { PlanRecord, StepRecord, WorkflowState } from '../workflow/workflow';
-import { phaseLabel, progressText, serverStatusLabel, stepStateText } from './planWords';
+import { phaseLabel, progressText, serverStatusLabel, stepStateText, taskWords } from './planWords';
 import { planTitle } from './workflowWords';
 
 /** What the extension resolved around a plan item, besides the workflow state. */
@@ -284,6 +284,8 @@ export function stepView(
   if (step.unresolved !== undefined) view.unresolved = step.unresolved;
   if (hint) view.hint = hint;
   if (step.state === 'running' && step.progress) view.progress = { ...step.progress };
+  if (step.task && (step.state === 'running' || step.state === 'unknown'))
+    view.task = { id: step.task.id, ...taskWords(step.task, step.state), ...(step.task.message ? { message: step.task.message } : {}) };
   if (step.error) view.error = step.error;
   if (step.summary && step.state === 'ok') view.summary = step.summary;
   if (step.edited) view.proposedArgs = step.proposed.args;

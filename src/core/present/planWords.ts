@@ -3,7 +3,7 @@
  * Pure functions of the reducer's records.
  */
 import type { StepStateView } from '../../shared/protocol';
-import type { PlanOutcome, PlanPhase, PlanRecord } from '../workflow/workflow';
+import type { PlanOutcome, PlanPhase, PlanRecord, StepTask, TaskStatus } from '../workflow/workflow';
 
 const PHASE_TEXT: Record<PlanPhase, string> = {
   awaiting_approval: 'Awaiting approval',
@@ -49,6 +49,27 @@ export function serverStatusLabel(status: string): string {
 /** A step's state in the panel's words. */
 export function stepStateText(state: StepStateView): string {
   return STEP_STATE_TEXT[state];
+}
+
+const TASK_STATUS_TEXT: Record<TaskStatus, string> = {
+  working: 'working',
+  input_required: 'waiting for input',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+/** A step's MCP task in the panel's words: its status, and what Plangate does about it. */
+export function taskWords(task: StepTask, stepState: StepStateView): { statusText: string; note: string } {
+  const statusText = TASK_STATUS_TEXT[task.status] ?? String(task.status);
+  const ended = task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
+  const note =
+    stepState !== 'running'
+      ? 'Was running as a task when Plangate stopped: it is watched again once its server is connected and still knows it.'
+      : ended
+        ? 'The task has ended on the server: Plangate fetches its result.'
+        : 'Runs as a task on the server: Cancel stops it there (tasks/cancel); a window reload watches it again.';
+  return { statusText, note };
 }
 
 /** Where a running plan is: "Running step k of n", else "d of n done". */

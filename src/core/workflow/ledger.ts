@@ -26,6 +26,7 @@ import {
   type WorkflowState,
 } from './workflow';
 import { getSubmission, isSubmissionEvent, submissionEventProblem } from '../forms/submissions';
+import { TASK_STATUSES } from '../plan/plan';
 import { RecentCalls } from './recentCalls';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
@@ -52,7 +53,15 @@ export type Durability = 'now' | 'turn' | 'lossy';
 /** How soon `event`, taking the workflow from `before` to `after`, must be durable (see {@link Durability}). Pure. */
 export function durabilityOf(before: WorkflowState, event: WorkflowEvent, after: WorkflowState): Durability {
   // `restored` settles every plan that was running when Plangate stopped (they wait for the user now).
-  if (event.type === 'callSent' || event.type === 'resourceRead' || event.type === 'restored') return 'now';
+  // A task's id must survive a crash too: after a reload the step resumes watching it (never sends it again).
+  if (
+    event.type === 'callSent' ||
+    event.type === 'resourceRead' ||
+    event.type === 'callTask' ||
+    event.type === 'stepTask' ||
+    event.type === 'restored'
+  )
+    return 'now';
   if (event.type === 'stepProgress') return 'lossy';
   const planId = (event as { planId?: unknown }).planId;
   if (typeof planId !== 'string') return 'turn';
@@ -557,6 +566,13 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
     return typeof e.callId === 'string' && typeof e.server === 'string' && typeof e.uri === 'string'
       ? undefined
       : 'resourceRead needs an id, a server and a URI';
+  if (type === 'callTask' || type === 'stepTask') {
+    if (typeof e.callId !== 'string' || typeof e.server !== 'string' || typeof e.taskId !== 'string')
+      return `${type} needs a call id, a server and a task id`;
+    if (!(TASK_STATUSES as readonly unknown[]).includes(e.status)) return `${type}.status is not a task status`;
+    if (e.message !== undefined && typeof e.message !== 'string') return `${type}.message is not a string`;
+    if (type === 'callTask') return undefined;
+  }
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;
@@ -605,6 +621,8 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
     case 'stepFailed':
       return step() ?? need('error', isString, 'a string');
     case 'confirmRequested':
+    case 'stepTask':
+    case 'taskResumed':
     case 'stepSkipped':
     case 'retryRequested':
       return step();

@@ -59,6 +59,7 @@ export class RecentCalls {
       while (this.byId.size > this.max) this.byId.delete(this.byId.keys().next().value!);
       return true;
     }
+    if (event.type === 'callTask') return false; // the task's id and status are on the record; the list shows the outcome
     const call = this.byId.get(event.callId);
     if (!call) return false;
     this.byId.set(event.callId, {

@@ -23,7 +23,9 @@ import type {
   StepProgress,
   StepRecord,
   StepState,
+  TaskStatus,
 } from '../plan/plan';
+import { TASK_STATUSES } from '../plan/plan';
 import {
   canApplySubmission,
   isSubmissionEvent,
@@ -34,23 +36,34 @@ import {
 } from '../forms/submissions';
 
 // The records' types live in plan.ts (approval.ts and submissions.ts need them without importing the reducer).
-export type { Entrance, PlanOrigin, PlanOutcome, PlanPhase, PlanRecord, StepProgress, StepRecord, StepState } from '../plan/plan';
+export type {
+  Entrance,
+  PlanOrigin,
+  PlanOutcome,
+  PlanPhase,
+  PlanRecord,
+  StepProgress,
+  StepRecord,
+  StepState,
+  StepTask,
+  TaskStatus,
+} from '../plan/plan';
 
 /** Where a step runs, as resolution found it: on a server (with its tool's definition hash), locally, or nowhere. */
 export type StepResolutionRecord = { server: string; crossServer: boolean; toolHash?: string; policy?: PolicyRecord } | { missing: string };
 
 /**
- * The ledger's record of one request that left Plangate: a tool call (see door.ts) or a read of a linked resource
- * (engine/linkedResource.ts). Kept in the ledger, never part of a plan's state.
+ * The ledger's record of one request that left Plangate: a tool call (see door.ts), its task's progress, or a read of
+ * a linked resource (engine/linkedResource.ts). Kept in the ledger, never part of a plan's state.
  */
-export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' | 'resourceRead' }>;
+export type CallRecordEvent = Extract<WorkflowEvent, { type: 'callSent' | 'callEnded' | 'callTask' | 'resourceRead' }>;
 
 /** Every event that changes plans or submissions: what listeners of the workflow hear about. */
 export type StateEvent = Exclude<WorkflowEvent, CallRecordEvent>;
 
 /** True for the ledger's call records (they change no state). */
 export function isCallRecord(event: WorkflowEvent): event is CallRecordEvent {
-  return event.type === 'callSent' || event.type === 'callEnded' || event.type === 'resourceRead';
+  return event.type === 'callSent' || event.type === 'callEnded' || event.type === 'callTask' || event.type === 'resourceRead';
 }
 
 /** Which path a tool call left Plangate by (core/base/entrance.ts). */
@@ -145,6 +158,31 @@ export type WorkflowEvent =
    * `callId`: the read's own id (the ledger's compaction drops it with the rest of settled history).
    */
   | { type: 'resourceRead'; at: number; callId: string; server: string; uri: string }
+  /**
+   * The server runs call `callId` (not a plan step's) as an MCP task (`tools/call` answered with a task), or reported a
+   * new status of it: recorded by the door when the task is created and whenever its status or message changes.
+   */
+  | { type: 'callTask'; at: number; callId: string; server: string; taskId: string; status: TaskStatus; message?: string }
+  /**
+   * The same for the call of a plan step: the step keeps the task, so that after a reload it resumes watching it
+   * rather than coming back as "outcome unknown".
+   */
+  | {
+      type: 'stepTask';
+      at: number;
+      planId: string;
+      step: number;
+      callId: string;
+      server: string;
+      taskId: string;
+      status: TaskStatus;
+      message?: string;
+    }
+  /**
+   * After a reload, the server still knows the task of the step the plan is blocked on (its outcome was unknown): the
+   * step runs again, watched rather than sent (`tasks/get`, then `tasks/result`); nothing is sent twice.
+   */
+  | { type: 'taskResumed'; at: number; planId: string; step: number }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
   | { type: 'stepSucceeded'; at: number; planId: string; step: number; summary: string; childPlanId?: string }
@@ -190,6 +228,9 @@ export const WORKFLOW_EVENTS = {
   callSent: { planLocal: true },
   callEnded: { planLocal: true },
   resourceRead: { planLocal: true },
+  callTask: { planLocal: true },
+  stepTask: { planLocal: true },
+  taskResumed: { planLocal: true },
   planReceived: { planLocal: true },
   argsEdited: { planLocal: true },
   skipMarked: { planLocal: true },
@@ -326,6 +367,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     return typeof event.callId === 'string' && typeof event.server === 'string' && typeof event.uri === 'string'
       ? undefined
       : 'A resource read needs an id, a server and a URI.';
+  if (event.type === 'callTask') return taskRecordProblem(event);
 
   const plan = getPlan(state, event.planId);
   if (!plan) return `There is no plan '${String(event.planId)}'.`;
@@ -386,6 +428,21 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       );
     case 'stepProgress':
       return phaseIs('executing') ?? stepIs('running');
+    case 'stepTask':
+      return (
+        taskRecordProblem(event) ??
+        phaseIs('executing') ??
+        stepIs('running') ??
+        (step!.task && step!.task.id !== event.taskId ? `${stepName} runs as another task.` : undefined)
+      );
+    case 'taskResumed':
+      if (!step!.task) return `${stepName} did not run as a task, so there is no task to resume.`;
+      if (isTerminalTask(step!.task.status)) return `${stepName}: its task had already ended (${step!.task.status}).`;
+      return (
+        phaseIs('blocked') ??
+        (event.step === plan.blockedStep ? undefined : `${name} is blocked on step ${(plan.blockedStep ?? 0) + 1}, not on this one.`) ??
+        stepIs('unknown')
+      );
     case 'stepSucceeded':
       return phaseIs('executing') ?? stepIs('running') ?? waitingOnChild(state, step!, stepName);
     case 'stepFailed': {
@@ -426,6 +483,27 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
     default:
       return assertNever(event, 'workflow event');
   }
+}
+
+/** What is wrong with a task record's ids and status (undefined: nothing). */
+function taskRecordProblem(event: {
+  callId: unknown;
+  server: unknown;
+  taskId: unknown;
+  status: unknown;
+  message?: unknown;
+}): string | undefined {
+  if (typeof event.callId !== 'string' || typeof event.server !== 'string' || typeof event.taskId !== 'string' || event.taskId === '')
+    return 'A task record needs the call id, the server and the task id.';
+  if (!(TASK_STATUSES as readonly unknown[]).includes(event.status))
+    return `A task record's status must be one of ${TASK_STATUSES.join(', ')}.`;
+  if (event.message !== undefined && typeof event.message !== 'string') return "A task record's message must be text.";
+  return undefined;
+}
+
+/** Whether a task with this status has ended (its result, if any, is ready). */
+export function isTerminalTask(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 function canReceive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'planReceived' }>): string | undefined {
@@ -596,10 +674,29 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
         summary: undefined,
         progress: undefined,
         childPlanId: undefined,
+        task: undefined,
       }));
       break;
     case 'stepProgress':
       next = withStep(plan, event.step, (s) => ({ ...s, progress: event.progress }));
+      break;
+    case 'stepTask': {
+      const task = {
+        id: event.taskId,
+        callId: event.callId,
+        status: event.status,
+        ...(event.message !== undefined ? { message: event.message } : {}),
+      };
+      next = withStep(plan, event.step, (s) => ({ ...s, task }));
+      break;
+    }
+    case 'taskResumed':
+      next = {
+        ...withStep(plan, event.step, (s) => ({ ...s, state: 'running', error: undefined, endedAt: undefined })),
+        phase: 'executing',
+        blockedStep: undefined,
+        blockedReason: undefined,
+      };
       break;
     case 'stepSucceeded':
       next = settle(
@@ -843,7 +940,10 @@ function restoreAll(state: WorkflowState): WorkflowState {
       changed = true;
       blockedOn ??= {
         index: s.index,
-        reason: `Step ${s.index + 1} (${stepLabel(s)}) was running when Plangate stopped; its outcome is unknown. Retry runs it again; Skip or Stop leave it as it is.`,
+        reason:
+          s.task && !isTerminalTask(s.task.status)
+            ? `Step ${s.index + 1} (${stepLabel(s)}) was running as task ${s.task.id} when Plangate stopped. Plangate watches the task again once its server is connected and still knows it; until then its outcome is unknown (Retry runs it again; Skip or Stop leave it as it is).`
+            : `Step ${s.index + 1} (${stepLabel(s)}) was running when Plangate stopped; its outcome is unknown. Retry runs it again; Skip or Stop leave it as it is.`,
       };
       return { ...s, state: 'unknown', error: INTERRUPTED_STEP_ERROR, progress: undefined };
     });

@@ -10,6 +10,7 @@ import type {
   StepHint,
   StepChangeView,
   StepStateView,
+  StepTaskView,
   StepView,
   ToolSummaryView,
 } from '../../shared/protocol';
@@ -141,6 +142,7 @@ export function renderStep(plan: PlanHeadView, step: StepView, nested: NestedPla
       ),
     );
   }
+  if (step.task) li.append(renderTask(step.index, step.task));
   if (step.error) li.append(h('div', { class: 'step-error', role: 'alert' }, icon('error'), ' ', visible(clip(step.error, 4000))));
   if (step.summary) li.append(renderSummary(step.summary));
   if (step.links?.length)
@@ -161,6 +163,19 @@ export function renderStep(plan: PlanHeadView, step: StepView, nested: NestedPla
   const child = step.childPlanId && shown.current?.item.plans[step.childPlanId];
   if (child) li.append(nested(child));
   return li;
+}
+
+/** The MCP task a step runs as: the server's status and message as they come (a live region), its id, what Cancel does. */
+function renderTask(index: number, task: StepTaskView): HTMLElement {
+  return h(
+    'div',
+    { class: 'step-task', role: 'status', aria: { label: `Step ${index + 1} task`, live: 'polite' } },
+    icon('tasklist'),
+    ' ',
+    h('span', { class: 'step-task-status' }, `Task ${task.statusText}`),
+    task.message ? h('span', { class: 'step-task-message' }, ` — ${visible(clip(task.message, 500))}`) : null,
+    h('div', { class: 'step-task-note', title: `Task id: ${visible(clip(task.id, 200))}` }, task.note),
+  );
 }
 
 /**
