@@ -553,6 +553,10 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
   if (type === 'restored') return undefined;
   if (isSubmissionEvent({ type })) return submissionEventProblem(e);
   if (type === 'callSent' || type === 'callEnded') return callRecordProblem(type, e);
+  if (type === 'samplingDecided')
+    return typeof e.samplingId === 'string' && typeof e.server === 'string' && typeof e.outcome === 'string' && isObject(e.request)
+      ? undefined
+      : 'samplingDecided needs samplingId, server, outcome and request';
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;
