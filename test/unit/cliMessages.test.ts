@@ -57,7 +57,10 @@ describe('the CLI in words', { concurrency: 4 }, () => {
     const help = await runCli(['run', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /\[--sampling decline\|ask\]/);
-    assert.match(help.stdout, /--sampling MODE {4}what a server's sampling request .* "decline"\n\s+\(default: refused, with a line on stderr\) or "ask"/);
+    assert.match(
+      help.stdout,
+      /--sampling MODE {4}what a server's sampling request .* "decline"\n\s+\(default: refused, with a line on stderr\) or "ask"/,
+    );
   });
 
   it('--policy with a file that is not there says so and what the file should hold, not a raw ENOENT (exit 2)', async () => {
