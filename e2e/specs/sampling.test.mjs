@@ -24,7 +24,7 @@ const vs = useVSCode({
 
 test('a sampling request is its own panel item: who asks, from which call, the marked text; no model: Decline, and the server gets the refusal', async () => {
   await waitForServerRunning(vs, 'everything');
-  const web = await callTool(vs, 'trigger-sampling-request', {
+  const web = await callTool(vs, 'Trigger Sampling Request Tool', {
     fill: async (form) => {
       await form.getByLabel(/^prompt/).fill('name a colour \u202eevil');
     },
