@@ -5,7 +5,7 @@
  * roots, the sandbox runtime beside the CLI, and the connection's log on stderr with `--verbose` (what a sandbox
  * refused is shown even without it: the user widens a rule knowingly).
  */
-import { ServerConnection, type ElicitHandler } from '../mcp/connection';
+import { ServerConnection, type ElicitHandler, type SamplingHandler } from '../mcp/connection';
 import type { ResolvedServer } from '../mcp/config';
 import { listenForRedirect } from '../mcp/oauth/loopback';
 import { FileOAuthStore, MemoryOAuthStore } from '../mcp/oauth/store';
@@ -30,6 +30,8 @@ export interface CliConnectionOptions {
   roots?: string[];
   /** Answers the server's elicitation requests (without: declined). */
   elicit?: ElicitHandler;
+  /** Answers the server's sampling requests (without: the client does not declare sampling). */
+  sampling?: SamplingHandler;
 }
 
 /** A connection to `config`, not started yet. */
@@ -56,6 +58,7 @@ export function cliConnection(config: ResolvedServer, options: CliConnectionOpti
     sandbox: { srtPath: srtCliPath(__dirname), unsandboxedHint: 'To start it unsandboxed, run without --sandbox.' },
     roots: options.roots && directoryRoots(options.roots),
     elicit: options.elicit,
+    sampling: options.sampling,
   });
   if (options.verbose) connection.onLog((e) => out.error(`[${e.server} ${e.level}] ${safeText(e.text, { max: 2000 })}`));
   else if (config.type === 'stdio' && config.sandbox)

@@ -39,6 +39,7 @@ async function loadSandbox(arg: string): Promise<SandboxRules> {
   return sandboxRules(parsed.block, 'requested');
 }
 import { splitCommandLine } from './splitCommandLine';
+import { CLI_SAMPLING_MODES, type CliSamplingMode } from './samplingHandler';
 import { validateCommand } from './validateCommand';
 
 export const VERSION: string = packageVersion;
@@ -56,7 +57,7 @@ const USAGE_VALIDATE = `plangate validate [FILE|-] [--json] [--lenient]
 const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool NAME [--args JSON] [--yes]
              [--answer NAME=VALUE]... [--timeout SECONDS] [--name NAME] [--json]
              [--client-id ID [--client-secret S]] [--client-metadata-url URL] [--token-store FILE]
-             [--sandbox FILE|on] [--root DIR]...
+             [--sandbox FILE|on] [--root DIR]... [--sampling decline|ask]
   Calls TOOL on one MCP server, shows the plan it returns (instruction, safety, steps), asks "Proceed?" and runs
   the approved steps in order, a line per step, then lists the files the plan changed in the current folder (compared
   with a checkpoint taken before the first step). Every step's tool must be on the same server.
@@ -97,6 +98,10 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
                      too when present. A step the policy denies is not sent (the run stops with the rule's reason);
                      a call it asks about is asked on the terminal (--yes allows it)
+  --sampling MODE    what a server's sampling request (it asks for a language model's answer) gets: "decline"
+                     (default: refused, with a line on stderr) or "ask": the request is shown on the terminal and
+                     the answer you type goes back (an empty answer declines; --yes does not answer it). A rule of
+                     --policy with "entrance": "sampling" and "decision": "deny" refuses it without asking
   Exit 0: the plan completed, or the result was not a plan (it is printed). 1: a step failed, the plan was
   rejected, its status is not ok, or a tool is missing. 2: usage, connection or server error before any step ran.`;
 
@@ -118,7 +123,7 @@ const USAGE_SERVERS = `plangate servers [--json]
 const USAGE_POLICY = `plangate policy check [FILE] [--json]
   Validates a policy file (default ./.vscode/plangate-policy.json): each problem as file:line:column.
   Exit 0: no errors (warnings are printed). 1: errors. 2: the file cannot be read.
-plangate policy explain --server S --tool T [--args JSON] [--entrance plan|agent|call|app|recovery]
+plangate policy explain --server S --tool T [--args JSON] [--entrance plan|agent|call|app|recovery|sampling]
                         [--annotations JSON] [--meta JSON] [--sandboxed] [--user FILE] [--file FILE] [--json]
   Prints the decision for one call (allow, ask or deny), the rule that won and every rule that matched, under
   ./.vscode/plangate-policy.json (or --file) and your rules (--user: a file holding plangate.policy's value).
@@ -326,6 +331,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       json: { type: 'boolean' },
       ledger: { type: 'string' },
       policy: { type: 'string' },
+      sampling: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -345,8 +351,16 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     ledger: values.ledger,
     interactive: isInteractive(),
     policy: await loadRunPolicy(values.policy),
+    sampling: samplingMode(values.sampling),
   };
   return runCommand(options, out());
+}
+
+/** `--sampling MODE` (default decline). */
+function samplingMode(value: string | undefined): CliSamplingMode {
+  if (value === undefined) return 'decline';
+  if ((CLI_SAMPLING_MODES as readonly string[]).includes(value)) return value as CliSamplingMode;
+  fail('run', `--sampling must be ${CLI_SAMPLING_MODES.join(' or ')}, not '${safeText(value, { max: 40 })}'`);
 }
 
 /** `--root DIR`s as absolute paths; each must be a directory. */

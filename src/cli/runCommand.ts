@@ -24,6 +24,7 @@ import {
   isTerminalTask,
   planApprovalHash,
   type PlanRecord,
+  type SamplingRecord,
   type StepRecord,
   type WorkflowState,
 } from '../core/workflow/workflow';
@@ -36,6 +37,7 @@ import { nodeRealPath } from '../node/realPath';
 import { CliRunnerHost, TerminalGateHost } from './cliRunnerHost';
 import { ConnectionInvoker } from './connectionInvoker';
 import { elicitHandler } from './elicitHandler';
+import { cliSamplingHandler, type CliSamplingMode } from './samplingHandler';
 import type { Output } from './output';
 import { Prompter } from './prompter';
 import { renderPlan, stepTitle } from './renderPlan';
@@ -87,6 +89,8 @@ export interface RunOptions {
   policy?: PolicyRules;
   /** `--sandbox FILE|on`: run the stdio server in a sandbox with these rules (VS Code's `sandbox` block, defaults merged). */
   sandbox?: SandboxRules;
+  /** `--sampling decline|ask`: what a server's sampling request gets (default: declined, with a line on stderr). */
+  sampling?: CliSamplingMode;
 }
 
 const one = (text: unknown, max = 300) => safeText(text, { max });
@@ -257,9 +261,19 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   const config = serverConfig(options);
   const prompter = options.interactive ? new Prompter(out) : undefined;
   const cancel = new CancellationTokenSource();
+  // Sampling records wait for the run's ledger, which opens once the server is up (a request comes during a call).
+  const samplingRecords: SamplingRecords = { pending: [] };
+  const sampling = cliSamplingHandler({
+    out,
+    mode: options.sampling ?? 'decline',
+    prompter,
+    policy: options.policy,
+    sandboxed: () => connection.sandboxed,
+    record: (event) => (samplingRecords.workflow ? samplingRecords.workflow.dispatch(event) : samplingRecords.pending.push(event)),
+  });
   const connection = cliConnection(
     config,
-    { ...options, verbose: options.verbose === true, elicit: elicitHandler({ out, prompter, yes: options.yes }) },
+    { ...options, verbose: options.verbose === true, elicit: elicitHandler({ out, prompter, yes: options.yes }), sampling },
     out,
   );
 
@@ -278,7 +292,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<numb
   process.on('SIGINT', onSigint);
   const cleanups: (() => void)[] = [];
   try {
-    return await run(options, out, connection, prompter, cancel, cleanups);
+    return await run(options, out, connection, prompter, cancel, cleanups, samplingRecords);
   } finally {
     process.off('SIGINT', onSigint);
     prompter?.close();
@@ -339,6 +353,12 @@ function printResult(out: Output, result: ToolResult): void {
   if (!printed) out.info('(the result is empty)');
 }
 
+/** Where the run's sampling records go: held until the run's ledger is open. */
+interface SamplingRecords {
+  workflow?: Workflow;
+  pending: SamplingRecord[];
+}
+
 async function run(
   options: RunOptions,
   out: Output,
@@ -346,6 +366,7 @@ async function run(
   prompter: Prompter | undefined,
   cancel: CancellationTokenSource,
   cleanups: (() => void)[],
+  samplingRecords: SamplingRecords,
 ): Promise<number> {
   const server = connection.name;
   const fail2 = (message: string) => {
@@ -387,6 +408,8 @@ async function run(
   } else {
     workflow = new Workflow(new MemoryLedgerSink());
   }
+  samplingRecords.workflow = workflow;
+  for (const event of samplingRecords.pending.splice(0)) workflow.dispatch(event);
   // The engine the panel uses: one Gate (with its one door) takes the planning call in, approves and runs; the terminal
   // answers what the run waits on (TerminalGateHost), as the panel's buttons do.
   const invoker = new ConnectionInvoker(connection);

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CreateMessageResult, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -58,6 +58,17 @@ export interface LogEntry {
   level: LogLevel;
   text: string;
 }
+/**
+ * Answers a server's `sampling/createMessage` request (core/engine/sampling.ts): `calls` are the tool calls in flight on
+ * that server when it asked; `signal` aborts when the server cancels. Rejects with the refusal the server gets.
+ */
+export type SamplingHandler = (
+  server: string,
+  params: unknown,
+  calls: readonly string[],
+  signal: AbortSignal,
+) => Promise<CreateMessageResult>;
+
 /** Answers a server's elicitation request (the UI or CLI asks the user). */
 export type ElicitHandler = (server: string, params: ElicitParams) => Promise<ElicitAnswer>;
 
@@ -90,6 +101,8 @@ export interface ConnectionOptions {
   roots?: RootsSource;
   /** Answers elicitation requests (unless a connection's own {@link ServerConnection.onElicit} does); without either, they are declined. */
   elicit?: ElicitHandler;
+  /** Answers sampling requests; given, the client declares `sampling` (without it, servers do not send them). */
+  sampling?: SamplingHandler;
 }
 
 /** Where srt is, whether a sandbox can be had, and whether the user lets a server start unsandboxed anyway. */
@@ -220,6 +233,8 @@ export class ServerConnection {
   onElicit?: ElicitHandler;
   /** Elicitation requests being answered now, and the calls in flight that hear when that count leaves or reaches 0. */
   private asking = 0;
+  /** The tools being called now, one entry per call: a sampling request names the call it came from. */
+  private readonly inFlight: string[] = [];
   private readonly waitListeners = new Set<(waiting: boolean) => void>();
 
   /** The subscription to the roots' changes (disposed with the connection). */
@@ -393,6 +408,7 @@ export class ServerConnection {
       onWaitingForUser?.(now);
     };
     this.waitListeners.add(onWait);
+    this.inFlight.push(name);
     arm();
     const asTask = options.task?.resume !== undefined || this.callsAsTask(name, options.task?.prefer === true);
     // A task already created is watched on a retry after sign-in, never created again (nothing is sent twice).
@@ -452,6 +468,7 @@ export class ServerConnection {
     } finally {
       clearTimeout(timer);
       this.waitListeners.delete(onWait);
+      this.inFlight.splice(this.inFlight.indexOf(name), 1);
     }
   }
 
@@ -577,6 +594,17 @@ export class ServerConnection {
         },
         log: (level, text) => this.log(level, text),
         roots: this.options.roots && (() => this.options.roots!.roots()),
+        // The user's review of a sampling request is a wait for the user, like an elicitation form: timeouts stand still.
+        sampling:
+          this.options.sampling &&
+          (async (params, signal) => {
+            this.setAsking(+1);
+            try {
+              return await this.options.sampling!(this.name, params, [...new Set(this.inFlight)], signal);
+            } finally {
+              this.setAsking(-1);
+            }
+          }),
       });
       Object.assign(session, { client, transport });
       await client.connect(transport, { timeout });

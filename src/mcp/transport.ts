@@ -12,12 +12,14 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
+  type CreateMessageResult,
   type ElicitRequest,
   type Implementation,
   type Tool,
@@ -73,6 +75,11 @@ export interface ClientHooks {
   log(level: LogLevel, text: string): void;
   /** The roots to answer `roots/list` with; given, the client declares `roots` (with listChanged). */
   roots?: () => readonly McpRoot[];
+  /**
+   * Answers `sampling/createMessage`; given, the client declares `sampling`. It resolves with the result or rejects with
+   * an error whose `code` and `message` the server gets as they are (core/engine/sampling.ts's refusal).
+   */
+  sampling?: (params: unknown, signal: AbortSignal) => Promise<CreateMessageResult>;
 }
 
 /** A Client that answers elicitation, follows tools/list_changed and forwards server log messages. */
@@ -85,6 +92,7 @@ export function createClient(info: Implementation, hooks: ClientHooks): Client {
     capabilities: {
       elicitation: hooks.urlElicitation ? { form: {}, url: {} } : { form: {} },
       ...(roots && { roots: { listChanged: true } }),
+      ...(hooks.sampling && { sampling: {} }),
       extensions: APPS_CAPABILITY,
     },
     jsonSchemaValidator: tolerantValidator(),
@@ -96,6 +104,8 @@ export function createClient(info: Implementation, hooks: ClientHooks): Client {
       return { roots: list };
     });
   }
+  const sampling = hooks.sampling;
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     const handler = hooks.elicitHandler();
     if (!handler) {

@@ -9,7 +9,11 @@ import { Door, type CallAsk, type CallAskAnswer } from '../core/engine/door';
 import { Gate } from '../core/engine/gate';
 import { FilesEngine } from '../core/files/engine';
 import type { Workflow } from '../core/workflow/ledger';
-import type { ElicitHandler } from '../mcp/connection';
+import type { ElicitHandler, SamplingHandler } from '../mcp/connection';
+import type { SamplingUser } from '../core/engine/sampling';
+import { SamplingRefusal } from '../core/engine/sampling';
+import { extensionSampling, type SamplingAsks } from './sampling';
+import { SamplingFeature } from './panel/samplingFeature';
 import { ServerRegistry } from '../mcp/registry';
 import { srtCliPath } from '../mcp/sandbox';
 import { openFileLedger, type OpenedLedger } from '../node/fileLedger';
@@ -65,6 +69,10 @@ export interface EngineAsks {
   calls: Broker<(ask: CallAsk) => Promise<CallAskAnswer>>;
   /** Servers' elicitation requests: unanswered, declined. */
   elicitations: Broker<ElicitHandler>;
+  /** Servers' sampling requests (served once the policy and the ledger exist): unanswered, refused. */
+  sampling: Broker<SamplingHandler>;
+  /** The panel's sampling items (samplingFeature.ts): unanswered, declined. */
+  samplingUser: SamplingAsks;
 }
 
 /** Where the extension shows things: the panel and the parts that put items in it. */
@@ -87,17 +95,36 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   const asks: EngineAsks = {
     calls: new Broker<(ask: CallAsk) => Promise<CallAskAnswer>>(async () => ({ answer: 'cancelled' })),
     elicitations: new Broker<ElicitHandler>(async () => ({ action: 'decline' })),
+    sampling: new Broker<SamplingHandler>(async () => {
+      throw new SamplingRefusal('Plangate is still starting');
+    }),
+    samplingUser: {
+      approvals: new Broker<SamplingUser['approve']>(async () => ({ action: 'decline', reason: 'the Plangate panel is not open' })),
+      reviews: new Broker<SamplingUser['review']>(async () => ({ action: 'decline', reason: 'the Plangate panel is not open' })),
+    },
   };
   const servers = new ServerRegistry({
     urlElicitation: true,
     roots,
     elicit: asks.elicitations.ask,
+    sampling: asks.sampling.ask,
     oauth: oauthSupport(context.secrets),
     sandbox: { srtPath: srtCliPath(__dirname), allowUnsandboxed: () => sandboxSettings().allowUnsandboxed },
   });
   const configs = new ServerConfigs(context.secrets, log);
   // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
   const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
+  // A server's sampling request: the policy's `sampling` entrance, the panel's items, VS Code's models, the ledger.
+  context.subscriptions.push(
+    asks.sampling.serve(
+      extensionSampling({
+        asks: asks.samplingUser,
+        policy: (call) => policy.verdict(call),
+        sandboxed: (server) => servers.get(server)?.sandboxed === true,
+        record: (event) => void workflow.dispatch(event),
+      }),
+    ),
+  );
   // In dependency order: the door, then the files engine (its previews go through the door), then the gate (which
   // checkpoints through the files engine before a plan's first step).
   const door = new Door(servers, workflow, {
@@ -171,6 +198,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const apps = new AppHost({ servers, door: gate.door, panel: appPanel(webview, items), collect, log, state: context.workspaceState });
   const caller = new ToolCaller(servers, gate, items, context.workspaceState, log, collect, apps);
   const cardFeature = new CardFeature(items);
+  const samplingFeature = new SamplingFeature(items);
   const forms = new CollectFeature(items, collect, apps);
   const features = {
     plan: new PlanFeature({
@@ -193,6 +221,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
       formOpen: (id) => forms.formOpen(id),
       warn: (message) => log.warn(message),
     }),
+    sampling: samplingFeature,
   };
   const resources = new LinkedResources(servers, workflow, log);
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
@@ -200,6 +229,8 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const cards = new PolicyCards(asks.calls, cardFeature, policy, log);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
+    asks.samplingUser.approvals.serve((ask, signal) => samplingFeature.approve(ask, signal)),
+    asks.samplingUser.reviews.serve((ask, answer, signal) => samplingFeature.review(ask, answer, signal)),
     planFiles,
     apps,
     resources,

@@ -15,6 +15,7 @@ import type { CallCardAnswer, ItemKind, PanelItems } from './panel/panelItems';
 import { PanelUpdates } from './panel/panelUpdates';
 import type { PanelWebview } from './panel/panelWebview';
 import type { PlanFeature } from './panel/planFeature';
+import type { SamplingFeature } from './panel/samplingFeature';
 
 /** The panel's features, one per kind of item. */
 export interface PanelFeatures {
@@ -23,6 +24,7 @@ export interface PanelFeatures {
   collect: CollectFeature;
   cards: CardFeature;
   apps: AppsFeature;
+  sampling: SamplingFeature;
 }
 
 export interface PlanPanelDeps {
@@ -46,7 +48,7 @@ export class PlanPanel extends DisposableBase {
     const { webview, items, features } = deps;
     const all: PanelFeature[] = Object.values(features);
     this.byKind = Object.fromEntries(all.flatMap((f) => f.kinds.map((k) => [k, f]))) as Record<ItemKind, PanelFeature>;
-    const { plan, callForm, collect, cards, apps } = features;
+    const { plan, callForm, collect, cards, apps, sampling } = features;
     // Every intent has exactly one handler: the type says so (a missing one, or a key spelled wrong, does not compile).
     this.intents = {
       ready: () => {
@@ -64,6 +66,7 @@ export class PlanPanel extends DisposableBase {
       ...collect.intents,
       ...cards.intents,
       ...apps.intents,
+      ...sampling.intents,
     };
     this.updates = new PanelUpdates(webview, () => this.snapshot());
     this._register({ dispose: () => this.updates.dispose() });

@@ -53,6 +53,16 @@ describe('the CLI in words', { concurrency: 4 }, () => {
     assert.match(unknown.stderr, /the commands are validate, run, tools, revert, servers and policy/);
   });
 
+  it('run --help documents --sampling: declined by default, ask on the terminal', async () => {
+    const help = await runCli(['run', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /\[--sampling decline\|ask\]/);
+    assert.match(
+      help.stdout,
+      /--sampling MODE {4}what a server's sampling request .* "decline"\n\s+\(default: refused, with a line on stderr\) or "ask"/,
+    );
+  });
+
   it('--policy with a file that is not there says so and what the file should hold, not a raw ENOENT (exit 2)', async () => {
     const missing = join(ws.dir, 'no-such-rules.json');
     const r = await runCli(['run', '--server', 'node server.js', '--tool', 't', '--policy', missing]);

@@ -2,6 +2,8 @@
 // policy's name for a call by its path — the names the ledger and users' rules hold, so each row is pinned here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   callEntranceOf,
   policyEntranceOf,
@@ -40,6 +42,11 @@ test("the policy's name for a call by its path: steps and previews are the plan'
     assert.equal(stepPolicyEntrance(origin), 'plan', String(origin));
 });
 
-test('the entrances a rule may name are the five of the README, in its order', () => {
-  assert.deepEqual(POLICY_ENTRANCES, ['plan', 'agent', 'call', 'app', 'recovery']);
+test('the entrances a rule may name are the six of the README and the policy schema, in their order', () => {
+  assert.deepEqual(POLICY_ENTRANCES, ['plan', 'agent', 'call', 'app', 'recovery', 'sampling']);
+  const schema = JSON.parse(readFileSync(join(__dirname, '../../schema/plangate-policy.schema.json'), 'utf8')) as {
+    definitions: { entrance: { enum: string[]; enumDescriptions: string[] } };
+  };
+  assert.deepEqual(schema.definitions.entrance.enum, POLICY_ENTRANCES);
+  assert.equal(schema.definitions.entrance.enumDescriptions.length, POLICY_ENTRANCES.length);
 });

@@ -51,6 +51,7 @@ function setup() {
     collect: { ...idle, kinds: ['collectForm'] },
     cards,
     apps: { ...idle, kinds: ['result'] },
+    sampling: { ...idle, kinds: ['sampling'] },
   } as unknown as PanelFeatures;
   const panel = new PlanPanel({
     webview,

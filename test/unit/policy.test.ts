@@ -236,7 +236,10 @@ describe('parsing', () => {
     assert.match(bad({ args: [{ path: '$.a' }] }).problems[0]!.message, /tests nothing/);
     assert.match(bad({ args: [{ path: '$.[', glob: 'x' }] }).problems[0]!.message, /JSON path/);
     assert.match(bad({ args: [{ path: '$.a', pattern: '(' }] }).problems[0]!.message, /not a valid regular expression/);
-    assert.match(bad({ entrance: ['chat'] }).problems[0]!.message, /"entrance" must be one or more of plan, agent, call, app, recovery/);
+    assert.match(
+      bad({ entrance: ['chat'] }).problems[0]!.message,
+      /"entrance" must be one or more of plan, agent, call, app, recovery, sampling/,
+    );
     assert.deepEqual(bad({ entrance: 'agent' }).rules[0]!.entrance, ['agent']);
     const dup = parsePolicyValue({ rules: [rule('same', 'deny'), rule('same', 'allow')] }, 'user');
     assert.equal(dup.rules.length, 1);

@@ -76,7 +76,7 @@ describe('plangate policy explain', () => {
     assert.equal(JSON.parse(mine.stdout).decision, 'allow');
     const bad = await runCli(['policy', 'explain', '--server', 'fs', '--tool', 'x', '--entrance', 'chat'], { cwd: dir });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--entrance must be one of plan, agent, call, app, recovery/);
+    assert.match(bad.stderr, /--entrance must be one of plan, agent, call, app, recovery, sampling/);
   });
 });
 

@@ -729,7 +729,7 @@ describe('reading a policy', () => {
     assert.deepEqual(message({ entrance: [] }).slice(1), [['rules', 0, 'entrance'], 'error', 0]);
     assert.deepEqual(message({ entrance: 5 }).slice(1), [['rules', 0, 'entrance'], 'error', 0]);
     assert.deepEqual(message({ entrance: ['plan', 'chat'] }), [
-      'Rule \'x\': "entrance" must be one or more of plan, agent, call, app, recovery.',
+      'Rule \'x\': "entrance" must be one or more of plan, agent, call, app, recovery, sampling.',
       ['rules', 0, 'entrance'],
       'error',
       0,

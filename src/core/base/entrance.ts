@@ -16,14 +16,20 @@ export type CallEntrance = 'step' | 'call' | 'agent' | 'replan' | 'preview' | 'c
 /**
  * The entrance a call comes by, as rules name it: a plan's step (and its dry-run preview), the chat agent's call
  * through a gated server, Call Tool (and the other buttons that show the call: an ask form's answer, a collect
- * form's Submit), a call an MCP App makes, a recovery action's step.
+ * form's Submit), a call an MCP App makes, a recovery action's step, and a server's `sampling/createMessage` request
+ * (no tool call: the server asks Plangate to run a language model for it; a rule's `tool` then matches the tool call in
+ * flight on that server, if there is one).
  */
-export type PolicyEntrance = 'plan' | 'agent' | 'call' | 'app' | 'recovery';
+export type PolicyEntrance = 'plan' | 'agent' | 'call' | 'app' | 'recovery' | 'sampling';
 
-const POLICY_ENTRANCE_SET = { plan: true, agent: true, call: true, app: true, recovery: true } as const satisfies Record<
-  PolicyEntrance,
-  true
->;
+const POLICY_ENTRANCE_SET = {
+  plan: true,
+  agent: true,
+  call: true,
+  app: true,
+  recovery: true,
+  sampling: true,
+} as const satisfies Record<PolicyEntrance, true>;
 export const POLICY_ENTRANCES = Object.keys(POLICY_ENTRANCE_SET) as readonly PolicyEntrance[];
 
 /** The path a planning call takes, by who made it: the agent's and a re-plan's have their own; every other is a call. */

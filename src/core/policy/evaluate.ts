@@ -5,7 +5,8 @@
  * - a tool whose definition declares `_meta.approval: "ask"` is asked unless a rule denies it (an allow rule cannot
  *   lift the tool's own declaration);
  * - with no rule matching, a call a server's app makes is asked (the app's button is the server's UI, not a view of
- *   the call), and so is a destructive tool (its annotations say so); anything else is allowed.
+ *   the call), and so is a destructive tool (its annotations say so), and a server's sampling request (the `sampling`
+ *   entrance: the server wants the user's language model); anything else is allowed.
  * What covers an `ask` depends on the entrance, and the door decides it: a plan's approval covers its steps; a collect
  * form's Submit covers Plangate's default and the tool's declaration (the user reviewed exactly this payload), not a
  * rule that asks; Call Tool's, the agent's and an app's calls open the single-call card.
@@ -69,6 +70,8 @@ export interface PolicyVerdict {
 export const DEFAULT_DESTRUCTIVE_ID = 'plangate:destructive';
 /** The id of Plangate's own rule that asks before a call a server's app makes. */
 export const DEFAULT_APP_ID = 'plangate:app';
+/** The id of Plangate's own rule that asks before a server's sampling request goes to a language model. */
+export const DEFAULT_SAMPLING_ID = 'plangate:sampling';
 /** The id of Plangate's own rule that lets a call without any matching rule run. */
 export const DEFAULT_ALLOW_ID = 'plangate:default';
 /** The id of the rule a tool's `_meta.approval: "ask"` makes. */
@@ -133,6 +136,17 @@ function decide(matched: readonly SourcedRule[], call: PolicyCall): { decision: 
     };
   }
   if (best) return { decision: best.decision, rule: refOf(best) };
+  if (call.entrance === 'sampling') {
+    return {
+      decision: 'ask',
+      rule: {
+        id: DEFAULT_SAMPLING_ID,
+        source: 'default',
+        decision: 'ask',
+        reason: `server '${call.server}' asks to run a language model for it (sampling), and sampling requests are asked by default`,
+      },
+    };
+  }
   if (call.entrance === 'app') {
     return {
       decision: 'ask',

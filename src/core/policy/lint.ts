@@ -79,6 +79,8 @@ export function loosening(rule: SourcedRule, catalog?: PolicyCatalog): string | 
   // Calls an app makes are asked by default (evaluate.ts): a rule for nothing but them can never allow anything.
   if (rule.entrance?.length && rule.entrance.every((e) => e === 'app'))
     return "it only allows calls a server's app makes, which your policy asks about by default, so it never allows anything";
+  if (rule.entrance?.length && rule.entrance.every((e) => e === 'sampling'))
+    return "it only allows servers' sampling requests, which your policy asks about by default, so it never allows anything";
   const known = catalog?.servers.filter((s) => rule.server === undefined || nameMatches(rule.server, s.name)) ?? [];
   if (known.length && known.every((s) => s.tools !== undefined)) {
     for (const s of known)

@@ -38,6 +38,8 @@ export function callerWords(ask: Pick<CallAsk, 'entrance' | 'call'>): string {
       return 'A plan step';
     case 'recovery':
       return 'A recovery action';
+    case 'sampling':
+      return `A sampling request of server '${ask.call.server}'`;
   }
 }
 

@@ -573,6 +573,10 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
     if (e.message !== undefined && typeof e.message !== 'string') return `${type}.message is not a string`;
     if (type === 'callTask') return undefined;
   }
+  if (type === 'samplingDecided')
+    return typeof e.samplingId === 'string' && typeof e.server === 'string' && typeof e.outcome === 'string' && isObject(e.request)
+      ? undefined
+      : 'samplingDecided needs samplingId, server, outcome and request';
   if (typeof e.planId !== 'string') return `${type}.planId is not a string`;
   const need = (field: string, ok: (v: unknown) => boolean, what: string, optional = false): string | undefined =>
     (optional && e[field] === undefined) || ok(e[field]) ? undefined : `${type}.${field} is not ${what}`;

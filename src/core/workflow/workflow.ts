@@ -9,6 +9,7 @@
  * workflow is IDLE).
  */
 import type { CallEntrance } from '../base/entrance';
+import type { SamplingSummary } from '../base/samplingRequest';
 import { approvalHash } from '../plan/approval';
 import { sameJson } from '../base/json';
 import { assertNever } from '../base/lifecycle';
@@ -195,8 +196,35 @@ export type WorkflowEvent =
   /** Files of an approved plan were put back to its checkpoint (restored, or removed when the plan created them). */
   | { type: 'reverted'; at: number; planId: string; files: string[] }
   | { type: 'restored'; at: number }
+  /** A server's sampling request, answered or refused (see {@link SamplingRecord}): on the record, in no plan's state. */
+  | SamplingRecord
   /** Collect-mode submissions: formReceived, formStaged, formSubmitted, formDiscarded, approvalRequested, approvalChecked. */
   | SubmissionEvent;
+
+/**
+ * The ledger's record of one `sampling/createMessage` request: which server asked, during which tool call, what it
+ * asked (a summary: counts and the beginning of its text, never its images), the policy's part, who decided, and
+ * what went back: the answer (`sent`, its beginning; `edited` when the user changed the model's words) or a refusal
+ * (`declined` by the user, `refused` without asking: by a deny rule, past the limits, or with nobody to ask).
+ */
+export interface SamplingRecord {
+  type: 'samplingDecided';
+  at: number;
+  samplingId: string;
+  server: string;
+  /** The tool call(s) in flight on that server when it asked. */
+  calls?: string[];
+  request: SamplingSummary;
+  policy?: PolicyRecord;
+  /** Who decided: the user (in the panel or on the terminal), a policy rule, or Plangate itself (limits, nobody to ask). */
+  by: 'user' | 'policy' | 'plangate';
+  outcome: 'sent' | 'declined' | 'refused';
+  reason?: string;
+  model?: string;
+  answer?: string;
+  answerChars?: number;
+  edited?: boolean;
+}
 
 export const EMPTY_WORKFLOW: WorkflowState = { plans: {}, order: [], submissions: {} };
 
@@ -249,6 +277,7 @@ export const WORKFLOW_EVENTS = {
   followUpAnswered: { planLocal: true },
   reverted: { planLocal: true },
   restored: { planLocal: true },
+  samplingDecided: { planLocal: true },
   ...(Object.fromEntries(SUBMISSION_EVENT_TYPES.map((t) => [t, SUBMISSION_TRAITS])) as Record<SubmissionEvent['type'], EventTraits>),
 } as const satisfies Record<WorkflowEvent['type'], EventTraits>;
 
@@ -368,6 +397,10 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       ? undefined
       : 'A resource read needs an id, a server and a URI.';
   if (event.type === 'callTask') return taskRecordProblem(event);
+  if (event.type === 'samplingDecided')
+    return typeof event.samplingId === 'string' && typeof event.server === 'string' && typeof event.outcome === 'string'
+      ? undefined
+      : 'A sampling record needs an id, a server and an outcome.';
 
   const plan = getPlan(state, event.planId);
   if (!plan) return `There is no plan '${String(event.planId)}'.`;
@@ -586,6 +619,7 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
   if (isSubmissionEvent(event)) return { ...state, submissions: reduceSubmissions(state.submissions ?? {}, event) };
   if (event.type === 'planReceived') return receive(state, event);
   if (isCallRecord(event)) return state; // on the record (the ledger), not in any plan's state
+  if (event.type === 'samplingDecided') return state; // likewise
 
   const at = event.at;
   const plan = getPlan(state, event.planId)!;

@@ -7,7 +7,7 @@ import type * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { ElicitAnswer } from '../../mcp/connection';
-import type { CallCardView, CallFormView, ElicitView, ResultView } from '../../shared/protocol';
+import type { CallCardView, CallFormView, ElicitView, ResultView, SamplingView } from '../../shared/protocol';
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
 export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
@@ -34,7 +34,13 @@ export type ItemModel =
       answer: (a: CallCardAnswer) => Promise<string | undefined>;
       /** The item shown when the card came (an app's result, say): shown again once the card is gone. */
       returnTo?: string;
-    };
+    }
+  /** A server's sampling request (samplingFeature.ts); `answer` takes the user's button, `closed` a close unanswered. */
+  | { kind: 'sampling'; id: string; title: string; view: SamplingView; answer?: (a: SamplingButton) => void };
+
+/** A sampling item's buttons; `closed`: the item or the panel was closed unanswered. */
+export type SamplingButton =
+  { action: 'approve'; modelId: string } | { action: 'send'; text: string } | { action: 'decline' } | { action: 'closed' };
 
 export type ItemKind = ItemModel['kind'];
 export type ItemOf<K extends ItemKind> = Extract<ItemModel, { kind: K }>;
@@ -212,7 +218,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** Adds an item the user must answer (a card, an elicitation form) and shows it; returns its id. */
-  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'>, focus: boolean): string {
+  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'> | ItemOf<'sampling'>, focus: boolean): string {
     this.list.push(item);
     this.selectedId = item.id;
     this.show(focus);
@@ -220,7 +226,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** A new id for an item of `kind` asked with {@link ask}. */
-  newAskId(kind: 'elicit' | 'card'): string {
+  newAskId(kind: 'elicit' | 'card' | 'sampling'): string {
     return newItemId(kind);
   }
 
@@ -261,7 +267,7 @@ export class PanelItems extends DisposableBase {
 
   /** Drops the items that cannot outlive the webview (cards, elicitation forms) after their feature answered them. */
   dropUnanswerable(): void {
-    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard');
+    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard' && i.kind !== 'sampling');
     this.list.splice(0, this.list.length, ...kept);
   }
 
