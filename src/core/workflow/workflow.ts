@@ -82,6 +82,26 @@ export interface CallPolicyRecord extends PolicyRecord {
   /** The rule Always allow wrote to the user's settings. */
   alwaysRule?: string;
   note?: string;
+  /** The decision hooks asked about the call, in order, with their answers (see core/policy/decisionHook.ts). */
+  hooks?: HookRecord[];
+}
+
+/** What one decision hook answered about a call. `failure`: why it counts as `ask` (it did not answer). */
+export interface HookRecord {
+  name: string;
+  /** The user rule that named it. */
+  rule: string;
+  answer: 'allow' | 'ask' | 'deny';
+  reason?: string;
+  failure?: string;
+  durationMs: number;
+}
+
+/** A result a rule asked to review: passed on to the caller or withheld, and by whom (`nobody`: unanswered, withheld). */
+export interface ResultReviewRecord {
+  rule: string;
+  answer: 'passed' | 'withheld';
+  by: 'user' | 'nobody';
 }
 
 /** How a call ended: `ok`, `tool_error` (an in-band `isError` result), `failed` (timeout, cancel, connection), `refused` (by the door: never sent). */
@@ -135,7 +155,16 @@ export type WorkflowEvent =
       /** The policy's decision on the call, with the deciding rule; `answer`: what the user chose on the single-call card. */
       policy?: CallPolicyRecord;
     }
-  | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
+  | {
+      type: 'callEnded';
+      at: number;
+      callId: string;
+      outcome: CallOutcomeKind;
+      detail?: string;
+      durationMs: number;
+      /** The result was reviewed before its caller read it (a rule's `review: "result"`). */
+      review?: ResultReviewRecord;
+    }
   | { type: 'stepStarted'; at: number; planId: string; step: number; server: string; crossServer: boolean }
   | { type: 'stepProgress'; at: number; planId: string; step: number; progress: StepProgress }
   | { type: 'stepSucceeded'; at: number; planId: string; step: number; summary: string; childPlanId?: string }
