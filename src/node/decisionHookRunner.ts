@@ -2,9 +2,12 @@
  * Runs a decision hook (core/policy/decisionHook.ts): the user's command, started without a shell, the call as JSON on
  * its stdin, its answer read from stdout within its time limit. Whatever goes wrong — it cannot start, exits non-zero,
  * prints too much or nothing usable, outlives its limit, or the caller gives up — the answer is `ask`, with why. A
- * hook that outlives its limit is killed (SIGKILL: a hook is not trusted to stop when asked).
+ * hook that outlives its limit is killed (SIGKILL: a hook is not trusted to stop when asked). The workspace folder is
+ * in the input (`cwd`), not the hook's working directory: a command named by a relative path must not resolve inside
+ * a folder the user may not trust.
  */
 import { spawn } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import {
   MAX_HOOK_OUTPUT,
   failed,
@@ -18,6 +21,8 @@ import {
 export function runDecisionHook(config: DecisionHookConfig, request: HookRequest): Promise<HookAnswer> {
   return new Promise<HookAnswer>((resolve) => {
     if (request.signal?.aborted) return resolve(failed('the call was cancelled before the hook ran'));
+    if (!isAbsolute(config.command) && /[\\/]/.test(config.command))
+      return resolve(failed(`its command '${config.command}' is a relative path: give an absolute path or a program on PATH`));
     let settled = false;
     const out: Buffer[] = [];
     let size = 0;
@@ -25,7 +30,6 @@ export function runDecisionHook(config: DecisionHookConfig, request: HookRequest
       shell: false,
       stdio: ['pipe', 'pipe', 'ignore'],
       windowsHide: true,
-      ...(request.cwd ? { cwd: request.cwd } : {}),
     });
     const finish = (answer: HookAnswer) => {
       if (settled) return;

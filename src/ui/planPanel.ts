@@ -15,6 +15,7 @@ import type { CallCardAnswer, ItemKind, PanelItems } from './panel/panelItems';
 import { PanelUpdates } from './panel/panelUpdates';
 import type { PanelWebview } from './panel/panelWebview';
 import type { PlanFeature } from './panel/planFeature';
+import type { ResultCardFeature } from './panel/resultCardFeature';
 
 /** The panel's features, one per kind of item. */
 export interface PanelFeatures {
@@ -23,6 +24,8 @@ export interface PanelFeatures {
   collect: CollectFeature;
   cards: CardFeature;
   apps: AppsFeature;
+  /** Results a policy rule asks to review before their caller reads them. */
+  reviews: ResultCardFeature;
 }
 
 export interface PlanPanelDeps {
@@ -44,7 +47,7 @@ export class PlanPanel extends DisposableBase {
     const { webview, items, features } = deps;
     const all: PanelFeature[] = Object.values(features);
     this.byKind = Object.fromEntries(all.flatMap((f) => f.kinds.map((k) => [k, f]))) as Record<ItemKind, PanelFeature>;
-    const { plan, callForm, collect, cards, apps } = features;
+    const { plan, callForm, collect, cards, apps, reviews } = features;
     // Every intent has exactly one handler: the type says so (a missing one, or a key spelled wrong, does not compile).
     this.intents = {
       ready: () => {
@@ -61,6 +64,7 @@ export class PlanPanel extends DisposableBase {
       ...collect.intents,
       ...cards.intents,
       ...apps.intents,
+      ...reviews.intents,
     };
     this.updates = new PanelUpdates(webview, () => this.snapshot());
     this._register({ dispose: () => this.updates.dispose() });
@@ -93,6 +97,11 @@ export class PlanPanel extends DisposableBase {
   /** A single-call card's answer, as its buttons give it (the in-host tests answer cards through this). */
   answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
     return this.deps.features.cards.answerCallCard(itemId, answer);
+  }
+
+  /** A result card's answer, as its buttons give it (the in-host tests answer result cards through this). */
+  answerResultCard(itemId: string, answer: 'pass' | 'withhold'): unknown {
+    return this.deps.features.reviews.intents.resultCardAnswer({ type: 'resultCardAnswer', id: 0, itemId, answer });
   }
 
   /** The snapshot the webview renders: every open item in the switcher, the one shown whole. */

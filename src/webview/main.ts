@@ -13,6 +13,7 @@ import { renderCallForm, renderElicitForm } from './callForm';
 import { renderCollectForm } from './collectFormView';
 import { onAppMessage, relayFromApp, syncApps } from './apps/appFrames';
 import { renderCallCard } from './callCard';
+import { renderResultCard } from './resultCard';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -42,6 +43,8 @@ function renderItem(item: PanelItem): HTMLElement {
       return renderCollectForm(item.view, item.id);
     case 'callCard':
       return renderCallCard(item.id, item.view);
+    case 'resultCard':
+      return renderResultCard(item.id, item.view);
     default:
       return assertNever(item, 'panel item');
   }
@@ -74,7 +77,9 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
                     ? 'note'
                     : item.kind === 'callCard'
                       ? 'shield'
-                      : 'play',
+                      : item.kind === 'resultCard'
+                        ? 'eye'
+                        : 'play',
           ),
           ' ',
           visible(item.title),

@@ -8,7 +8,7 @@ import { intentButton } from './base/intentButton';
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
 
-function renderBlock(block: unknown, index: number): HTMLElement {
+export function renderBlock(block: unknown, index: number): HTMLElement {
   if (!isObj(block)) return h('pre', { class: 'json' }, visible(clip(json(block))));
   switch (block.type) {
     case 'text':

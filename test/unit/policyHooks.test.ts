@@ -194,5 +194,11 @@ describe('the hook runner: real child processes', () => {
     assert.equal(answer.reason, '$(echo hi); `id`');
   });
 
+  test("a command named by a relative path is not run (it would resolve in the folder's working directory): ask", async () => {
+    const answer = await runDecisionHook({ command: './hook.sh', timeoutMs: 10_000 }, request);
+    assert.equal(answer.decision, 'ask');
+    assert.match(answer.failure ?? '', /relative path/);
+  });
+
   test.after(() => rmSync(dir, { recursive: true, force: true }));
 });

@@ -7,7 +7,7 @@ import type * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { ElicitAnswer } from '../../mcp/connection';
-import type { CallCardView, CallFormView, ElicitView, ResultView } from '../../shared/protocol';
+import type { CallCardView, CallFormView, ElicitView, ResultCardView, ResultView } from '../../shared/protocol';
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
 export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
@@ -33,6 +33,15 @@ export type ItemModel =
       view: CallCardView;
       answer: (a: CallCardAnswer) => Promise<string | undefined>;
       /** The item shown when the card came (an app's result, say): shown again once the card is gone. */
+      returnTo?: string;
+    }
+  | {
+      kind: 'resultCard';
+      id: string;
+      title: string;
+      view: ResultCardView;
+      /** Passes the result on or withholds it; closing the card (or the panel) answers `cancelled` (withheld). */
+      answer: (a: 'pass' | 'withhold' | 'cancelled') => void;
       returnTo?: string;
     };
 
@@ -212,7 +221,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** Adds an item the user must answer (a card, an elicitation form) and shows it; returns its id. */
-  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'>, focus: boolean): string {
+  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'> | ItemOf<'resultCard'>, focus: boolean): string {
     this.list.push(item);
     this.selectedId = item.id;
     this.show(focus);
@@ -220,7 +229,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** A new id for an item of `kind` asked with {@link ask}. */
-  newAskId(kind: 'elicit' | 'card'): string {
+  newAskId(kind: 'elicit' | 'card' | 'review'): string {
     return newItemId(kind);
   }
 
@@ -251,7 +260,7 @@ export class PanelItems extends DisposableBase {
     const [removed] = this.list.splice(index, 1);
     if (this.selectedId === id) {
       // A card answered or withdrawn gives the view back to what it covered; one the user closed, to the last item.
-      const back = quiet && removed?.kind === 'callCard' ? removed.returnTo : undefined;
+      const back = quiet && (removed?.kind === 'callCard' || removed?.kind === 'resultCard') ? removed.returnTo : undefined;
       this.selectedId = back && this.list.some((i) => i.id === back) ? back : this.list.at(-1)?.id;
     }
     if (!quiet && removed) this._onDidRemove.fire(removed);
@@ -261,7 +270,7 @@ export class PanelItems extends DisposableBase {
 
   /** Drops the items that cannot outlive the webview (cards, elicitation forms) after their feature answered them. */
   dropUnanswerable(): void {
-    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard');
+    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard' && i.kind !== 'resultCard');
     this.list.splice(0, this.list.length, ...kept);
   }
 
