@@ -593,7 +593,7 @@ suite('agent entrance', () => {
   );
 
   test(
-    'result review: a result the user withholds never reaches the agent — invokeTool returns a short refusal; passed on, it does',
+    'policy, result review: a result the user withholds never reaches the agent — invokeTool returns a short refusal; passed on, it does',
     (ctx) =>
       withAgentEchoRule(
         ctx,
@@ -633,7 +633,7 @@ suite('agent entrance', () => {
   );
 
   test(
-    "decision hooks: a hook that denies refuses the agent's call with its reason; one that allows lets it run without a card",
+    "policy, decision hooks: a hook that denies refuses the agent's call with its reason; one that allows lets it run without a card",
     (ctx) =>
       withAgentEchoRule(
         ctx,
@@ -665,7 +665,7 @@ suite('agent entrance', () => {
   );
 
   test(
-    'decision hooks: a hook that hangs past its limit means ask — the card says why; one that prints garbage too',
+    'policy, decision hooks: a hook that hangs past its limit means ask — the card says why; one that prints garbage too',
     (ctx) =>
       withAgentEchoRule(
         ctx,

@@ -546,6 +546,8 @@ export class Gate extends DisposableBase {
       instruction: `Recovery action "${label}" offered by server '${plan.origin.server}' (from ${plan.origin.tool}).`,
       next_actions: [{ ...action, args: action.args ?? {} }],
       ...(plan.plan.safety ? { safety: plan.plan.safety } : {}),
+      // The not-ok plan's follow-up ("After fixing the component, wire API connections?") is asked once its recovery ran.
+      ...(plan.plan.follow_up?.trim() && plan.followUpAnswer === undefined ? { follow_up: plan.plan.follow_up } : {}),
     };
     const id = this.options.newId();
     const origin: PlanOrigin = { server: plan.origin.server, tool: plan.origin.tool, args: plan.origin.args, entrance: 'recovery' };

@@ -432,7 +432,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       return phaseIs('executing');
     case 'followUpAnswered':
       if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
-      return phaseIs('follow_up');
+      return notOkFollowUpOpen(plan) ? undefined : phaseIs('follow_up');
     case 'reverted':
       if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== ''))
         return `${name}: a revert must list the files it put back.`;
@@ -656,7 +656,11 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
     case 'cancelled':
       return propagate(cancelDown(state, plan.id, event.reason, at), plan.id, at);
     case 'followUpAnswered':
-      next = { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
+      // A partial plan's follow-up is answered after its checklist: the plan stays as it ended (not ok).
+      next =
+        plan.phase === 'finished'
+          ? { ...plan, followUpAnswer: event.answer }
+          : { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
       break;
     case 'reverted':
       next = { ...plan, reverts: [...(plan.reverts ?? []), { at, files: [...event.files] }] };
@@ -730,6 +734,23 @@ function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) =>
   const steps = plan.steps.slice();
   steps[index] = update(steps[index]!);
   return { ...plan, steps };
+}
+
+/**
+ * Whether a plan that came back `partial` waits for the answer to its follow-up: MCPFlow's partial plans carry one
+ * ("Continue by wiring API for the completed components?"), asked after the checklist of what ran, with Yes / No as
+ * for an ok plan. (An error or blocked plan's follow-up is asked after its recovery ran: the recovery plan carries it.)
+ */
+export function notOkFollowUpOpen(plan: PlanRecord): boolean {
+  return (
+    plan.phase === 'finished' &&
+    plan.outcome === 'not_ok' &&
+    plan.plan.status === 'partial' &&
+    typeof plan.plan.follow_up === 'string' &&
+    plan.plan.follow_up.trim() !== '' &&
+    plan.followUpAnswer === undefined &&
+    plan.replacedById === undefined
+  );
 }
 
 /** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */
