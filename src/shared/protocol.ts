@@ -206,7 +206,8 @@ export type PlanActionsView =
   /** `progress`: "Running step k of n" or "k of n done". */
   | { kind: 'running'; progress: string }
   | { kind: 'blocked'; reason: string }
-  | { kind: 'followUp'; question: string }
+  /** `lead`: said before the question (absent: all steps are done; a partial plan's says part of the work is). */
+  | { kind: 'followUp'; question: string; lead?: string }
   /** `outcome`: the sentence saying how it ended ("" when there is none); `exportable`: a top-level plan. */
   | { kind: 'finished'; outcome: string; exportable: boolean };
 

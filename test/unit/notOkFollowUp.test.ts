@@ -52,7 +52,11 @@ test('a partial plan asks its follow-up after the checklist (Yes / No); answered
   const id = await s.plan('partial');
   const record = s.workflow.state.plans[id]!;
   assert.equal(record.outcome, 'not_ok');
-  assert.deepEqual(s.actions(id), { kind: 'followUp', question: 'Continue by wiring API for the completed components?' });
+  assert.deepEqual(s.actions(id), {
+    kind: 'followUp',
+    question: 'Continue by wiring API for the completed components?',
+    lead: 'The server did part of the work (the checklist above says what).',
+  });
   assert.equal(s.gate.followUp(id, 'no'), undefined, 'the answer is taken');
   const answered = s.workflow.state.plans[id]!;
   assert.equal(answered.followUpAnswer, 'no');

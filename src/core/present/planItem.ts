@@ -469,6 +469,12 @@ function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | un
     case 'follow_up':
       return { kind: 'followUp', question: record.plan.follow_up ?? '' };
     case 'finished':
-      return notOkFollowUpOpen(record) ? { kind: 'followUp', question: record.plan.follow_up ?? '' } : finished();
+      return notOkFollowUpOpen(record)
+        ? {
+            kind: 'followUp',
+            question: record.plan.follow_up ?? '',
+            lead: 'The server did part of the work (the checklist above says what).',
+          }
+        : finished();
   }
 }
