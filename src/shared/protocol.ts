@@ -222,7 +222,8 @@ export type PlanActionsView =
   /** `progress`: "Running step k of n" or "k of n done". */
   | { kind: 'running'; progress: string }
   | { kind: 'blocked'; reason: string }
-  | { kind: 'followUp'; question: string }
+  /** `lead`: said before the question (absent: all steps are done; a partial plan's says part of the work is). */
+  | { kind: 'followUp'; question: string; lead?: string }
   /** `outcome`: the sentence saying how it ended ("" when there is none); `exportable`: a top-level plan. */
   | { kind: 'finished'; outcome: string; exportable: boolean };
 
@@ -478,6 +479,22 @@ export interface SamplingView {
   problem?: string;
 }
 
+/**
+ * A call's result a policy rule asks the user to review before its caller reads it (`review: "result"`): the content
+ * as the server sent it (untrusted), **Pass on** or **Withhold**. Built by core/present/resultCard.ts.
+ */
+export interface ResultCardView {
+  server: string;
+  tool: string;
+  /** Who called and reads the result, in words: "The chat agent", "A plan step", … */
+  caller: string;
+  /** "Reviewed because: …" with the rule's reason, id and source in words. */
+  because: string;
+  ruleId: string;
+  /** The MCP `CallToolResult` as the server sent it (untrusted): text, images, resources. */
+  result: { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
+}
+
 /** One thing the panel can show. Exactly one is selected at a time. */
 export type PanelItem =
   | { kind: 'plan'; id: string; title: string; view: PlanItemView }
@@ -486,7 +503,8 @@ export type PanelItem =
   | { kind: 'elicit'; id: string; title: string; view: ElicitView }
   | { kind: 'collectForm'; id: string; title: string; view: CollectFormView }
   | { kind: 'callCard'; id: string; title: string; view: CallCardView }
-  | { kind: 'sampling'; id: string; title: string; view: SamplingView };
+  | { kind: 'sampling'; id: string; title: string; view: SamplingView }
+  | { kind: 'resultCard'; id: string; title: string; view: ResultCardView };
 
 export interface PanelState {
   /** Every open item, newest last; the webview shows a switcher when there is more than one. */
@@ -646,6 +664,8 @@ export type FromWebview =
    * settings), or Deny with an optional note that reaches the caller.
    */
   | { type: 'callCardAnswer'; id: number; itemId: string; answer: 'once' | 'always' | 'deny'; note?: string }
+  /** The user's answer on a result card: pass the result on to its caller, or withhold it (the caller gets a refusal). */
+  | { type: 'resultCardAnswer'; id: number; itemId: string; answer: 'pass' | 'withhold' }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */
   | { type: 'collectDraft'; submissionId: string; field: string; value: ControlValue }
   /**

@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Broker } from '../core/base/broker';
-import { Door, type CallAsk, type CallAskAnswer } from '../core/engine/door';
+import type { Event } from '../core/base/lifecycle';
+import { Door, type CallAsk, type CallAskAnswer, type ResultReview, type ResultReviewAnswer } from '../core/engine/door';
 import { Gate } from '../core/engine/gate';
 import { FilesEngine } from '../core/files/engine';
 import type { Workflow } from '../core/workflow/ledger';
@@ -22,6 +23,7 @@ import { registerAgentEntrance } from './agentEntrance';
 import { AppHost } from './appHost';
 import { ToolCaller } from './callTool';
 import { CollectForms } from './collectForms';
+import { runUserHook } from './decisionHooks';
 import { exportPlan, registerCommands } from './commands';
 import { PanelViewType, Views } from './constants';
 import { trackApprovals } from './demo';
@@ -37,6 +39,7 @@ import { CollectFeature } from './panel/collectFeature';
 import { PanelItems } from './panel/panelItems';
 import { PanelWebview } from './panel/panelWebview';
 import { PlanFeature, planTree } from './panel/planFeature';
+import { ResultCardFeature } from './panel/resultCardFeature';
 import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
 import { PolicySource } from './policy';
@@ -73,6 +76,8 @@ export interface EngineAsks {
   sampling: Broker<SamplingHandler>;
   /** The panel's sampling items (samplingFeature.ts): unanswered, declined. */
   samplingUser: SamplingAsks;
+  /** Results a policy rule asks to review (the result card): unanswered, withheld. */
+  reviews: Broker<(review: ResultReview) => Promise<ResultReviewAnswer>>;
 }
 
 /** Where the extension shows things: the panel and the parts that put items in it. */
@@ -102,6 +107,7 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
       approvals: new Broker<SamplingUser['approve']>(async () => ({ action: 'decline', reason: 'the Plangate panel is not open' })),
       reviews: new Broker<SamplingUser['review']>(async () => ({ action: 'decline', reason: 'the Plangate panel is not open' })),
     },
+    reviews: new Broker<(review: ResultReview) => Promise<ResultReviewAnswer>>(async () => 'cancelled'),
   };
   const servers = new ServerRegistry({
     urlElicitation: true,
@@ -134,6 +140,8 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
     serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
     ask: asks.calls.ask,
+    decisionHook: (request) => runUserHook(request, log),
+    review: asks.reviews.ask,
   });
   const files = new FilesEngine({
     workflow,
@@ -199,6 +207,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const caller = new ToolCaller(servers, gate, items, context.workspaceState, log, collect, apps);
   const cardFeature = new CardFeature(items);
   const samplingFeature = new SamplingFeature(items);
+  const reviews = new ResultCardFeature(items, log);
   const forms = new CollectFeature(items, collect, apps);
   const features = {
     plan: new PlanFeature({
@@ -222,6 +231,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
       warn: (message) => log.warn(message),
     }),
     sampling: samplingFeature,
+    reviews,
   };
   const resources = new LinkedResources(servers, workflow, log);
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
@@ -231,6 +241,8 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     asks.samplingUser.approvals.serve((ask, signal) => samplingFeature.approve(ask, signal)),
     asks.samplingUser.reviews.serve((ask, answer, signal) => samplingFeature.review(ask, answer, signal)),
+    asks.reviews.serve(reviews.review),
+    reviews,
     planFiles,
     apps,
     resources,
@@ -242,11 +254,26 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     collect,
     new RunProgress(gate),
     cards,
-    new WorkflowStatusBar(workflow, cards),
+    new WorkflowStatusBar(workflow, waitingCards(cards, reviews)),
     ...registerViews(servers, configs, workflow),
     trackApprovals(workflow),
   );
   return { panel, caller, apps };
+}
+
+/** The single-call cards and the result cards waiting for the user, counted together (the status bar's "awaiting"). */
+function waitingCards(
+  ...sources: { readonly pending: number; readonly onDidChange?: Event<void>; readonly onDidChangePending?: Event<void> }[]
+): { readonly pending: number; readonly onDidChange: Event<void> } {
+  return {
+    get pending() {
+      return sources.reduce((n, s) => n + s.pending, 0);
+    },
+    onDidChange: (listener) => {
+      const subs = sources.flatMap((s) => [s.onDidChange, s.onDidChangePending].flatMap((e) => (e ? [e(listener)] : [])));
+      return { dispose: () => subs.forEach((d) => d.dispose()) };
+    },
+  };
 }
 
 /**

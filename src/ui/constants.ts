@@ -47,6 +47,7 @@ export const Settings = {
   autoApprovePlans: 'autoApprovePlans',
   sandboxWorkspaceServers: 'sandbox.workspaceServers',
   sandboxAllowUnsandboxed: 'sandbox.allowUnsandboxed',
+  decisionHooks: 'decisionHooks',
 } as const;
 
 /**
@@ -64,5 +65,6 @@ export const UserOnlySettings = [
   Settings.policy,
   Settings.sandboxWorkspaceServers,
   Settings.sandboxAllowUnsandboxed,
+  Settings.decisionHooks,
 ] as const;
 export type UserOnlySetting = (typeof UserOnlySettings)[number];

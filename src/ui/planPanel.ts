@@ -16,6 +16,7 @@ import { PanelUpdates } from './panel/panelUpdates';
 import type { PanelWebview } from './panel/panelWebview';
 import type { PlanFeature } from './panel/planFeature';
 import type { SamplingFeature } from './panel/samplingFeature';
+import type { ResultCardFeature } from './panel/resultCardFeature';
 
 /** The panel's features, one per kind of item. */
 export interface PanelFeatures {
@@ -25,6 +26,8 @@ export interface PanelFeatures {
   cards: CardFeature;
   apps: AppsFeature;
   sampling: SamplingFeature;
+  /** Results a policy rule asks to review before their caller reads them. */
+  reviews: ResultCardFeature;
 }
 
 export interface PlanPanelDeps {
@@ -48,7 +51,7 @@ export class PlanPanel extends DisposableBase {
     const { webview, items, features } = deps;
     const all: PanelFeature[] = Object.values(features);
     this.byKind = Object.fromEntries(all.flatMap((f) => f.kinds.map((k) => [k, f]))) as Record<ItemKind, PanelFeature>;
-    const { plan, callForm, collect, cards, apps, sampling } = features;
+    const { plan, callForm, collect, cards, apps, sampling, reviews } = features;
     // Every intent has exactly one handler: the type says so (a missing one, or a key spelled wrong, does not compile).
     this.intents = {
       ready: () => {
@@ -67,6 +70,7 @@ export class PlanPanel extends DisposableBase {
       ...cards.intents,
       ...apps.intents,
       ...sampling.intents,
+      ...reviews.intents,
     };
     this.updates = new PanelUpdates(webview, () => this.snapshot());
     this._register({ dispose: () => this.updates.dispose() });
@@ -99,6 +103,11 @@ export class PlanPanel extends DisposableBase {
   /** A single-call card's answer, as its buttons give it (the in-host tests answer cards through this). */
   answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
     return this.deps.features.cards.answerCallCard(itemId, answer);
+  }
+
+  /** A result card's answer, as its buttons give it (the in-host tests answer result cards through this). */
+  answerResultCard(itemId: string, answer: 'pass' | 'withhold'): unknown {
+    return this.deps.features.reviews.intents.resultCardAnswer({ type: 'resultCardAnswer', id: 0, itemId, answer });
   }
 
   /** The snapshot the webview renders: every open item in the switcher, the one shown whole. */

@@ -14,6 +14,7 @@ import { renderCollectForm } from './collectFormView';
 import { onAppMessage, relayFromApp, syncApps } from './apps/appFrames';
 import { renderCallCard } from './callCard';
 import { renderSampling } from './sampling/samplingView';
+import { renderResultCard } from './resultCard';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
@@ -45,6 +46,8 @@ function renderItem(item: PanelItem): HTMLElement {
       return renderCallCard(item.id, item.view);
     case 'sampling':
       return renderSampling(item.id, item.view);
+    case 'resultCard':
+      return renderResultCard(item.id, item.view);
     default:
       return assertNever(item, 'panel item');
   }
@@ -79,7 +82,9 @@ function renderSwitcher(state: PanelState): HTMLElement | null {
                       ? 'shield'
                       : item.kind === 'sampling'
                         ? 'sparkle'
-                        : 'play',
+                        : item.kind === 'resultCard'
+                          ? 'eye'
+                          : 'play',
           ),
           ' ',
           visible(item.title),

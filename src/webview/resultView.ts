@@ -9,7 +9,7 @@ import { resourceLinkRow } from './base/resourceLinkRow';
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp)$/;
 
-function renderBlock(block: unknown, index: number, server: string): HTMLElement {
+export function renderBlock(block: unknown, index: number, server: string): HTMLElement {
   if (!isObj(block)) return h('pre', { class: 'json' }, visible(clip(json(block))));
   switch (block.type) {
     case 'text':

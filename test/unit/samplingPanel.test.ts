@@ -73,7 +73,14 @@ async function setup(
     apps: { ...idle, kinds: ['result'] },
     sampling,
   } as unknown as PanelFeatures;
-  const panel = new PlanPanel({ webview, items, features, openLink: async () => {}, log: { error: () => {} } });
+  const panel = new PlanPanel({
+    webview,
+    items,
+    features,
+    openLink: async () => {},
+    openResource: async () => undefined,
+    log: { error: () => {} },
+  });
   t.after(() => panel.dispose());
   const sink = new MemoryLedgerSink();
   const workflow = new Workflow(sink);

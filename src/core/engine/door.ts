@@ -19,7 +19,8 @@ import { ASK_USER_TOOL } from '../plan/plan';
 import { resolutionChange, resolutionRecords } from './resolve';
 import type { ToolResult } from '../base/toolResult';
 import type { PolicyCall, PolicyVerdict } from '../policy/evaluate';
-import type { PolicyEntrance } from '../policy/rules';
+import type { PolicyDecision, PolicyEntrance, RuleRef } from '../policy/rules';
+import { failed, hookReason, type HookAnswer, type HookRequest } from '../policy/decisionHook';
 import type { PolicyRecord } from '../plan/plan';
 import {
   getPlan,
@@ -27,6 +28,8 @@ import {
   type CallEntrance,
   type CallOutcomeKind,
   type CallPolicyRecord,
+  type HookRecord,
+  type ResultReviewRecord,
   type StepResolutionRecord,
   type StepTask,
 } from '../workflow/workflow';
@@ -75,6 +78,30 @@ export interface CallAsk {
   signal?: AbortSignal;
 }
 
+/** A call's result a policy rule asks the user to review before its caller reads it (`review: "result"`). */
+export interface ResultReview {
+  call: DoorCall;
+  entrance: PolicyEntrance;
+  /** The rule that asks for the review. */
+  rule: RuleRef;
+  /** The result as the server sent it (untrusted). */
+  result: ToolResult;
+  /** Aborted when the caller gives up: the card closes and nothing is passed on. */
+  signal?: AbortSignal;
+}
+
+/** The user's answer on the result card; `cancelled`: nobody answered (the caller gave up, the panel closed). */
+export type ResultReviewAnswer = 'pass' | 'withhold' | 'cancelled';
+
+/** What the caller reads in place of a result the user withheld (or nobody reviewed). */
+export function withheldResult(call: Pick<DoorCall, 'server' | 'tool'>, why: 'withheld' | 'unreviewed'): ToolResult {
+  const text =
+    why === 'withheld'
+      ? `The user reviewed the result of '${call.tool}' on server '${call.server}' and withheld it.`
+      : `The result of '${call.tool}' on server '${call.server}' is withheld: it must be reviewed by the user first, and nobody reviewed it.`;
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
 /** Whether a step's dry-run preview may go by itself, waits for the user's Preview, or is denied (see {@link Door.previewClearance}). */
 export type PreviewClearance = { kind: 'auto' } | { kind: 'press'; why: string } | { kind: 'denied'; why: string };
 
@@ -114,6 +141,16 @@ export interface DoorOptions {
    * panel's cards serve once they exist: see core/base/broker.ts). Absent: a call the policy asks about is refused.
    */
   ask?: (ask: CallAsk) => Promise<CallAskAnswer>;
+  /**
+   * Runs a decision hook a user rule names (the extension passes src/node/decisionHookRunner.ts with the user's
+   * `plangate.decisionHooks`). Absent: a rule's hook is not run, and the rule asks.
+   */
+  decisionHook?: (request: HookRequest) => Promise<HookAnswer>;
+  /**
+   * Shows a result a rule asks to review and resolves with the user's answer (the extension passes a broker's `ask`,
+   * served by the panel's result card). Absent: such a result is withheld.
+   */
+  review?: (review: ResultReview) => Promise<ResultReviewAnswer>;
   /** Told of every call as it is recorded (the extension's log). */
   onCall?: (call: DoorCall & { callId: string }, outcome?: { kind: CallOutcomeKind; detail?: string; durationMs: number }) => void;
 }
@@ -152,11 +189,79 @@ export class Door {
   }
 
   /** The policy's verdict on a call to `tool` on `server` by `entrance`; undefined without a policy. */
-  verdictOf(server: string, tool: string, args: Record<string, unknown>, entrance: PolicyEntrance): PolicyVerdict | undefined {
+  verdictOf(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    entrance: PolicyEntrance,
+    hookAnswers?: Readonly<Record<string, PolicyDecision>>,
+  ): PolicyVerdict | undefined {
     if (!this.options.policy) return undefined;
     const info = this.options.toolInfo?.(server, tool);
     const sandboxed = this.options.serverSandboxed?.(server) === true;
-    return this.options.policy({ server, tool, args, entrance, annotations: info?.annotations, meta: info?._meta, sandboxed });
+    return this.options.policy({
+      server,
+      tool,
+      args,
+      entrance,
+      annotations: info?.annotations,
+      meta: info?._meta,
+      sandboxed,
+      ...(hookAnswers ? { hookAnswers } : {}),
+    });
+  }
+
+  /**
+   * Asks the decision hook of the rule that decides (if it names one), then the policy again with its answer in that
+   * rule's place — until the deciding rule's hook has answered (a few hooks at most). The verdict's reason then names
+   * the hook and its answer; what each hook answered is in `hooks`.
+   */
+  private async consultHooks(
+    call: DoorCall,
+    entrance: PolicyEntrance,
+    verdict: PolicyVerdict | undefined,
+    hooks: HookRecord[],
+    signal?: AbortSignal,
+  ): Promise<PolicyVerdict | undefined> {
+    const answers: Record<string, PolicyDecision> = {};
+    const given = new Map<string, HookAnswer>();
+    while (verdict?.rule.hook && verdict.rule.source === 'user' && !Object.hasOwn(answers, verdict.rule.id) && hooks.length < 4) {
+      const { id, hook } = verdict.rule;
+      const started = this.now();
+      let answer: HookAnswer;
+      if (!this.options.decisionHook) answer = failed('hooks are not run here');
+      else {
+        try {
+          answer = await this.options.decisionHook({
+            hook,
+            rule: id,
+            server: call.server,
+            tool: call.tool,
+            args: call.args,
+            entrance,
+            annotations: this.options.toolInfo?.(call.server, call.tool)?.annotations,
+            signal,
+          });
+        } catch (err) {
+          answer = failed(err instanceof Error ? err.message : String(err));
+        }
+      }
+      given.set(id, answer);
+      answers[id] = answer.decision;
+      hooks.push({
+        name: hook,
+        rule: id,
+        answer: answer.decision,
+        ...(answer.reason ? { reason: answer.reason } : {}),
+        ...(answer.failure ? { failure: answer.failure } : {}),
+        durationMs: this.now() - started,
+      });
+      verdict = this.verdictOf(call.server, call.tool, call.args, entrance, answers);
+    }
+    const decided = verdict && given.get(verdict.rule.id);
+    if (verdict && decided && verdict.rule.hook)
+      verdict = { ...verdict, rule: { ...verdict.rule, reason: hookReason(verdict.rule.hook, decided, verdict.rule.reason) } };
+    return verdict;
   }
 
   /** The entrance a call comes by, as policy rules name it. */
@@ -222,9 +327,16 @@ export class Door {
    */
   async call(call: DoorCall, options?: ToolCallOptions): Promise<ToolResult> {
     const entrance = this.policyEntrance(call);
-    const verdict = this.verdictOf(call.server, call.tool, call.args, entrance);
+    const hooks: HookRecord[] = [];
+    const verdict = await this.consultHooks(
+      call,
+      entrance,
+      this.verdictOf(call.server, call.tool, call.args, entrance),
+      hooks,
+      options?.signal,
+    );
     let refusal = await this.checkWith(call, verdict);
-    let policy: CallPolicyRecord | undefined = verdict && policyRecord(verdict);
+    let policy: CallPolicyRecord | undefined = verdict && { ...policyRecord(verdict), ...(hooks.length ? { hooks } : {}) };
     if (!refusal && verdict && policy && verdict.decision === 'ask') {
       const covered = coverOf(call, verdict);
       if (covered) policy.coveredBy = covered;
@@ -263,7 +375,7 @@ export class Door {
       this.ended(call, callId, 'refused', started, refusal.message);
       throw refusal;
     }
-    return this.send(call, callId, started, options);
+    return this.send(call, callId, started, options, undefined, verdict?.review && { rule: verdict.review, entrance });
   }
 
   /**
@@ -275,7 +387,17 @@ export class Door {
     if (call.decision.by !== 'approval')
       throw new GateRefusal('not_covered', `Only a plan step's task is watched again after a reload, not a call by '${call.decision.by}'.`);
     const known: TaskReport = { taskId: task.id, status: task.status, ...(task.message !== undefined ? { message: task.message } : {}) };
-    return this.send(call, task.callId, this.now(), { ...options, task: { ...options?.task, resume: task.id } }, known);
+    // A rule that reviews this step's result holds after a reload too: the policy as it stands now is asked again.
+    const entrance = this.policyEntrance(call);
+    const review = this.verdictOf(call.server, call.tool, call.args, entrance)?.review;
+    return this.send(
+      call,
+      task.callId,
+      this.now(),
+      { ...options, task: { ...options?.task, resume: task.id } },
+      known,
+      review && { rule: review, entrance },
+    );
   }
 
   /**
@@ -283,7 +405,15 @@ export class Door {
    * prefers a task where the tool offers one (it gains `tasks/cancel` and a watch that survives a reload); a single
    * call runs as a task only where the tool requires it (it would pay a poll's latency for nothing it can use).
    */
-  private async send(call: DoorCall, callId: string, started: number, options?: ToolCallOptions, known?: TaskReport): Promise<ToolResult> {
+  private async send(
+    call: DoorCall,
+    callId: string,
+    started: number,
+    options?: ToolCallOptions,
+    known?: TaskReport,
+    /** A rule asks that the result be reviewed before the caller reads it. */
+    reviewBy?: { rule: RuleRef; entrance: PolicyEntrance },
+  ): Promise<ToolResult> {
     let last = known;
     const onTask = (task: TaskReport) => {
       if (!last || last.taskId !== task.taskId || last.status !== task.status || last.message !== task.message) {
@@ -300,8 +430,35 @@ export class Door {
       this.ended(call, callId, 'failed', started, err instanceof Error ? err.message : String(err));
       throw err;
     }
-    this.ended(call, callId, result && typeof result === 'object' && result.isError === true ? 'tool_error' : 'ok', started);
-    return result;
+    const kind = result && typeof result === 'object' && result.isError === true ? 'tool_error' : 'ok';
+    if (!reviewBy) {
+      this.ended(call, callId, kind, started);
+      return result;
+    }
+    // A rule asks to review the result: the caller reads it only once the user passed it on.
+    const durationMs = this.now() - started;
+    options?.onProgress?.({
+      progress: 1,
+      message: `Waiting for your review of the result in the Plangate panel: ${call.tool} on ${call.server}`,
+    });
+    const answer = await this.reviewResult({ call, entrance: reviewBy.entrance, rule: reviewBy.rule, result, signal: options?.signal });
+    const review: ResultReviewRecord = {
+      rule: reviewBy.rule.id,
+      answer: answer === 'pass' ? 'passed' : 'withheld',
+      by: answer === 'cancelled' ? 'nobody' : 'user',
+    };
+    this.ended(call, callId, kind, started, undefined, review, durationMs);
+    return answer === 'pass' ? result : withheldResult(call, answer === 'withhold' ? 'withheld' : 'unreviewed');
+  }
+
+  /** Shows the result for review; without a card, or when the caller already gave up, the answer is `cancelled`. */
+  private async reviewResult(review: ResultReview): Promise<ResultReviewAnswer> {
+    if (!this.options.review || review.signal?.aborted) return 'cancelled';
+    try {
+      return await this.options.review(review);
+    } catch {
+      return 'cancelled';
+    }
   }
 
   /**
@@ -397,8 +554,16 @@ export class Door {
     this.options.onCall?.({ ...call, callId });
   }
 
-  private ended(call: DoorCall, callId: string, kind: CallOutcomeKind, started: number, detail?: string): void {
-    const durationMs = this.now() - started;
+  private ended(
+    call: DoorCall,
+    callId: string,
+    kind: CallOutcomeKind,
+    started: number,
+    detail?: string,
+    review?: ResultReviewRecord,
+    duration?: number,
+  ): void {
+    const durationMs = duration ?? this.now() - started;
     const clipped = detail === undefined ? undefined : detail.length > 500 ? `${detail.slice(0, 499)}…` : detail;
     try {
       this.workflow.dispatch({
@@ -408,6 +573,7 @@ export class Door {
         outcome: kind,
         durationMs,
         ...(clipped !== undefined ? { detail: clipped } : {}),
+        ...(review ? { review } : {}),
       });
     } finally {
       this.options.onCall?.({ ...call, callId }, { kind, detail: clipped, durationMs });

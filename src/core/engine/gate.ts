@@ -46,7 +46,7 @@ export interface GateOptions {
   /** The one door every call goes through; without it the gate makes one over `invoker` and the workflow. */
   door?: Door;
   /** The policy for the door the gate makes: the verdict, the tools' definitions it reads, and the single-call card. */
-  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'serverSandboxed' | 'ask'>;
+  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'serverSandboxed' | 'ask' | 'decisionHook' | 'review'>;
   /** Read when a plan arrives: let a plan whose every step the user's own rules allow run without asking (off by default). */
   autoApprovePlans?: () => boolean;
   /** Read at each run, so setting changes apply to the next run. */
@@ -581,6 +581,8 @@ export class Gate extends DisposableBase {
       instruction: `Recovery action "${label}" offered by server '${plan.origin.server}' (from ${plan.origin.tool}).`,
       next_actions: [{ ...action, args: action.args ?? {} }],
       ...(plan.plan.safety ? { safety: plan.plan.safety } : {}),
+      // The not-ok plan's follow-up ("After fixing the component, wire API connections?") is asked once its recovery ran.
+      ...(plan.plan.follow_up?.trim() && plan.followUpAnswer === undefined ? { follow_up: plan.plan.follow_up } : {}),
     };
     const id = this.options.newId();
     const origin: PlanOrigin = { server: plan.origin.server, tool: plan.origin.tool, args: plan.origin.args, entrance: 'recovery' };

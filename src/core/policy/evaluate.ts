@@ -46,6 +46,11 @@ export interface PolicyCall {
   meta?: unknown;
   /** Whether the server runs in a sandbox now (Plangate started it so); absent or false: not sandboxed. */
   sandboxed?: boolean;
+  /**
+   * What decision hooks answered for this call, by the id of the user rule that named the hook: that rule decides the
+   * hook's answer in place of its own `ask` (the door asks the hook, then the policy again; see door.ts).
+   */
+  hookAnswers?: Readonly<Record<string, PolicyDecision>>;
 }
 
 export interface PolicyContext {
@@ -64,6 +69,8 @@ export interface PolicyVerdict {
   matched: RuleRef[];
   /** A workspace rule that would have loosened the user's decision, and was not honoured. */
   notHonoured?: RuleRef;
+  /** A matching rule asks that the result be reviewed before the caller reads it (the first such; never with a deny). */
+  review?: RuleRef;
 }
 
 /** The id of Plangate's own rule that asks before a destructive tool runs. */
@@ -87,17 +94,25 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
   const paths = new Map<string, ResolvedArgPath>(); // each argument value is resolved once per call
   // …and each place on disk looked up once per call (the workspace folder's real path, shared by every value).
   if (context.realPath) context = { ...context, realPath: once(context.realPath) };
-  const user = rules.user.filter((r) => ruleMatches(r, call, context, paths));
+  const user = rules.user.map((r) => hookAnswered(r, call)).filter((r) => ruleMatches(r, call, context, paths));
   const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
   const mine = decide(user, call);
   const all = decide([...user, ...workspace], call);
   const matched = [...user, ...workspace].map(refOf);
+  const reviewer = [...user, ...workspace].find((r) => r.review === 'result' && r.decision !== 'deny');
+  const withReview = (v: PolicyVerdict): PolicyVerdict => (reviewer && v.decision !== 'deny' ? { ...v, review: refOf(reviewer) } : v);
   if (DECISION_RANK[all.decision] < DECISION_RANK[mine.decision]) {
     // The workspace would loosen the user's decision: the user's stands.
     const loosening = workspace.find((r) => r.decision === all.decision);
-    return { ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule };
+    return withReview({ ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule });
   }
-  return { ...all, matched };
+  return withReview({ ...all, matched });
+}
+
+/** A user rule that names a hook, with the hook's answer for this call as its decision (when the hook answered). */
+function hookAnswered(rule: SourcedRule, call: PolicyCall): SourcedRule {
+  const answer = rule.hook && call.hookAnswers && Object.hasOwn(call.hookAnswers, rule.id) ? call.hookAnswers[rule.id] : undefined;
+  return answer === 'allow' || answer === 'ask' || answer === 'deny' ? { ...rule, decision: answer } : rule;
 }
 
 /** `realPath` with its answers (and its failures) kept for the life of one verdict. */

@@ -32,9 +32,14 @@ export function lintPolicy(rules: PolicyRules, source: 'user' | 'workspace', cat
       problems.push({ severity: 'warning', message, path: [...at, ...rest], ruleId: rule.id });
     if (rule.annotations?.readOnly === true && rule.annotations.destructive === true)
       warn(`Rule '${rule.id}' can never fire: a tool is not read-only and destructive at once.`, 'annotations');
+    if (rule.review === 'result' && rule.decision === 'deny')
+      warn(`Rule '${rule.id}' never reviews a result: it denies the call, so there is none.`, 'review');
     const pos = all.indexOf(rule);
+    // A rule that reviews results still does so when another decides; a hook's rule may answer allow in the end.
     const by = all.find(
       (other, i) =>
+        rule.review === undefined &&
+        other.hook === undefined &&
         other !== rule &&
         covers(other, rule) &&
         (DECISION_RANK[other.decision] > DECISION_RANK[rule.decision] || (other.decision === rule.decision && i < pos)),

@@ -43,7 +43,20 @@ export interface ParsedPolicy {
 }
 
 const DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
-const RULE_KEYS = new Set(['id', 'decision', 'reason', 'server', 'tool', 'annotations', 'args', 'entrance', 'sandboxed', 'description']);
+const RULE_KEYS = new Set([
+  'id',
+  'decision',
+  'reason',
+  'server',
+  'tool',
+  'annotations',
+  'args',
+  'entrance',
+  'sandboxed',
+  'description',
+  'review',
+  'hook',
+]);
 const ANNOTATION_KEYS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
 const ARG_KEYS = new Set(['path', 'glob', 'pattern', 'outsideWorkspace']);
 /** More rules than this are cut (each is checked on every call). */
@@ -224,6 +237,29 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
   if (raw.sandboxed !== undefined) {
     if (typeof raw.sandboxed !== 'boolean') return error(`${name}: "sandboxed" must be true or false.`, 'sandboxed');
     rule.sandboxed = raw.sandboxed;
+  }
+  if (raw.review !== undefined) {
+    if (raw.review !== 'result')
+      return error(`${name}: "review" must be "result" (the result is shown to you before the caller reads it).`, 'review');
+    rule.review = 'result';
+  }
+  if (raw.hook !== undefined) {
+    if (typeof raw.hook !== 'string' || raw.hook.trim() === '')
+      return error(`${name}: "hook" must be the name of a hook in your setting plangate.decisionHooks.`, 'hook');
+    if (rule.decision !== 'ask')
+      return error(
+        `${name}: a rule with a "hook" must decide "ask" (what applies when the hook fails); the hook answers allow, ask or deny in its place.`,
+        'decision',
+      );
+    if (source !== 'user')
+      // A hook is a command on the user's machine: only the user's own rules may hand it a call. The rule still asks.
+      problems.push({
+        severity: 'warning',
+        message: `${name}: "hook" is read from your user settings (plangate.policy) only; here it is ignored and the rule asks.`,
+        path: at('hook'),
+        ruleId: rule.id,
+      });
+    else rule.hook = raw.hook.trim();
   }
   return rule;
 }

@@ -61,6 +61,16 @@ export interface PolicyRule {
    * (`false`); to both when absent. A server whose sandbox state is not known counts as not sandboxed.
    */
   sandboxed?: boolean;
+  /**
+   * `"result"`: the call's result is shown to the user before its caller reads it (for the agent: before it reaches the
+   * model); the user passes it on or withholds it. Any matching rule that does not deny asks for the review.
+   */
+  review?: 'result';
+  /**
+   * The name of a decision hook (the user's setting `plangate.decisionHooks`) that answers allow, ask or deny for the
+   * calls this rule matches, in place of the rule's own `ask`. User rules only; a hook that fails means ask.
+   */
+  hook?: string;
 }
 
 /** A rule with where it came from (its position in its source, for problems and the "loosens" notice). */
@@ -76,6 +86,8 @@ export interface RuleRef {
   source: RuleSource;
   decision: PolicyDecision;
   reason: string;
+  /** The decision hook the rule hands its decision to (see {@link PolicyRule.hook}). */
+  hook?: string;
 }
 
 /** The rules of both sources, in order: the user's first. */
@@ -86,6 +98,6 @@ export interface PolicyRules {
 
 export const EMPTY_RULES: PolicyRules = { user: [], workspace: [] };
 
-export function refOf(rule: Pick<SourcedRule, 'id' | 'source' | 'decision' | 'reason'>): RuleRef {
-  return { id: rule.id, source: rule.source, decision: rule.decision, reason: rule.reason };
+export function refOf(rule: Pick<SourcedRule, 'id' | 'source' | 'decision' | 'reason' | 'hook'>): RuleRef {
+  return { id: rule.id, source: rule.source, decision: rule.decision, reason: rule.reason, ...(rule.hook ? { hook: rule.hook } : {}) };
 }

@@ -31,7 +31,7 @@ import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } fro
 import { outcomeSentence } from '../workflow/outcome';
 import { lineage } from '../workflow/planTree';
 import { stepHint, summarizeHints } from '../base/toolHints';
-import type { PlanRecord, StepRecord, WorkflowState } from '../workflow/workflow';
+import { notOkFollowUpOpen, type PlanRecord, type StepRecord, type WorkflowState } from '../workflow/workflow';
 import { phaseLabel, progressText, serverStatusLabel, stepStateText, taskWords } from './planWords';
 import { planTitle } from './workflowWords';
 
@@ -471,6 +471,12 @@ function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | un
     case 'follow_up':
       return { kind: 'followUp', question: record.plan.follow_up ?? '' };
     case 'finished':
-      return finished();
+      return notOkFollowUpOpen(record)
+        ? {
+            kind: 'followUp',
+            question: record.plan.follow_up ?? '',
+            lead: 'The server did part of the work (the checklist above says what).',
+          }
+        : finished();
   }
 }

@@ -99,6 +99,26 @@ export interface CallPolicyRecord extends PolicyRecord {
   /** The rule Always allow wrote to the user's settings. */
   alwaysRule?: string;
   note?: string;
+  /** The decision hooks asked about the call, in order, with their answers (see core/policy/decisionHook.ts). */
+  hooks?: HookRecord[];
+}
+
+/** What one decision hook answered about a call. `failure`: why it counts as `ask` (it did not answer). */
+export interface HookRecord {
+  name: string;
+  /** The user rule that named it. */
+  rule: string;
+  answer: 'allow' | 'ask' | 'deny';
+  reason?: string;
+  failure?: string;
+  durationMs: number;
+}
+
+/** A result a rule asked to review: passed on to the caller or withheld, and by whom (`nobody`: unanswered, withheld). */
+export interface ResultReviewRecord {
+  rule: string;
+  answer: 'passed' | 'withheld';
+  by: 'user' | 'nobody';
 }
 
 /** How a call ended: `ok`, `tool_error` (an in-band `isError` result), `failed` (timeout, cancel, connection), `refused` (by the door: never sent). */
@@ -152,7 +172,16 @@ export type WorkflowEvent =
       /** The policy's decision on the call, with the deciding rule; `answer`: what the user chose on the single-call card. */
       policy?: CallPolicyRecord;
     }
-  | { type: 'callEnded'; at: number; callId: string; outcome: CallOutcomeKind; detail?: string; durationMs: number }
+  | {
+      type: 'callEnded';
+      at: number;
+      callId: string;
+      outcome: CallOutcomeKind;
+      detail?: string;
+      durationMs: number;
+      /** The result was reviewed before its caller read it (a rule's `review: "result"`). */
+      review?: ResultReviewRecord;
+    }
   /**
    * The user opened a `resource_link` of `server`'s result: `resources/read` of `uri` is sent to that server. Recorded
    * before it is sent (a read is no tool call: no decision covers it beyond the user's click, and it changes no state).
@@ -507,7 +536,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       return phaseIs('executing');
     case 'followUpAnswered':
       if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
-      return phaseIs('follow_up');
+      return notOkFollowUpOpen(plan) ? undefined : phaseIs('follow_up');
     case 'reverted':
       if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== ''))
         return `${name}: a revert must list the files it put back.`;
@@ -772,7 +801,11 @@ export function reduceAccepted(state: WorkflowState, event: WorkflowEvent): Work
     case 'cancelled':
       return propagate(cancelDown(state, plan.id, event.reason, at), plan.id, at);
     case 'followUpAnswered':
-      next = { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
+      // A partial plan's follow-up is answered after its checklist: the plan stays as it ended (not ok).
+      next =
+        plan.phase === 'finished'
+          ? { ...plan, followUpAnswer: event.answer }
+          : { ...plan, phase: 'finished', outcome: 'completed', followUpAnswer: event.answer, finishedAt: at };
       break;
     case 'reverted':
       next = { ...plan, reverts: [...(plan.reverts ?? []), { at, files: [...event.files] }] };
@@ -846,6 +879,23 @@ function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) =>
   const steps = plan.steps.slice();
   steps[index] = update(steps[index]!);
   return { ...plan, steps };
+}
+
+/**
+ * Whether a plan that came back `partial` waits for the answer to its follow-up: MCPFlow's partial plans carry one
+ * ("Continue by wiring API for the completed components?"), asked after the checklist of what ran, with Yes / No as
+ * for an ok plan. (An error or blocked plan's follow-up is asked after its recovery ran: the recovery plan carries it.)
+ */
+export function notOkFollowUpOpen(plan: PlanRecord): boolean {
+  return (
+    plan.phase === 'finished' &&
+    plan.outcome === 'not_ok' &&
+    plan.plan.status === 'partial' &&
+    typeof plan.plan.follow_up === 'string' &&
+    plan.plan.follow_up.trim() !== '' &&
+    plan.followUpAnswer === undefined &&
+    plan.replacedById === undefined
+  );
 }
 
 /** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */

@@ -7,7 +7,7 @@ import type * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { ElicitAnswer } from '../../mcp/connection';
-import type { CallCardView, CallFormView, ElicitView, ResultView, SamplingView } from '../../shared/protocol';
+import type { CallCardView, CallFormView, ElicitView, ResultCardView, ResultView, SamplingView } from '../../shared/protocol';
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
 export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
@@ -36,7 +36,16 @@ export type ItemModel =
       returnTo?: string;
     }
   /** A server's sampling request (samplingFeature.ts); `answer` takes the user's button, `closed` a close unanswered. */
-  | { kind: 'sampling'; id: string; title: string; view: SamplingView; answer?: (a: SamplingButton) => void };
+  | { kind: 'sampling'; id: string; title: string; view: SamplingView; answer?: (a: SamplingButton) => void }
+  | {
+      kind: 'resultCard';
+      id: string;
+      title: string;
+      view: ResultCardView;
+      /** Passes the result on or withholds it; closing the card (or the panel) answers `cancelled` (withheld). */
+      answer: (a: 'pass' | 'withhold' | 'cancelled') => void;
+      returnTo?: string;
+    };
 
 /** A sampling item's buttons; `closed`: the item or the panel was closed unanswered. */
 export type SamplingButton =
@@ -218,7 +227,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** Adds an item the user must answer (a card, an elicitation form) and shows it; returns its id. */
-  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'> | ItemOf<'sampling'>, focus: boolean): string {
+  ask(item: ItemOf<'elicit'> | ItemOf<'callCard'> | ItemOf<'sampling'> | ItemOf<'resultCard'>, focus: boolean): string {
     this.list.push(item);
     this.selectedId = item.id;
     this.show(focus);
@@ -226,7 +235,7 @@ export class PanelItems extends DisposableBase {
   }
 
   /** A new id for an item of `kind` asked with {@link ask}. */
-  newAskId(kind: 'elicit' | 'card' | 'sampling'): string {
+  newAskId(kind: 'elicit' | 'card' | 'sampling' | 'review'): string {
     return newItemId(kind);
   }
 
@@ -257,7 +266,7 @@ export class PanelItems extends DisposableBase {
     const [removed] = this.list.splice(index, 1);
     if (this.selectedId === id) {
       // A card answered or withdrawn gives the view back to what it covered; one the user closed, to the last item.
-      const back = quiet && removed?.kind === 'callCard' ? removed.returnTo : undefined;
+      const back = quiet && (removed?.kind === 'callCard' || removed?.kind === 'resultCard') ? removed.returnTo : undefined;
       this.selectedId = back && this.list.some((i) => i.id === back) ? back : this.list.at(-1)?.id;
     }
     if (!quiet && removed) this._onDidRemove.fire(removed);
@@ -267,7 +276,7 @@ export class PanelItems extends DisposableBase {
 
   /** Drops the items that cannot outlive the webview (cards, elicitation forms) after their feature answered them. */
   dropUnanswerable(): void {
-    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard' && i.kind !== 'sampling');
+    const kept = this.list.filter((i) => i.kind !== 'elicit' && i.kind !== 'callCard' && i.kind !== 'sampling' && i.kind !== 'resultCard');
     this.list.splice(0, this.list.length, ...kept);
   }
 

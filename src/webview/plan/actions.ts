@@ -89,7 +89,13 @@ export function renderActions(plan: PlanHeadView): HTMLElement {
       break;
     case 'followUp':
       bar.append(
-        h('p', { class: 'follow-up' }, icon('pass'), ' All steps are done. ', h('strong', null, visible(actions.question))),
+        h(
+          'p',
+          { class: 'follow-up' },
+          icon(actions.lead ? 'info' : 'pass'),
+          ` ${actions.lead ? visible(actions.lead) : 'All steps are done.'} `,
+          h('strong', null, visible(actions.question)),
+        ),
         h('button', { class: 'primary', onclick: () => void act(err, { type: 'followUp', planId, answer: 'yes' }) }, 'Yes'),
         h('button', { class: 'secondary', onclick: () => void act(err, { type: 'followUp', planId, answer: 'no' }) }, 'No'),
       );
