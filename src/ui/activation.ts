@@ -36,6 +36,8 @@ import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
 import { PolicySource } from './policy';
 import { PolicyCards } from './policyCards';
+import { ApprovalStore } from './approvals';
+import { grantKey } from '../core/apps/appNetwork';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
@@ -52,6 +54,8 @@ export interface Engine {
   servers: ServerRegistry;
   configs: ServerConfigs;
   policy: PolicySource;
+  /** The card's standing approvals (session, workspace). */
+  approvals: ApprovalStore;
   gate: Gate;
   files: FilesEngine;
   /** Questions the engine asks that the panel answers once it exists (the single-call card; elicitation forms). */
@@ -96,7 +100,8 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const configs = new ServerConfigs(context.secrets, log);
   // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
-  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
+  const approvals = new ApprovalStore(context.workspaceState);
+  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'), approvals);
   // In dependency order: the door, then the files engine (its previews go through the door), then the gate (which
   // checkpoints through the files engine before a plan's first step).
   const door = new Door(servers, workflow, {
@@ -105,6 +110,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     policy: (call) => policy.verdict(call),
     toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
     serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
+    serverKey: (server) => {
+      const conn = servers.get(server);
+      return conn && grantKey(conn.config);
+    },
     ask: asks.calls.ask,
   });
   const files = new FilesEngine({
@@ -143,9 +152,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     workflow.onDidChange(logWorkflow(log)),
     servers.onDidChange(() => void gate.refreshResolutions()),
     policy,
+    approvals,
     policy.onDidChange(() => void gate.refreshResolutions()),
   );
-  return { workflow, servers, configs, policy, gate, files, asks };
+  return { workflow, servers, configs, policy, approvals, gate, files, asks };
 }
 
 /**
@@ -192,7 +202,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     }),
   };
   const panel = new PlanPanel({ webview, items, features, openLink, log });
-  const cards = new PolicyCards(asks.calls, cardFeature, policy, log);
+  const cards = new PolicyCards(asks.calls, cardFeature, policy, engine.approvals, log);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     planFiles,

@@ -43,7 +43,19 @@ export interface ParsedPolicy {
 }
 
 const DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
-const RULE_KEYS = new Set(['id', 'decision', 'reason', 'server', 'tool', 'annotations', 'args', 'entrance', 'sandboxed', 'description']);
+const RULE_KEYS = new Set([
+  'id',
+  'decision',
+  'reason',
+  'server',
+  'serverKey',
+  'tool',
+  'annotations',
+  'args',
+  'entrance',
+  'sandboxed',
+  'description',
+]);
 const ANNOTATION_KEYS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
 const ARG_KEYS = new Set(['path', 'glob', 'pattern', 'outsideWorkspace']);
 /** More rules than this are cut (each is checked on every call). */
@@ -187,6 +199,11 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
     const glob = compileNameGlob(v);
     if (!glob.ok) unusable(`${name}: "${key}" glob ${shown(v)}`, glob.reason, key);
     rule[key] = v;
+  }
+  if (raw.serverKey !== undefined) {
+    if (typeof raw.serverKey !== 'string' || raw.serverKey === '')
+      return error(`${name}: "serverKey" must be text (the server's identity, as the card writes it).`, 'serverKey');
+    rule.serverKey = raw.serverKey;
   }
   if (raw.annotations !== undefined) {
     if (!isObject(raw.annotations))
