@@ -37,6 +37,7 @@ import { PlansView } from './plansView';
 import { PolicySource } from './policy';
 import { PolicyCards } from './policyCards';
 import { ApprovalStore } from './approvals';
+import { ApprovalsView } from './approvalsView';
 import { grantKey } from '../core/apps/appNetwork';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
@@ -217,6 +218,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     cards,
     new WorkflowStatusBar(workflow, cards),
     ...registerViews(servers, configs, workflow),
+    ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
   return { panel, caller, apps };
@@ -282,6 +284,12 @@ export function registerViews(registry: ServerRegistry, configs: ServerConfigs, 
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plans }),
     vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
   ];
+}
+
+/** The Approvals view: the allows in force, with Revoke and Reset. */
+function registerApprovalsView(engine: Engine): vscode.Disposable[] {
+  const view = new ApprovalsView(engine.approvals, engine.policy, engine.workflow);
+  return [view, vscode.window.createTreeView(Views.approvals, { treeDataProvider: view })];
 }
 
 /** What the app host needs of the panel: its webview (the apps' frames and their policy) and its items (results). */

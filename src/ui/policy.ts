@@ -85,6 +85,26 @@ export class PolicySource extends DisposableBase {
     return this.rules.user.map((r) => r.id);
   }
 
+  /** The rules of each source as read now (the Approvals view lists their allows). */
+  get current(): PolicyRules {
+    return this.rules;
+  }
+
+  /** Removes the rule `id` from the user's `plangate.policy` (Revoke in the Approvals view); false when it is not there. */
+  async removeUserRule(id: string): Promise<boolean> {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const current = config.inspect<unknown>(Settings.policy)?.globalValue;
+    if (!current || typeof current !== 'object' || Array.isArray(current)) return false;
+    const base = current as Record<string, unknown>;
+    const rules = Array.isArray(base.rules) ? base.rules : [];
+    const kept = rules.filter((r) => !(r && typeof r === 'object' && (r as { id?: unknown }).id === id));
+    if (kept.length === rules.length) return false;
+    await config.update(Settings.policy, { ...base, rules: kept }, vscode.ConfigurationTarget.Global);
+    this.reload();
+    await this.reloading;
+    return true;
+  }
+
   /** Resolves once the sources are read (after construction or a change). */
   ready(): Promise<void> {
     return this.reloading;

@@ -29,6 +29,7 @@ import {
 } from '../../src/core/policy/approvals';
 import { lintPolicy } from '../../src/core/policy/lint';
 import { alwaysRule, callCardView } from '../../src/core/present/callCard';
+import { approvalGroups } from '../../src/core/present/approvalRows';
 import type { WorkflowEvent } from '../../src/core/workflow/workflow';
 import { connectInMemory } from './helpers/inMemoryInvoker';
 
@@ -255,7 +256,7 @@ async function setup(t: TestContext, userRules: PolicyRule[] = []) {
     for (let i = 0; i < 200 && !until(); i++) await new Promise((r) => setTimeout(r, 5));
     assert.ok(until(), 'timed out waiting');
   };
-  return { queue, shows, closed, written, agent, calls, sent, settle, cts, approvals: () => approvals };
+  return { queue, shows, closed, written, agent, calls, sent, settle, cts, workflow, approvals: () => approvals };
 }
 
 const file = (i: number) => ({ path: `f${i}.txt`, content: `${i}` });
@@ -360,5 +361,43 @@ describe('no storm of cards', () => {
     assert.equal(new Set(s.shows.map((x) => x.key)).size, 3);
     for (const key of new Set(s.shows.map((x) => x.key))) await s.queue.answer(key, { answer: 'cancelled' });
     assert.ok((await Promise.all(waits)).every((a) => a.answer === 'cancelled'));
+  });
+});
+
+describe('the Approvals view: what the ledger and the settings hold', () => {
+  test('every allow in force, grouped by where it lives, with why and how often the ledger says it was used', async (t) => {
+    const s = await setup(t);
+    const first = s.agent('write_file_step', file(1));
+    await s.settle(() => s.queue.waiting === 1);
+    await s.queue.answer(s.shows.at(-1)!.key, { answer: 'session' });
+    await first;
+    await s.agent('write_file_step', file(2));
+    const session = s.approvals();
+    const byHand: PolicyRule = { id: 'mine', decision: 'allow', reason: 'reads are fine', tool: 'read_*' };
+    const fromCard = narrowestRule({ server: 'demo', tool: 'edit_text', entrance: 'agent' }, [], WHEN, 'always');
+    const denyRule: PolicyRule = { id: 'no', decision: 'deny', reason: 'never', tool: 'delete_*' };
+    const groups = approvalGroups(session, [byHand, fromCard, denyRule], [], (id) => s.workflow.ruleUses.get(id));
+    assert.deepEqual(
+      groups.map((g) => [g.group, g.resettable, g.rows.map((r) => [r.ruleId, r.revocable])]),
+      [
+        ['session', true, [['session-allow-demo-write-file-step', true]]],
+        ['workspace', true, []],
+        [
+          'user',
+          false,
+          [
+            ['mine', true],
+            ['allow-demo-edit-text', true],
+          ],
+        ],
+        ['file', false, []],
+      ],
+    );
+    const row = groups[0]!.rows[0]!;
+    assert.match(row.description, /^used 2×/, 'the answered call and the one it let through later');
+    assert.match(row.tooltip, /for this session: in memory until the window closes\)\nmade 2026-12-03 10:00 UTC: test/);
+    assert.match(groups[2]!.rows[0]!.tooltip, /written by hand: reads are fine/);
+    assert.match(groups[2]!.rows[1]!.tooltip, /written by the card/);
+    assert.match(groups[2]!.rows[0]!.description, /not used yet/);
   });
 });
