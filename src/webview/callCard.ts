@@ -71,16 +71,6 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
     view.notHonoured ? h('p', { class: 'card-loosens warning-text' }, icon('warning'), ' ', visible(view.notHonoured)) : null,
     h('h2', null, 'Arguments'),
     argsBlock(json(view.args), 'Arguments', 'card-args'),
-    rules.session || rules.workspace || rules.always
-      ? h(
-          'details',
-          { class: 'card-always' },
-          h('summary', null, 'The rule each allow writes: this server, this tool, this caller only'),
-          ruleWhere('Allow for this session', 'kept in memory until the window closes', rules.session),
-          ruleWhere('Allow in this workspace', "kept in this workspace's state", rules.workspace),
-          ruleWhere('Always allow', 'added to your user settings (plangate.policy)', rules.always),
-        )
-      : null,
     view.onlyOnce ? h('p', { class: 'card-once-only' }, icon('info'), ' ', visible(view.onlyOnce)) : null,
     note,
     h(
@@ -94,6 +84,17 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
       waiting > 1 ? button(`Deny all ${waiting} waiting`, 'secondary', 'deny', 'close-all', true) : null,
     ),
     err,
+    // Below the buttons: opening the rules does not push the buttons down, under a notification.
+    rules.session || rules.workspace || rules.always
+      ? h(
+          'details',
+          { class: 'card-always' },
+          h('summary', null, 'The rule each allow writes: this server, this tool, this caller only'),
+          ruleWhere('Allow for this session', 'kept in memory until the window closes', rules.session),
+          ruleWhere('Allow in this workspace', "kept in this workspace's state", rules.workspace),
+          ruleWhere('Always allow', 'added to your user settings (plangate.policy)', rules.always),
+        )
+      : null,
   );
 }
 
