@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluate, MAX_NAME_LENGTH, type PolicyCall, type PolicyContext } from '../src/core/policy/evaluate';
 import type { PolicyRule, PolicyRules, SourcedRule } from '../src/core/policy/rules';
+import { narrowestRule } from '../src/core/policy/alwaysAllow';
+import { approvalRules } from '../src/core/policy/approvals';
 import { nodeRealPath } from '../src/node/realPath';
 import { figure, ms, type Figure } from './figure';
 
@@ -89,8 +91,27 @@ const HOSTILE: { name: string; rule: (i: number) => Partial<PolicyRule>; call: P
 ];
 
 export async function policyFigures(log: (line: string) => void): Promise<Figure[]> {
-  const policy = rules(200);
+  // With the card's standing approvals present too (issue 28): 20 for the session and 20 in the workspace, each the
+  // narrowest rule with a server identity, none of them matching this call (so every one is tried).
+  const approval = (length: 'session' | 'workspace', i: number) => ({
+    rule: narrowestRule(
+      { server: `srv-${i}`, tool: `tool_${i}`, entrance: 'agent', serverKey: `srv-${i} ${'0'.repeat(64)}` },
+      [],
+      new Date(0),
+      length,
+    ),
+    made: 0,
+    why: 'bench',
+  });
+  const policy: PolicyRules = {
+    ...rules(200),
+    approvals: approvalRules({
+      session: Array.from({ length: 20 }, (_, i) => approval('session', i)),
+      workspace: Array.from({ length: 20 }, (_, i) => approval('workspace', i)),
+    }),
+  };
   const call: PolicyCall = {
+    serverKey: `fs ${'1'.repeat(64)}`,
     server: 'fs',
     tool: 'write_file',
     args: { path: 'src/app/main.ts', files: [{ path: 'a.ts' }, { path: '../b.ts' }], command: 'ls -la' },
@@ -123,7 +144,7 @@ export async function policyFigures(log: (line: string) => void): Promise<Figure
         'µs',
         500,
         50, // 10 % of the target: a median of batches, timer and GC noise
-        `median of 41 batches of 500 calls; p90 ${ordinary.p90.toFixed(1)} µs; every kind of condition; paths read on a real folder (links resolved)`,
+        `median of 41 batches of 500 calls; p90 ${ordinary.p90.toFixed(1)} µs; every kind of condition, and 40 standing approvals (session, workspace); paths read on a real folder (links resolved)`,
       ),
       figure(
         'policy_200_hostile_rules_per_call',

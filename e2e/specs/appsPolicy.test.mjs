@@ -433,7 +433,9 @@ test('policy: Always allow writes the narrowest rule to the user settings and sh
   const web = await cardFor('policy-always.txt');
   const always = card(web).locator('details.card-always');
   await always.locator('summary').click();
-  assert.match(await always.locator('pre').innerText(), /"tool": "write_file_step"/);
+  // Each length shows the rule it writes; Always allow's is the last.
+  assert.equal(await always.locator('pre').count(), 3);
+  assert.match(await always.locator('pre').last().innerText(), /"tool": "write_file_step"/);
   await card(web).getByRole('button', { name: 'Always allow' }).click();
   await vs.page
     .locator('.notifications-toasts .notification-toast', { hasText: "rule 'allow-fixture-write-file-step' added to your user settings" })
@@ -447,10 +449,13 @@ test('policy: Always allow writes the narrowest rule to the user settings and sh
       decision: 'allow',
       reason: settings['plangate.policy'].rules[0].reason,
       server: 'fixture',
+      serverKey: settings['plangate.policy'].rules[0].serverKey,
       tool: 'write_file_step',
       entrance: ['call'],
     },
   ]);
+  // This server by identity: its name and the hash of how it is started (a same-named other server inherits nothing).
+  assert.match(settings['plangate.policy'].rules[0].serverKey, /^fixture [0-9a-f]{64}$/);
   assert.deepEqual(await toolsOnceThere(since, 1), ['write_file_step']);
 
   const next = await callTool(vs, 'write_file_step', {

@@ -131,6 +131,7 @@ export async function policyExplainCommand(options: ExplainOptions, out: Output)
       matched: verdict.matched,
       notHonoured: verdict.notHonoured ?? null,
       sandboxed: call.sandboxed === true,
+      notSeen: NOT_SEEN,
     });
     return 0;
   }
@@ -146,5 +147,15 @@ export async function policyExplainCommand(options: ExplainOptions, out: Output)
   out.info(verdict.matched.length ? '  matched:' : '  matched: no rule');
   for (const r of verdict.matched)
     out.info(`    ${r.decision.padEnd(5)} ${safeText(r.id)} (${r.source}): ${safeText(r.reason, { max: 500 })}`);
+  out.info(`  not seen here: ${NOT_SEEN}`);
   return 0;
 }
+
+/**
+ * What explain cannot see, said in every answer: the card's session approvals live in the VS Code window's memory, and
+ * its workspace approvals in VS Code's workspace state (its own database, not a file of the folder) — neither is
+ * readable from a terminal, and a copy in a file would be a second truth that drifts. A rule the card wrote for a
+ * server's identity (`serverKey`) is read here as not holding: the terminal knows the server only by name.
+ */
+const NOT_SEEN =
+  'your approvals for this session and in this workspace (kept by VS Code: see its Plangate Approvals view; where one allows this call, VS Code allows it although this says ask), and allow rules with a serverKey (they hold only for the server started as it was when the card wrote them)';

@@ -433,6 +433,15 @@ export interface CallCardView {
   canAlwaysAllow: boolean;
   /** The rule Always allow writes to the user's settings, as JSON text. */
   alwaysRuleText?: string;
+  /**
+   * The rule each allow longer than once writes (JSON text): `session` (kept in memory until the window closes),
+   * `workspace` (kept in this workspace's state), `always` (the user's settings). Absent: only Allow once (`onlyOnce`).
+   */
+  allowRules?: Partial<Record<'session' | 'workspace' | 'always', string>>;
+  /** Why only Allow once is offered (the tool's own `_meta.approval: "ask"`, a rule that asks), in words. */
+  onlyOnce?: string;
+  /** How many calls of this caller to this tool wait behind this card, this one included (absent: one). */
+  waiting?: number;
   /** A workspace rule would have allowed this and was not honoured (it would loosen the user's policy), in words. */
   notHonoured?: string;
 }
@@ -663,7 +672,15 @@ export type FromWebview =
    * The user's answer on a single-call card: Allow once, Always allow (writes the narrowest allow rule to the user's
    * settings), or Deny with an optional note that reaches the caller.
    */
-  | { type: 'callCardAnswer'; id: number; itemId: string; answer: 'once' | 'always' | 'deny'; note?: string }
+  | {
+      type: 'callCardAnswer';
+      id: number;
+      itemId: string;
+      answer: 'once' | 'session' | 'workspace' | 'always' | 'deny';
+      note?: string;
+      /** With `deny`: refuse every call waiting behind the card, not only the one shown. */
+      all?: boolean;
+    }
   /** The user's answer on a result card: pass the result on to its caller, or withhold it (the caller gets a refusal). */
   | { type: 'resultCardAnswer'; id: number; itemId: string; answer: 'pass' | 'withhold' }
   /** The user changed a collect form's field: the extension keeps the draft (the webview keeps it too, in its state). */

@@ -44,6 +44,9 @@ import { PlanPanel } from './planPanel';
 import { PlansView } from './plansView';
 import { PolicySource } from './policy';
 import { PolicyCards } from './policyCards';
+import { ApprovalStore } from './approvals';
+import { ApprovalsView } from './approvalsView';
+import { grantKey } from '../core/apps/appNetwork';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
@@ -60,6 +63,8 @@ export interface Engine {
   servers: ServerRegistry;
   configs: ServerConfigs;
   policy: PolicySource;
+  /** The card's standing approvals (session, workspace). */
+  approvals: ApprovalStore;
   gate: Gate;
   files: FilesEngine;
   /** Questions the engine asks that the panel answers once it exists (the single-call card; elicitation forms). */
@@ -119,7 +124,8 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const configs = new ServerConfigs(context.secrets, log);
   // The user settings file beside the extension's global storage (User/globalStorage/<id>): where the user's policy problems show.
-  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'));
+  const approvals = new ApprovalStore(context.workspaceState);
+  const policy = new PolicySource(servers, log, vscode.Uri.joinPath(context.globalStorageUri, '..', '..', 'settings.json'), approvals);
   // A server's sampling request: the policy's `sampling` entrance, the panel's items, VS Code's models, the ledger.
   context.subscriptions.push(
     asks.sampling.serve(
@@ -139,6 +145,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     policy: (call) => policy.verdict(call),
     toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
     serverSandboxed: (server) => servers.get(server)?.sandboxed === true,
+    serverKey: (server) => {
+      const conn = servers.get(server);
+      return conn && grantKey(conn.config);
+    },
     ask: asks.calls.ask,
     decisionHook: (request) => runUserHook(request, log),
     review: asks.reviews.ask,
@@ -181,9 +191,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
     // After a reload, a step whose call ran as a task is watched again once its server is up and still knows the task.
     servers.onDidChange(() => void gate.resumeTasks()),
     policy,
+    approvals,
     policy.onDidChange(() => void gate.refreshResolutions()),
   );
-  return { workflow, servers, configs, policy, gate, files, asks };
+  return { workflow, servers, configs, policy, approvals, gate, files, asks };
 }
 
 /**
@@ -236,7 +247,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const resources = new LinkedResources(servers, workflow, log);
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
   const panel = new PlanPanel({ webview, items, features, openLink, openResource, log });
-  const cards = new PolicyCards(asks.calls, cardFeature, policy, log);
+  const cards = new PolicyCards(asks.calls, cardFeature, policy, engine.approvals, log);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     asks.samplingUser.approvals.serve((ask, signal) => samplingFeature.approve(ask, signal)),
@@ -256,6 +267,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     cards,
     new WorkflowStatusBar(workflow, waitingCards(cards, reviews)),
     ...registerViews(servers, configs, workflow),
+    ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
   return { panel, caller, apps };
@@ -336,6 +348,12 @@ export function registerViews(registry: ServerRegistry, configs: ServerConfigs, 
     vscode.window.createTreeView(Views.plans, { treeDataProvider: plans }),
     vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
   ];
+}
+
+/** The Approvals view: the allows in force, with Revoke and Reset. */
+function registerApprovalsView(engine: Engine): vscode.Disposable[] {
+  const view = new ApprovalsView(engine.approvals, engine.policy, engine.workflow);
+  return [view, vscode.window.createTreeView(Views.approvals, { treeDataProvider: view })];
 }
 
 /** What the app host needs of the panel: its webview (the apps' frames and their policy) and its items (results). */

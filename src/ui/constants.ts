@@ -20,6 +20,9 @@ export const Commands = {
   openSubmission: 'plangate.openSubmission',
   submitSubmission: 'plangate.submitSubmission',
   discardSubmission: 'plangate.discardSubmission',
+  // Approvals view rows and groups (inline buttons); hidden from the palette.
+  revokeApproval: 'plangate.revokeApproval',
+  resetApprovals: 'plangate.resetApprovals',
 } as const;
 
 export const Views = {
@@ -27,6 +30,7 @@ export const Views = {
   servers: 'plangate.servers',
   plans: 'plangate.plans',
   staged: 'plangate.staged',
+  approvals: 'plangate.approvals',
 } as const;
 
 export const PanelViewType = 'plangate.plan';

@@ -8,6 +8,7 @@ import type { ServerRegistry } from '../mcp/registry';
 import { nodeRealPath } from '../node/realPath';
 import { findNodeAtLocation, getNodeValue, parseTree, type Node } from 'jsonc-parser';
 import { Settings } from './constants';
+import type { ApprovalStore } from './approvals';
 
 /** The workspace policy file, relative to the (first) workspace folder. */
 export const POLICY_FILE = '.vscode/plangate-policy.json';
@@ -39,8 +40,17 @@ export class PolicySource extends DisposableBase {
     private readonly log: vscode.LogOutputChannel,
     /** The user settings file (settings.json), where the user's problems are shown; none: they go to the log. */
     private readonly userSettings?: vscode.Uri,
+    /** The card's standing approvals (session, workspace): weighed with the user's rules. */
+    private readonly approvals?: Pick<ApprovalStore, 'rules' | 'onDidChange'>,
   ) {
     super();
+    if (approvals)
+      this._register(
+        approvals.onDidChange(() => {
+          this.publish();
+          this._onDidChange.fire();
+        }),
+      );
     const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${POLICY_FILE}`));
     for (const on of [watcher.onDidCreate, watcher.onDidChange, watcher.onDidDelete]) this._register(on(() => this.reload()));
     this._register(
@@ -62,12 +72,37 @@ export class PolicySource extends DisposableBase {
 
   /** The policy's verdict on a call now. */
   verdict(call: PolicyCall): PolicyVerdict {
-    return evaluate(this.rules, call, { workspaceRoot: this.workspaceRoot, realPath: nodeRealPath });
+    return evaluate(this.withApprovals(), call, { workspaceRoot: this.workspaceRoot, realPath: nodeRealPath });
+  }
+
+  /** The rules with the standing approvals. */
+  private withApprovals(): PolicyRules {
+    return this.approvals ? { ...this.rules, approvals: this.approvals.rules } : this.rules;
   }
 
   /** The user's rules as written in settings (for Always allow, which adds one). */
   userRuleIds(): string[] {
     return this.rules.user.map((r) => r.id);
+  }
+
+  /** The rules of each source as read now (the Approvals view lists their allows). */
+  get current(): PolicyRules {
+    return this.rules;
+  }
+
+  /** Removes the rule `id` from the user's `plangate.policy` (Revoke in the Approvals view); false when it is not there. */
+  async removeUserRule(id: string): Promise<boolean> {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const current = config.inspect<unknown>(Settings.policy)?.globalValue;
+    if (!current || typeof current !== 'object' || Array.isArray(current)) return false;
+    const base = current as Record<string, unknown>;
+    const rules = Array.isArray(base.rules) ? base.rules : [];
+    const kept = rules.filter((r) => !(r && typeof r === 'object' && (r as { id?: unknown }).id === id));
+    if (kept.length === rules.length) return false;
+    await config.update(Settings.policy, { ...base, rules: kept }, vscode.ConfigurationTarget.Global);
+    this.reload();
+    await this.reloading;
+    return true;
   }
 
   /** Resolves once the sources are read (after construction or a change). */
@@ -144,7 +179,7 @@ export class PolicySource extends DisposableBase {
     const catalog: PolicyCatalog = {
       servers: this.registry.connections.map((c) => ({ name: c.name, tools: c.state === 'running' ? c.tools : undefined })),
     };
-    const userProblems = [...this.userParseProblems, ...lintPolicy(this.rules, 'user', catalog)];
+    const userProblems = [...this.userParseProblems, ...lintPolicy(this.withApprovals(), 'user', catalog)];
     const place = this.userPlace;
     if (this.userSettings && place) {
       this.diagnostics.set(
@@ -155,7 +190,7 @@ export class PolicySource extends DisposableBase {
     if (!folder || this.fileText === undefined) return;
     const tree = parseTree(this.fileText, [], { allowTrailingComma: true });
     const lines = lineStarts(this.fileText);
-    const lint = lintPolicy(this.rules, 'workspace', catalog).map((p) => locate(p, tree, lines));
+    const lint = lintPolicy(this.withApprovals(), 'workspace', catalog).map((p) => locate(p, tree, lines));
     const all = [...this.parseProblems, ...lint];
     this.diagnostics.set(
       vscode.Uri.joinPath(folder.uri, POLICY_FILE),

@@ -99,6 +99,10 @@ describe('call rows', () => {
       decisionWords(call(ask({ coveredBy: 'card', answer: 'always', alwaysRule: 'allow-fixture-echo' }))),
       "Asked because: it may destroy data ('plangate:destructive'); always allowed (rule 'allow-fixture-echo' added).",
     );
+    assert.equal(
+      decisionWords(call(ask({ coveredBy: 'card', answer: 'session', approvalRule: 'session-allow-fixture-echo' }))),
+      "Asked because: it may destroy data ('plangate:destructive'); allowed for this session ('session-allow-fixture-echo').",
+    );
     const denied = call(ask({ coveredBy: 'card', answer: 'deny', note: 'not today' }), { outcome: 'refused' });
     assert.equal(decisionWords(denied), "Asked because: it may destroy data ('plangate:destructive'); denied by you: not today.");
     assert.equal(callRowView(denied, 'now').description, "refused · asked by 'plangate:destructive', denied by you · fixture · chat agent");

@@ -81,10 +81,14 @@ const card = {
 };
 
 describe('the panel routes each intent to its feature', () => {
-  it('a card is answered through its feature and leaves the panel; the reply carries the feature error by id', async () => {
+  it('a card is answered through its feature and leaves the panel when its owner closes it; the reply carries the feature error by id', async () => {
     const t = setup();
     const answers: CallCardAnswer[] = [];
-    t.cards.showCallCard(card, async (a) => void answers.push(a));
+    // The owner (policyCards.ts) closes the card once no call waits behind it.
+    const id: string = t.cards.showCallCard(card, async (a) => {
+      answers.push(a);
+      t.cards.closeCallCard(id);
+    });
     const [shown] = t.panel.snapshot().items;
     assert.equal(shown?.kind, 'callCard');
     await t.send({ type: 'callCardAnswer', id: 7, itemId: shown!.id, answer: 'always' });
@@ -92,7 +96,7 @@ describe('the panel routes each intent to its feature', () => {
       type: 'reply',
       id: 7,
       ok: false,
-      error: 'Always allow is not offered for this call: Allow once or Deny.',
+      error: 'Only Allow once or Deny is offered for this call.',
     });
     await t.send({ type: 'callCardAnswer', id: 8, itemId: shown!.id, answer: 'once' });
     assert.deepEqual(answers, [{ answer: 'once' }]);

@@ -49,9 +49,11 @@ describe('plangate policy explain', () => {
     const lines = out.stdout.trim().split('\n');
     assert.equal(lines[0], "deny: Denied by the workspace's rule 'stay-inside': stay in the workspace");
     assert.deepEqual(
-      lines.slice(-2).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' ')),
+      lines.slice(-3, -1).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' ')),
       ['ask review-deletes', 'deny stay-inside'],
     );
+    // The terminal cannot read the card's session and workspace approvals (VS Code keeps them): it says so.
+    assert.match(lines.at(-1)!, /^ {2}not seen here: your approvals for this session and in this workspace \(kept by VS Code/);
     const inside = await runCli(['policy', 'explain', '--server', 'fs', '--tool', 'delete_file', '--args', '{"path":"tmp/x"}', '--json'], {
       cwd: dir,
     });

@@ -21,6 +21,7 @@ import type { ToolResult } from '../base/toolResult';
 import type { PolicyCall, PolicyVerdict } from '../policy/evaluate';
 import type { PolicyDecision, PolicyEntrance, RuleRef } from '../policy/rules';
 import { failed, hookReason, type HookAnswer, type HookRequest } from '../policy/decisionHook';
+import type { AllowLength } from '../policy/alwaysAllow';
 import type { PolicyRecord } from '../plan/plan';
 import {
   getPlan,
@@ -76,6 +77,13 @@ export interface CallAsk {
   annotations?: unknown;
   /** Aborted when the caller gives up (the agent cancelled): the card closes and the call is not sent. */
   signal?: AbortSignal;
+  /** The server's identity now (appNetwork.ts `grantKey`), for the narrowest rule an allow writes; absent: not known. */
+  serverKey?: string;
+  /**
+   * The policy's verdict on this same call now (the tool's definition and the server as they are now): a call waiting
+   * behind another call's card is settled by an allow only when this says the new rule covers it (askQueue.ts).
+   */
+  recheck?: () => PolicyVerdict | undefined;
 }
 
 /** A call's result a policy rule asks the user to review before its caller reads it (`review: "result"`). */
@@ -105,9 +113,12 @@ export function withheldResult(call: Pick<DoorCall, 'server' | 'tool'>, why: 'wi
 /** Whether a step's dry-run preview may go by itself, waits for the user's Preview, or is denied (see {@link Door.previewClearance}). */
 export type PreviewClearance = { kind: 'auto' } | { kind: 'press'; why: string } | { kind: 'denied'; why: string };
 
-/** The user's answer on the card. `always`: Allow and write the narrowest allow rule (its id in `rule`). */
+/**
+ * The user's answer on the card. `session`, `workspace`, `always`: Allow, and the narrowest allow rule of that length
+ * was written (its id in `rule`) — for a call that waited behind another's card, the rule the policy now allows it by.
+ */
 export type CallAskAnswer =
-  { answer: 'once' } | { answer: 'always'; rule?: string } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
+  { answer: 'once' } | { answer: AllowLength; rule?: string } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
 
 /** The words a deny reaches its caller with: the rule's reason and id. */
 export function deniedMessage(call: Pick<DoorCall, 'server' | 'tool'>, verdict: PolicyVerdict): string {
@@ -136,6 +147,8 @@ export interface DoorOptions {
   toolInfo?: (server: string, tool: string) => { annotations?: unknown; _meta?: unknown } | undefined;
   /** Whether `server` runs in a sandbox now, for rules with `sandboxed` (absent: no server counts as sandboxed). */
   serverSandboxed?: (server: string) => boolean;
+  /** The identity of `server` now (appNetwork.ts `grantKey`), for rules with `serverKey` (absent: not known). */
+  serverKey?: (server: string) => string | undefined;
   /**
    * Opens the single-call card and resolves with the user's answer (the extension passes a broker's `ask`, which the
    * panel's cards serve once they exist: see core/base/broker.ts). Absent: a call the policy asks about is refused.
@@ -199,6 +212,7 @@ export class Door {
     if (!this.options.policy) return undefined;
     const info = this.options.toolInfo?.(server, tool);
     const sandboxed = this.options.serverSandboxed?.(server) === true;
+    const serverKey = this.options.serverKey?.(server);
     return this.options.policy({
       server,
       tool,
@@ -208,6 +222,7 @@ export class Door {
       meta: info?._meta,
       sandboxed,
       ...(hookAnswers ? { hookAnswers } : {}),
+      ...(serverKey !== undefined ? { serverKey } : {}),
     });
   }
 
@@ -348,12 +363,15 @@ export class Door {
           verdict,
           annotations: this.options.toolInfo?.(call.server, call.tool)?.annotations,
           signal: options?.signal,
+          serverKey: this.options.serverKey?.(call.server),
+          recheck: () => this.verdictOf(call.server, call.tool, call.args, entrance),
         });
         policy = {
           ...policy,
           coveredBy: 'card',
           answer: answer.answer,
           ...(answer.answer === 'always' && answer.rule ? { alwaysRule: answer.rule } : {}),
+          ...((answer.answer === 'session' || answer.answer === 'workspace') && answer.rule ? { approvalRule: answer.rule } : {}),
           ...(answer.answer === 'deny' && answer.note ? { note: answer.note.slice(0, 2000) } : {}),
         };
         if (answer.answer === 'deny')

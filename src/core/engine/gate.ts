@@ -46,7 +46,7 @@ export interface GateOptions {
   /** The one door every call goes through; without it the gate makes one over `invoker` and the workflow. */
   door?: Door;
   /** The policy for the door the gate makes: the verdict, the tools' definitions it reads, and the single-call card. */
-  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'serverSandboxed' | 'ask' | 'decisionHook' | 'review'>;
+  policy?: Pick<DoorOptions, 'policy' | 'toolInfo' | 'serverSandboxed' | 'serverKey' | 'ask' | 'decisionHook' | 'review'>;
   /** Read when a plan arrives: let a plan whose every step the user's own rules allow run without asking (off by default). */
   autoApprovePlans?: () => boolean;
   /** Read at each run, so setting changes apply to the next run. */

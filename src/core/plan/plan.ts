@@ -148,7 +148,7 @@ export interface StepProgress {
 export interface PolicyRecord {
   decision: 'allow' | 'ask' | 'deny';
   ruleId: string;
-  source: 'user' | 'workspace' | 'default' | 'tool';
+  source: 'user' | 'workspace' | 'default' | 'tool' | 'session' | 'workspaceApproval';
   reason: string;
   /** A workspace rule that would have loosened the user's decision and was not honoured. */
   notHonoured?: string;

@@ -51,6 +51,8 @@ export interface PolicyCall {
    * hook's answer in place of its own `ask` (the door asks the hook, then the policy again; see door.ts).
    */
   hookAnswers?: Readonly<Record<string, PolicyDecision>>;
+  /** The server's identity (appNetwork.ts `grantKey`), for rules with `serverKey`; absent: not known. */
+  serverKey?: string;
 }
 
 export interface PolicyContext {
@@ -95,6 +97,8 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
   // …and each place on disk looked up once per call (the workspace folder's real path, shared by every value).
   if (context.realPath) context = { ...context, realPath: once(context.realPath) };
   const user = rules.user.map((r) => hookAnswered(r, call)).filter((r) => ruleMatches(r, call, context, paths));
+  // The card's standing approvals are the user's own word: weighed with the user's rules, after them.
+  if (rules.approvals) for (const r of rules.approvals) if (ruleMatches(r, call, context, paths)) user.push(r);
   const workspace = rules.workspace.filter((r) => ruleMatches(r, call, context, paths));
   const mine = decide(user, call);
   const all = decide([...user, ...workspace], call);
@@ -200,6 +204,7 @@ export function ruleMatches(
   if (rule.entrance && !rule.entrance.includes(call.entrance)) return false;
   if (rule.sandboxed !== undefined && rule.sandboxed !== (call.sandboxed === true)) return false;
   const strict = rule.decision !== 'allow';
+  if (rule.serverKey !== undefined && (call.serverKey === undefined ? !strict : call.serverKey !== rule.serverKey)) return false;
   if (rule.server !== undefined && !nameHolds(rule.server, call.server, strict)) return false;
   if (rule.tool !== undefined && !nameHolds(rule.tool, call.tool, strict)) return false;
   if (rule.annotations) {

@@ -25,7 +25,9 @@ export interface PolicyCatalog {
 export function lintPolicy(rules: PolicyRules, source: 'user' | 'workspace', catalog?: PolicyCatalog): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
   const own = source === 'user' ? rules.user : rules.workspace;
-  const all = [...rules.user, ...rules.workspace];
+  // The card's standing approvals (session, workspace) weigh with the user's rules, after them (evaluate.ts): a rule
+  // they make moot is said so.
+  const all = [...rules.user, ...(rules.approvals ?? []), ...rules.workspace];
   for (const rule of own) {
     const at = ['rules', rule.index];
     const warn = (message: string, ...rest: (string | number)[]) =>
@@ -46,7 +48,7 @@ export function lintPolicy(rules: PolicyRules, source: 'user' | 'workspace', cat
     );
     if (by)
       warn(
-        `Rule '${rule.id}' can never decide: rule '${by.id}' (${by.source}, ${by.decision}) matches every call it matches` +
+        `Rule '${rule.id}' can never decide: ${SOURCE_WORDS[by.source] ?? 'rule'} '${by.id}' (${by.source}, ${by.decision}) matches every call it matches` +
           (by.decision === rule.decision ? ' and comes first.' : `, and ${by.decision} beats ${rule.decision}.`),
       );
     if (catalog) {
@@ -102,8 +104,14 @@ export function loosening(rule: SourcedRule, catalog?: PolicyCatalog): string | 
   return 'it can allow destructive tools, which your policy asks about (give it "annotations": { "destructive": false } to say it does not)';
 }
 
+const SOURCE_WORDS: Partial<Record<SourcedRule['source'], string>> = {
+  session: 'your approval for this session',
+  workspaceApproval: 'your approval in this workspace',
+};
+
 /** `a` matches every call `b` matches (by the simple test: each condition of `a` is absent or the same as `b`'s). */
 function covers(a: SourcedRule, b: SourcedRule): boolean {
+  if (a.serverKey !== undefined && a.serverKey !== b.serverKey) return false;
   if (a.server !== undefined && a.server !== b.server) return false;
   if (a.tool !== undefined && a.tool !== b.tool) return false;
   if (a.entrance && (!b.entrance || !b.entrance.every((e) => a.entrance!.includes(e)))) return false;

@@ -48,6 +48,7 @@ const RULE_KEYS = new Set([
   'decision',
   'reason',
   'server',
+  'serverKey',
   'tool',
   'annotations',
   'args',
@@ -200,6 +201,11 @@ function parseRule(raw: unknown, index: number, source: RuleSource, problems: Po
     const glob = compileNameGlob(v);
     if (!glob.ok) unusable(`${name}: "${key}" glob ${shown(v)}`, glob.reason, key);
     rule[key] = v;
+  }
+  if (raw.serverKey !== undefined) {
+    if (typeof raw.serverKey !== 'string' || raw.serverKey === '')
+      return error(`${name}: "serverKey" must be text (the server's identity, as the card writes it).`, 'serverKey');
+    rule.serverKey = raw.serverKey;
   }
   if (raw.annotations !== undefined) {
     if (!isObject(raw.annotations))

@@ -15,8 +15,12 @@ export const DECISION_RANK: Readonly<Record<PolicyDecision, number>> = { allow: 
 /** The entrance a call comes by, as rules name it (core/base/entrance.ts). */
 export { POLICY_ENTRANCES, type PolicyEntrance };
 
-/** Where a rule comes from. `default`: Plangate's own; `tool`: the tool's `_meta.approval` declaration. */
-export type RuleSource = 'user' | 'workspace' | 'default' | 'tool';
+/**
+ * Where a rule comes from. `default`: Plangate's own; `tool`: the tool's `_meta.approval` declaration; `session` and
+ * `workspaceApproval`: an allow the user gave on the single-call card for this session (memory) or in this workspace
+ * (workspace state) — the user's own word, so it weighs as the user's rules do (core/policy/approvals.ts).
+ */
+export type RuleSource = 'user' | 'workspace' | 'default' | 'tool' | 'session' | 'workspaceApproval';
 
 /** The tool's annotations a rule can require (each as the MCP hint reads, see core/base/toolHints.ts). */
 export interface AnnotationCondition {
@@ -51,6 +55,12 @@ export interface PolicyRule {
   server?: string;
   /** A glob over tool names; names are not paths (see nameGlob.ts). */
   tool?: string;
+  /**
+   * The server's identity (core/apps/appNetwork.ts `grantKey`: its name and the hash of its command line or URL). The
+   * card writes it so that a later server of the same name, started another way, inherits nothing. An allow rule with
+   * it does not hold where the identity is not known; a deny or ask rule does.
+   */
+  serverKey?: string;
   annotations?: AnnotationCondition;
   /** Every condition must hold. */
   args?: ArgCondition[];
@@ -94,6 +104,8 @@ export interface RuleRef {
 export interface PolicyRules {
   user: readonly SourcedRule[];
   workspace: readonly SourcedRule[];
+  /** The standing approvals of the card's session and workspace lengths: weighed with the user's rules. */
+  approvals?: readonly SourcedRule[];
 }
 
 export const EMPTY_RULES: PolicyRules = { user: [], workspace: [] };

@@ -4,7 +4,7 @@
  * it. Pure.
  */
 import type { CallAsk } from '../engine/door';
-import { canAlwaysAllow, narrowestRule } from '../policy/alwaysAllow';
+import { ALLOW_LENGTHS, narrowestRule, whyOnlyOnce, type AllowLength } from '../policy/alwaysAllow';
 import type { PolicyRule, RuleRef, RuleSource } from '../policy/rules';
 import type { PolicyRecord } from '../plan/plan';
 import { stepHint } from '../base/toolHints';
@@ -21,6 +21,10 @@ export function sourceWords(source: RuleSource): string {
       return "Plangate's default";
     case 'tool':
       return "the tool's own declaration";
+    case 'session':
+      return 'your approval for this session';
+    case 'workspaceApproval':
+      return 'your approval in this workspace';
   }
 }
 
@@ -46,6 +50,7 @@ export function callerWords(ask: Pick<CallAsk, 'entrance' | 'call'>): string {
 /** "Asked because: …", "Denied by …: …", "Allowed by …: …". */
 export function verdictWords(rule: Pick<RuleRef, 'decision' | 'reason' | 'source' | 'id'>): string {
   const by = rule.source === 'default' || rule.source === 'tool' ? sourceWords(rule.source) : `${sourceWords(rule.source)} '${rule.id}'`;
+  // (session and workspace approvals are named by their id too: Revoke in the Approvals view finds them by it)
   switch (rule.decision) {
     case 'deny':
       return `Denied by ${by}: ${rule.reason}`;
@@ -67,11 +72,19 @@ export function stepPolicyMark(record: PolicyRecord | undefined): PolicyMarkView
   return { decision: record.decision, ruleId: record.ruleId, text: verdictWords(rule) + loosened };
 }
 
-/** The card for a call the policy asks about. `existingIds`: the ids of the user's rules (Always allow's id is new). */
-export function callCardView(ask: CallAsk, existingIds: Iterable<string>, now: Date): CallCardView {
+/**
+ * The card for a call the policy asks about. `existingIds`: the ids of the user's rules and the standing approvals (an
+ * allow's id is new); `waiting`: how many calls of this caller to this tool wait behind the card (askQueue.ts).
+ */
+export function callCardView(ask: CallAsk, existingIds: Iterable<string>, now: Date, waiting = 1): CallCardView {
   const { call, verdict } = ask;
   // A preview is asked once: an allow rule written from it would also let the plan's steps through.
-  const always = canAlwaysAllow(verdict) && call.entrance !== 'preview';
+  const onlyOnce =
+    call.entrance === 'preview'
+      ? 'a dry-run preview is asked each time: an allow rule would let the step itself through'
+      : whyOnlyOnce(verdict);
+  const always = onlyOnce === undefined;
+  const ids = [...existingIds];
   const hint = stepHint(ask.annotations);
   return {
     server: call.server,
@@ -83,7 +96,11 @@ export function callCardView(ask: CallAsk, existingIds: Iterable<string>, now: D
     ruleId: verdict.rule.id,
     ruleSource: sourceWords(verdict.rule.source),
     canAlwaysAllow: always,
-    ...(always ? { alwaysRuleText: JSON.stringify(alwaysRule(ask, existingIds, now), null, 2) } : {}),
+    ...(always ? { alwaysRuleText: JSON.stringify(alwaysRule(ask, ids, now), null, 2) } : {}),
+    ...(always
+      ? { allowRules: Object.fromEntries(ALLOW_LENGTHS.map((l) => [l, JSON.stringify(alwaysRule(ask, ids, now, l), null, 2)])) }
+      : { onlyOnce: `Only Allow once: ${onlyOnce}.` }),
+    ...(waiting > 1 ? { waiting } : {}),
     ...(verdict.notHonoured
       ? {
           notHonoured: `The workspace policy's rule '${verdict.notHonoured.id}' would allow this call, which loosens your own policy, so it is not honoured: you decide.`,
@@ -92,7 +109,22 @@ export function callCardView(ask: CallAsk, existingIds: Iterable<string>, now: D
   };
 }
 
-/** The rule Always allow writes for this call. */
-export function alwaysRule(ask: Pick<CallAsk, 'call' | 'entrance'>, existingIds: Iterable<string>, now: Date): PolicyRule {
-  return narrowestRule({ server: ask.call.server, tool: ask.call.tool, entrance: ask.entrance }, existingIds, now);
+/** The rule an allow of `length` (Always allow by default) writes for this call: this server (by identity), tool, entrance. */
+export function alwaysRule(
+  ask: Pick<CallAsk, 'call' | 'entrance' | 'serverKey'>,
+  existingIds: Iterable<string>,
+  now: Date,
+  length: AllowLength = 'always',
+): PolicyRule {
+  return narrowestRule(
+    {
+      server: ask.call.server,
+      tool: ask.call.tool,
+      entrance: ask.entrance,
+      ...(ask.serverKey !== undefined ? { serverKey: ask.serverKey } : {}),
+    },
+    existingIds,
+    now,
+    length,
+  );
 }

@@ -56,6 +56,10 @@ function answerWords(policy: CallPolicyRecord): string {
       return 'allowed once';
     case 'always':
       return `always allowed${policy.alwaysRule ? ` (rule '${policy.alwaysRule}' added)` : ''}`;
+    case 'session':
+      return `allowed for this session${policy.approvalRule ? ` ('${policy.approvalRule}')` : ''}`;
+    case 'workspace':
+      return `allowed in this workspace${policy.approvalRule ? ` ('${policy.approvalRule}')` : ''}`;
     case 'deny':
       return `denied by you${policy.note ? `: ${policy.note}` : ''}`;
     case 'cancelled':

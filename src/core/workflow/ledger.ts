@@ -27,7 +27,7 @@ import {
 } from './workflow';
 import { getSubmission, isSubmissionEvent, submissionEventProblem } from '../forms/submissions';
 import { TASK_STATUSES } from '../plan/plan';
-import { RecentCalls } from './recentCalls';
+import { RecentCalls, RuleUses } from './recentCalls';
 
 /** One ledger line: the event and its sequence number (1, 2, … in the order accepted). */
 export interface LedgerEntry {
@@ -174,6 +174,8 @@ export class Workflow implements Disposable {
 
   /** The single calls in the ledger, newest first and bounded (see recentCalls.ts): the Plans view's Calls. */
   readonly recentCalls = new RecentCalls();
+  /** How often each allow rule let a call through (the Approvals view). */
+  readonly ruleUses = new RuleUses();
   private readonly callEmitter = new Emitter<CallRecordEvent>();
   /** Fires after a call record that changed {@link recentCalls} was appended. */
   readonly onDidRecordCall: Event<CallRecordEvent> = this.callEmitter.event;
@@ -184,7 +186,11 @@ export class Workflow implements Disposable {
     options: WorkflowOptions = {},
   ) {
     this.current = replay(entries);
-    for (const { event } of entries) if (isCallRecord(event)) this.recentCalls.add(event);
+    for (const { event } of entries) {
+      if (!isCallRecord(event)) continue;
+      this.recentCalls.add(event);
+      this.ruleUses.add(event);
+    }
     this.seq = entries.reduce((max, e) => Math.max(max, Number.isFinite(e.seq) ? e.seq : 0), 0);
     if (entries.length) this.dispatch({ type: 'restored', at: (options.now ?? Date.now)() });
   }
@@ -223,7 +229,8 @@ export class Workflow implements Disposable {
     this.seq = entry.seq;
     this.current = next;
     if (isCallRecord(event)) {
-      // On the record; no state changed. Only the list of single calls may have.
+      // On the record; no state changed. Only the list of single calls may have (and the count of a rule's uses).
+      this.ruleUses.add(event);
       if (this.recentCalls.add(event)) this.callEmitter.fire(event);
       return true;
     }

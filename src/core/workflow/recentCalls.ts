@@ -80,3 +80,36 @@ export class RecentCalls {
     return this.byId.get(callId);
   }
 }
+
+/** How often a rule let a call through, and when last (the Approvals view's "used"). */
+export interface RuleUse {
+  count: number;
+  /** ms since the epoch. */
+  last: number;
+}
+
+/**
+ * How often each allow rule let a call through, from the ledger's `callSent` records (every call, steps included): the
+ * rule that allowed it outright, or the standing approval or Always-allow rule a card's answer made or settled it by.
+ * Unbounded in time, bounded in rules (the oldest-used go first past `max`).
+ */
+export class RuleUses {
+  private readonly byRule = new Map<string, RuleUse>();
+
+  constructor(private readonly max = 2000) {}
+
+  add(event: CallRecordEvent): void {
+    if (event.type !== 'callSent' || !event.policy) return;
+    const p = event.policy;
+    const id = p.decision === 'allow' ? p.ruleId : (p.approvalRule ?? p.alwaysRule);
+    if (typeof id !== 'string') return;
+    const use = this.byRule.get(id);
+    this.byRule.delete(id);
+    this.byRule.set(id, { count: (use?.count ?? 0) + 1, last: event.at });
+    while (this.byRule.size > this.max) this.byRule.delete(this.byRule.keys().next().value!);
+  }
+
+  get(ruleId: string): RuleUse | undefined {
+    return this.byRule.get(ruleId);
+  }
+}

@@ -95,9 +95,11 @@ export type CallDecision =
  */
 export interface CallPolicyRecord extends PolicyRecord {
   coveredBy?: 'plan' | 'button' | 'card';
-  answer?: 'once' | 'always' | 'deny' | 'cancelled';
+  answer?: 'once' | 'session' | 'workspace' | 'always' | 'deny' | 'cancelled';
   /** The rule Always allow wrote to the user's settings. */
   alwaysRule?: string;
+  /** The standing approval (session or workspace length) the answer made, or that now covers a call that waited. */
+  approvalRule?: string;
   note?: string;
   /** The decision hooks asked about the call, in order, with their answers (see core/policy/decisionHook.ts). */
   hooks?: HookRecord[];

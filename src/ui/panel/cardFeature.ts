@@ -28,21 +28,37 @@ export class CardFeature implements PanelFeature {
    * error to show on the card, or undefined once it is done (the card then closes). The card closes, unanswered, when
    * `signal` aborts (the caller gave up); closing it, or the panel, answers `cancelled`.
    */
-  showCallCard(view: CallCardView, answer: (a: CallCardAnswer) => Promise<string | undefined>, signal?: AbortSignal): void {
+  showCallCard(view: CallCardView, answer: (a: CallCardAnswer) => Promise<string | undefined>, signal?: AbortSignal): string {
     const id = this.items.newAskId('card');
-    this.items.ask({ kind: 'callCard', id, title: `Allow ${view.tool}?`, view, answer, returnTo: this.items.selected }, false);
+    this.items.ask({ kind: 'callCard', id, title: cardTitle(view), view, answer, returnTo: this.items.selected }, false);
     signal?.addEventListener('abort', () => this.items.remove(id, true), { once: true });
+    return id;
   }
 
-  /** What a single-call card's buttons do: answers it and closes it; the error to show on the card, if any. */
+  /** Shows another call, or another count, on the open card `id` (calls waiting behind it: askQueue.ts), in place. */
+  updateCallCard(id: string, view: CallCardView): void {
+    const item = this.items.find(id, 'callCard');
+    if (!item) return;
+    item.view = view;
+    item.title = cardTitle(view);
+    this.items.show(false);
+  }
+
+  /** Closes card `id`, unanswered by the user (its calls were settled, or their callers stopped waiting). */
+  closeCallCard(id: string): void {
+    this.items.remove(id, true);
+  }
+
+  /**
+   * What a single-call card's buttons do: answers it; the error to show on the card, if any. The card closes when no
+   * call waits behind it any more (its owner closes it); after Allow once the next waiting call shows on it.
+   */
   async answerCallCard(itemId: string, answer: CallCardAnswer): Promise<string | undefined> {
     const item = this.items.find(itemId, 'callCard');
     if (!item) return 'That call was already decided, or its caller stopped waiting.';
-    if (answer.answer === 'always' && !item.view.canAlwaysAllow) return 'Always allow is not offered for this call: Allow once or Deny.';
-    const error = await item.answer(answer);
-    if (error) return error;
-    this.items.remove(item.id, true);
-    return undefined;
+    if (answer.answer !== 'once' && answer.answer !== 'deny' && answer.answer !== 'cancelled' && !item.view.allowRules?.[answer.answer])
+      return `Only Allow once or Deny is offered for this call${item.view.onlyOnce ? `: ${item.view.onlyOnce}` : '.'}`;
+    return item.answer(answer);
   }
 
   summary(item: ItemModel): { title: string } | undefined {
@@ -68,7 +84,8 @@ export class CardFeature implements PanelFeature {
   }
 
   readonly intents = {
-    callCardAnswer: (m) => this.answerCallCard(m.itemId, m.answer === 'deny' ? { answer: 'deny', note: m.note } : { answer: m.answer }),
+    callCardAnswer: (m) =>
+      this.answerCallCard(m.itemId, m.answer === 'deny' ? { answer: 'deny', note: m.note, all: m.all === true } : { answer: m.answer }),
     elicitAnswer: (m) => {
       const item = this.items.find(m.itemId, 'elicit');
       if (!item) return 'That request was already answered.';
@@ -76,4 +93,9 @@ export class CardFeature implements PanelFeature {
       item.answer({ action: m.action, content: m.action === 'accept' ? (m.content as ElicitAnswer['content']) : undefined });
     },
   } satisfies Partial<IntentTable>;
+}
+
+/** A card's title in the switcher: the tool, and how many calls wait behind it. */
+function cardTitle(view: CallCardView): string {
+  return view.waiting && view.waiting > 1 ? `Allow ${view.tool}? (${view.waiting} waiting)` : `Allow ${view.tool}?`;
 }

@@ -7,10 +7,11 @@ import type * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { ElicitAnswer } from '../../mcp/connection';
+import type { CardAnswer } from '../../core/engine/askQueue';
 import type { CallCardView, CallFormView, ElicitView, ResultCardView, ResultView, SamplingView } from '../../shared/protocol';
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
-export type CallCardAnswer = { answer: 'once' | 'always' } | { answer: 'deny'; note?: string } | { answer: 'cancelled' };
+export type CallCardAnswer = CardAnswer;
 
 /** One open item as the extension keeps it (the webview gets its view model, planPanel.ts). */
 export type ItemModel =
