@@ -41,7 +41,7 @@ export async function bundleFigures(log: (line: string) => void): Promise<Figure
   try {
     const project = join(dir, 'project');
     mkdirSync(project);
-    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json'])
+    for (const entry of ['src', 'fixture', 'scripts', 'node_modules', 'package.json', 'tsconfig.json'])
       symlinkSync(join(REPO_ROOT, entry), join(project, entry));
     copyFileSync(join(REPO_ROOT, 'esbuild.mjs'), join(project, 'esbuild.mjs'));
     log('production build (node esbuild.mjs --production) into a temp dir…');

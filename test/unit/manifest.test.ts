@@ -27,6 +27,7 @@ test('the views of the contract live in one Plangate activity-bar container', ()
       [Views.servers, 'Servers'],
       [Views.plans, 'Plans'],
       [Views.staged, 'Staged'],
+      [Views.approvals, 'Approvals'],
     ],
   );
 });

@@ -52,6 +52,7 @@ function setup() {
     cards,
     apps: { ...idle, kinds: ['result'] },
     sampling: { ...idle, kinds: ['sampling'] },
+    reviews: { ...idle, kinds: ['resultCard'] },
   } as unknown as PanelFeatures;
   const panel = new PlanPanel({
     webview,

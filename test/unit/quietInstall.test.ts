@@ -49,7 +49,7 @@ test('a plain build prints nothing on success: no [watch] lines', { timeout: 120
   // esbuild.mjs, run unchanged in a temp project made of links, so this repository's dist/ is not touched.
   const dir = mkdtempSync(join(tmpdir(), 'plangate-build-'));
   try {
-    for (const entry of ['src', 'fixture', 'node_modules', 'package.json', 'tsconfig.json'])
+    for (const entry of ['src', 'fixture', 'scripts', 'node_modules', 'package.json', 'tsconfig.json'])
       symlinkSync(join(REPO_ROOT, entry), join(dir, entry));
     copyFileSync(join(REPO_ROOT, 'esbuild.mjs'), join(dir, 'esbuild.mjs'));
     mkdirSync(join(dir, 'dist'));

@@ -72,6 +72,7 @@ async function setup(
     cards: { ...idle, kinds: ['callCard', 'elicit'] },
     apps: { ...idle, kinds: ['result'] },
     sampling,
+    reviews: { ...idle, kinds: ['resultCard'] },
   } as unknown as PanelFeatures;
   const panel = new PlanPanel({
     webview,
