@@ -3,7 +3,7 @@
 # packages the extension, then runs e2e/specs/*.test.mjs with Node 24's test runner. FILTER arguments keep only
 # spec files whose name contains one of them. Artefacts (screenshots, code-server.log, extension host logs,
 # browser console, the test output) go to .e2e/runs/<timestamp>/; their path is printed when something fails.
-# Environment: E2E_TIMEOUT (seconds for the specs, default 900), E2E_TEST_NAME_PATTERN (run only tests whose name matches), E2E_CONCURRENCY (spec files at once, default 3),
+# Environment: E2E_TIMEOUT (seconds for the specs, default 2100), E2E_TEST_NAME_PATTERN (run only tests whose name matches), E2E_CONCURRENCY (spec files at once, default 3),
 # E2E_KEEP_RUNS (run folders kept, default 20), E2E_SKIP_BUILD=1 (reuse dist/ and plangate.vsix as they are).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -51,14 +51,14 @@ set +e
 name_filter=()
 [ -n "${E2E_TEST_NAME_PATTERN:-}" ] && name_filter=(--test-name-pattern "$E2E_TEST_NAME_PATTERN")
 # Not `node --test`: it sorts the files by name (see e2e/lib/runSpecs.mjs).
-timeout --kill-after=30 "${E2E_TIMEOUT:-900}" "$NODE24" "$E2E_DIR/lib/runSpecs.mjs" "${name_filter[@]}" \
+timeout --kill-after=30 "${E2E_TIMEOUT:-2100}" "$NODE24" "$E2E_DIR/lib/runSpecs.mjs" "${name_filter[@]}" \
   --concurrency "${E2E_CONCURRENCY:-3}" "${specs[@]}" 2>&1 | tee "$E2E_RUN_DIR/test-output.log"
 rc=${PIPESTATUS[0]}
 set -e
 "$NODE24" "$E2E_DIR/lib/processes.mjs" reap
 # on success print nothing more: the closing lines stay node's test runner's
 if [ "$rc" -ne 0 ]; then
-  [ "$rc" -eq 124 ] && echo "[e2e] the specs did not finish within ${E2E_TIMEOUT:-900} s and were stopped" >&2
+  [ "$rc" -eq 124 ] && echo "[e2e] the specs did not finish within ${E2E_TIMEOUT:-2100} s and were stopped" >&2
   echo "[e2e] FAILED — artefacts in $E2E_RUN_DIR (test output: test-output.log):" >&2
   for session in "$E2E_RUN_DIR"/*/; do
     [ -f "$session/code-server.log" ] || continue

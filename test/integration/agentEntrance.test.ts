@@ -509,12 +509,14 @@ suite('agent entrance', () => {
 
         const rules = userValue()?.rules ?? [];
         const written = rules.at(-1);
-        const { reason, ...narrowest } = written ?? {};
+        const { reason, serverKey, ...narrowest } = written ?? {};
         assert.deepEqual(
           narrowest,
           { id: 'allow-agentfixture-update-model', decision: 'allow', server: 'agentfixture', tool: 'update_model', entrance: ['agent'] },
           `the narrowest rule is in the user settings: ${JSON.stringify(rules)}`,
         );
+        // This server by identity (its name and a hash of how it is started), not by name alone.
+        assert.match(String(serverKey), /^agentfixture [0-9a-f]{64}$/, 'the rule names the server by its identity');
         assert.match(String(reason), /Always allow/, 'the rule says where it came from');
         assert.equal(rules.length, (before?.rules?.length ?? 0) + 1, 'one rule added, the others kept');
         assert.ok(a.policy.userRuleIds().includes('allow-agentfixture-update-model'), 'the rule is read and in force');
