@@ -110,7 +110,8 @@ describe('a trusted workspace with servers in .vscode/mcp.json', () => {
   test('the Plangate activity bar container shows the Servers, Plans, Staged and Approvals views', async () => {
     await vs.openView('Servers');
     assert.deepEqual(await vs.viewTitles(), ['Servers', 'Plans', 'Staged', 'Approvals']);
-    for (const view of ['Servers', 'Plans', 'Staged', 'Approvals']) assert.ok(await vs.viewPane(view).isVisible(), `the ${view} view is not visible`);
+    for (const view of ['Servers', 'Plans', 'Staged', 'Approvals'])
+      assert.ok(await vs.viewPane(view).isVisible(), `the ${view} view is not visible`);
     await vs.screenshot('plangate-views');
   });
 
