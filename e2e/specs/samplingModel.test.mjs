@@ -62,6 +62,7 @@ test('Approve runs the chosen model; the answer is reviewed, edited and sent: th
   await answerBox.click();
   await answerBox.press('End');
   await answerBox.pressSequentially(MARKER);
+  await vs.screenshot('sampling-model-edited');
   await item.getByRole('button', { name: 'Send' }).click();
   // The tool's result (server-everything prints the sampling result it got back) shows the edited answer.
   const result = web.locator('main').filter({ hasText: 'LLM sampling result' });
