@@ -117,6 +117,7 @@ function findBrowserPid(profileDir) {
  * - `vsix`: the package to install (default plangate.vsix at the root); `dev: true` (or PLANGATE_E2E_DEV=1)
  *   links the repository folder into the extensions dir instead, for quick iteration on a fresh `npm run build`.
  * - `waitForExtension`: wait for the Plangate status bar item (default true).
+ * - `extraExtensions`: folders of other (test-only, unbuilt) extensions linked beside Plangate, e2e/fakeModel say.
  * On failure the session is screenshotted, closed, and the error names the session folder.
  */
 /** @param {SessionOptions} [options] @returns {Promise<VSCodeSession>} */
@@ -165,6 +166,7 @@ export async function attachVSCode(url, { dir, name = 'attached', waitForExtensi
  * @property {string} [vsix] the package to install
  * @property {boolean} [dev] link the repository folder instead of installing the package
  * @property {boolean} [waitForExtension] wait for the Plangate status bar item
+ * @property {string[]} [extraExtensions] folders of other extensions to link into the extensions dir
  */
 
 export class VSCodeSession {
@@ -180,6 +182,7 @@ export class VSCodeSession {
     vsix = VSIX,
     dev = process.env.PLANGATE_E2E_DEV === '1',
     waitForExtension = true,
+    extraExtensions = [],
   } = {}) {
     if (!['trusted', 'untrusted'].includes(trust)) throw new Error(`trust must be 'trusted' or 'untrusted', not ${trust}`);
     this.name = name;
@@ -191,6 +194,7 @@ export class VSCodeSession {
     this.vsix = vsix;
     this.dev = dev;
     this.waitForExtension = waitForExtension;
+    this.extraExtensions = extraExtensions;
     /** @type {string | undefined} the workbench address when attached to a running code-server */
     this.attachedUrl = undefined;
     this.dir = dir ?? sessionDir(name);
@@ -220,6 +224,7 @@ export class VSCodeSession {
     createWorkspace(this.workspaceDir, this.workspaceSpec);
     this.writeUserSettings();
     await this.installExtension();
+    this.linkExtraExtensions();
     lap(this.dev ? 'extension linked' : 'extension installed');
     await this.startServer();
     lap(`code-server up on port ${this.port}`);
@@ -268,6 +273,29 @@ export class VSCodeSession {
     }
     const installed = fs.readdirSync(this.extensionsDir).filter((d) => d.toLowerCase().startsWith(`${EXTENSION_ID}-`));
     if (installed.length === 0) throw new Error(`installing ${this.vsix} left no ${EXTENSION_ID}-* folder in ${this.extensionsDir}`);
+  }
+
+  /**
+   * Links the `extraExtensions` folders beside Plangate. Where `--install-extension` wrote the extensions dir's
+   * extensions.json, VS Code loads only what it lists: each linked folder gets its entry there too.
+   */
+  linkExtraExtensions() {
+    const listFile = path.join(this.extensionsDir, 'extensions.json');
+    const list = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, 'utf8')) : undefined;
+    for (const dir of this.extraExtensions) {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      const folder = `${manifest.publisher}.${manifest.name}-${manifest.version}`;
+      const target = path.join(this.extensionsDir, folder);
+      fs.symlinkSync(dir, target);
+      list?.push({
+        identifier: { id: `${manifest.publisher}.${manifest.name}` },
+        version: manifest.version,
+        location: { $mid: 1, path: target, scheme: 'file' },
+        relativeLocation: folder,
+        metadata: { installedTimestamp: Date.now(), source: 'vsix' },
+      });
+    }
+    if (list && this.extraExtensions.length > 0) fs.writeFileSync(listFile, JSON.stringify(list));
   }
 
   async startServer() {

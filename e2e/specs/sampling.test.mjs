@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../lib/env.mjs';
+import { ledgerRecords } from '../lib/ledger.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { callTool, setTheme, waitForServerRunning } from '../lib/panel.mjs';
 
@@ -44,4 +45,10 @@ test('a sampling request is its own panel item: who asks, from which call, the m
   await item.getByRole('button', { name: 'Decline' }).click();
   await web.locator('main').filter({ hasText: 'User rejected sampling request' }).waitFor({ timeout: 20_000 });
   await vs.screenshot('sampling-declined');
+  const records = await ledgerRecords(vs, 'samplingDecided');
+  assert.equal(records.length, 1);
+  assert.equal(records[0].server, 'everything');
+  assert.equal(records[0].by, 'user');
+  assert.equal(records[0].outcome, 'declined');
+  assert.equal(records[0].answer, undefined);
 });
