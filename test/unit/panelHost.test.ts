@@ -4,40 +4,15 @@
 // would, and the Call Tool form's intents reaching the caller.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Emitter } from '../../src/core/base/lifecycle';
 import type { FromWebview, ToWebview } from '../../src/shared/protocol';
-import { PanelItems, type CallCardAnswer } from '../../src/ui/panel/panelItems';
+import type { CallCardAnswer } from '../../src/ui/panel/panelItems';
 import { CardFeature } from '../../src/ui/panel/cardFeature';
 import { CallFormFeature } from '../../src/ui/panel/callFormFeature';
 import { PlanPanel, type PanelFeatures } from '../../src/ui/planPanel';
-import type { PanelWebview } from '../../src/ui/panel/panelWebview';
+import { standInPanel } from './helpers/panelStandIn';
 
 function setup() {
-  const received = new Emitter<FromWebview>();
-  const load = new Emitter<void>();
-  const none = new Emitter<void>();
-  const posted: ToWebview[] = [];
-  const webview = {
-    ready: true,
-    post: (m: ToWebview) => {
-      posted.push(m);
-      return Promise.resolve(true);
-    },
-    open: () => {},
-    onDidReceive: received.event,
-    onDidLoad: load.event,
-    onDidRestore: none.event,
-    onDidClose: none.event,
-  } as unknown as PanelWebview;
-  const memento = new Map<string, unknown>();
-  const items = new PanelItems(
-    {
-      get: (k: string, d?: unknown) => memento.get(k) ?? d,
-      update: async (k: string, v: unknown) => void memento.set(k, v),
-      keys: () => [],
-    } as never,
-    { rootOf: (id) => id, finished: () => false, resolution: () => undefined },
-  );
+  const { received, posted, webview, items } = standInPanel();
   const calls: [string, string, Record<string, unknown>][] = [];
   const cards = new CardFeature(items);
   // Only the features this test drives are real; the others answer nothing here and present nothing.

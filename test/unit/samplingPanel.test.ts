@@ -4,7 +4,6 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { Emitter } from '../../src/core/base/lifecycle';
 import { resultText } from '../../src/core/base/toolResult';
 import { answerSampling, type SamplingPorts } from '../../src/core/engine/sampling';
 import { evaluate } from '../../src/core/policy/evaluate';
@@ -14,10 +13,9 @@ import type { SamplingRecord } from '../../src/core/workflow/workflow';
 import type { ResolvedStdioServer } from '../../src/mcp/config';
 import { ServerConnection } from '../../src/mcp/connection';
 import type { FromWebview, SamplingView, ToWebview } from '../../src/shared/protocol';
-import { PanelItems } from '../../src/ui/panel/panelItems';
-import type { PanelWebview } from '../../src/ui/panel/panelWebview';
 import { SamplingFeature } from '../../src/ui/panel/samplingFeature';
 import { PlanPanel, type PanelFeatures } from '../../src/ui/planPanel';
+import { standInPanel } from './helpers/panelStandIn';
 import { REPO, waitFor } from './helpers/mcpFixture';
 
 const TOOL = 'trigger-sampling-request';
@@ -39,30 +37,7 @@ async function setup(
     { id: 'm2', name: 'Model Two' },
   ],
 ) {
-  const received = new Emitter<FromWebview>();
-  const none = new Emitter<void>();
-  const posted: ToWebview[] = [];
-  const webview = {
-    ready: true,
-    post: (m: ToWebview) => {
-      posted.push(m);
-      return Promise.resolve(true);
-    },
-    open: () => {},
-    onDidReceive: received.event,
-    onDidLoad: none.event,
-    onDidRestore: none.event,
-    onDidClose: none.event,
-  } as unknown as PanelWebview;
-  const memento = new Map<string, unknown>();
-  const items = new PanelItems(
-    {
-      get: (k: string, d?: unknown) => memento.get(k) ?? d,
-      update: async (k: string, v: unknown) => void memento.set(k, v),
-      keys: () => [],
-    } as never,
-    { rootOf: (id) => id, finished: () => false, resolution: () => undefined },
-  );
+  const { received, posted, webview, items } = standInPanel();
   const sampling = new SamplingFeature(items);
   const idle = { kinds: [], intents: {}, present: () => undefined, summary: () => undefined };
   const features = {
