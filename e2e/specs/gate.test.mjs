@@ -386,7 +386,12 @@ test('not-ok plans: invalid lists its errors with an ask form, error names what 
   assert.deepEqual(toolsAfter(since), ['plan_status'], 'the recovery action asks before it is sent, even after the approval');
   await confirm.getByRole('button', { name: 'Run step' }).click();
   assert.deepEqual(await toolsOnceThere(since, 2), ['plan_status', 'create_placeholder_component']);
+  // The partial plan's follow-up went with the recovery: asked there, once it ran — and only there.
+  const question = recovery.locator('p.follow-up', { hasText: 'Continue by wiring API for the completed components?' });
+  await question.waitFor({ timeout: 20_000 });
+  await vs.screenshot('not-ok-recovery-follow-up');
   await recovery.getByRole('button', { name: 'No', exact: true }).click();
+  await question.waitFor({ state: 'detached', timeout: 20_000 });
   await vs.waitForStatus('Plangate: idle', 20_000);
 });
 

@@ -27,6 +27,7 @@ import { runPlan, type ResumeTask, type RunnerHost, type StepResult } from './ru
 import type { ToolResult } from '../base/toolResult';
 import {
   activePlans,
+  followUpCanGo,
   getPlan,
   isTerminalTask,
   planApprovalHash,
@@ -574,6 +575,7 @@ export class Gate extends DisposableBase {
     const action = plan?.plan.recovery_actions?.[index];
     if (!plan || !action) return { error: 'That recovery action no longer exists.' };
     const label = action.label || action.tool;
+    const carries = followUpCanGo(this.workflow.state, plan);
     const recovery: OrchestratedPlan = {
       kind: 'orchestrated_plan',
       version: '1',
@@ -581,12 +583,14 @@ export class Gate extends DisposableBase {
       instruction: `Recovery action "${label}" offered by server '${plan.origin.server}' (from ${plan.origin.tool}).`,
       next_actions: [{ ...action, args: action.args ?? {} }],
       ...(plan.plan.safety ? { safety: plan.plan.safety } : {}),
-      // The not-ok plan's follow-up ("After fixing the component, wire API connections?") is asked once its recovery ran.
-      ...(plan.plan.follow_up?.trim() && plan.followUpAnswer === undefined ? { follow_up: plan.plan.follow_up } : {}),
+      // The not-ok plan's follow-up ("After fixing the component, wire API connections?") goes with the recovery and is
+      // asked once it ran — unless another recovery holds it already: one question, asked in one place.
+      ...(carries ? { follow_up: plan.plan.follow_up } : {}),
     };
     const id = this.options.newId();
     const origin: PlanOrigin = { server: plan.origin.server, tool: plan.origin.tool, args: plan.origin.args, entrance: 'recovery' };
-    if (!this.workflow.dispatch({ type: 'planReceived', at: this.now(), planId: id, origin, plan: recovery })) {
+    const received = { type: 'planReceived', at: this.now(), planId: id, origin, plan: recovery } as const;
+    if (!this.workflow.dispatch(carries ? { ...received, followUpOf: plan.id } : received)) {
       return { error: 'The recovery action could not be opened as a plan.' };
     }
     void this.resolve(id);

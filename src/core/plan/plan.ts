@@ -230,6 +230,8 @@ export interface PlanRecord {
   /** Why the plan is blocked, in words. */
   blockedReason?: string;
   followUpAnswer?: 'yes' | 'no';
+  /** The plan (a recovery) that took this not-ok plan's follow-up question with it; see `followUpHolder`. */
+  followUpWith?: string;
   finishedAt?: number;
   /** Files put back to the plan's checkpoint (workspace-relative), one record per revert, in order. */
   reverts?: { at: number; files: string[] }[];

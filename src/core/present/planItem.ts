@@ -31,7 +31,7 @@ import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } fro
 import { outcomeSentence } from '../workflow/outcome';
 import { lineage } from '../workflow/planTree';
 import { stepHint, summarizeHints } from '../base/toolHints';
-import { notOkFollowUpOpen, type PlanRecord, type StepRecord, type WorkflowState } from '../workflow/workflow';
+import { followUpHolder, notOkFollowUpOpen, type PlanRecord, type StepRecord, type WorkflowState } from '../workflow/workflow';
 import { phaseLabel, progressText, serverStatusLabel, stepStateText, taskWords } from './planWords';
 import { planTitle } from './workflowWords';
 
@@ -390,7 +390,7 @@ export function planHead(
     predicting: top && awaiting && options.predicted === undefined,
     reverted: (record.reverts?.length ?? 0) > 0,
     warnings: (plan.warnings ?? []).map(issue),
-    actions: actionsOf(record, readOnly, options.shownHash),
+    actions: actionsOf(state, record, readOnly, options.shownHash),
     readOnly,
     editable: awaiting && !readOnly,
     stepCount: record.steps.length,
@@ -446,8 +446,18 @@ export function planHead(
   return head;
 }
 
+/** A finished plan whose follow-up went with a recovery action's plan says where the question is asked. */
+function handedOn(state: WorkflowState, record: PlanRecord, view: PlanActionsView): PlanActionsView {
+  const holder = followUpHolder(state, record);
+  if (view.kind !== 'finished' || !holder || holder.followUpAnswer !== undefined) return view;
+  const step = holder.steps[0]?.call;
+  const name = step ? step.label || step.tool : planTitle(holder);
+  const where = `Its follow-up question went with the recovery action "${name}", which asks it once it has run.`;
+  return { ...view, outcome: view.outcome ? `${view.outcome} ${where}` : where };
+}
+
 /** What the user can do with the plan now. */
-function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | undefined): PlanActionsView {
+function actionsOf(state: WorkflowState, record: PlanRecord, readOnly: boolean, shownHash: string | undefined): PlanActionsView {
   const finished = (): PlanActionsView => ({
     kind: 'finished',
     outcome: record.outcome ? outcomeSentence(record) : '',
@@ -471,12 +481,12 @@ function actionsOf(record: PlanRecord, readOnly: boolean, shownHash: string | un
     case 'follow_up':
       return { kind: 'followUp', question: record.plan.follow_up ?? '' };
     case 'finished':
-      return notOkFollowUpOpen(record)
+      return notOkFollowUpOpen(record, state)
         ? {
             kind: 'followUp',
             question: record.plan.follow_up ?? '',
             lead: 'The server did part of the work (the checklist above says what).',
           }
-        : finished();
+        : handedOn(state, record, finished());
   }
 }

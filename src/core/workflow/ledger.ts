@@ -440,8 +440,8 @@ interface Family {
 }
 
 /**
- * Union-find over plan (`p:`), submission (`s:`) and call (`c:`) keys, linked by nesting, replacement, and a call's
- * plan. Also notes which calls have ended (a call record without its end is a call in flight: not settled).
+ * Union-find over plan (`p:`), submission (`s:`) and call (`c:`) keys, linked by nesting, replacement, a recovery that
+ * carries a plan's follow-up, and a call's plan. Also notes which calls have ended (a call record without its end is a call in flight: not settled).
  */
 class Families {
   private readonly parent = new Map<string, string>();
@@ -463,7 +463,7 @@ class Families {
     this.find(key);
     if (e.type === 'callEnded' || e.type === 'resourceRead') this.endedCalls.add(key); // a read's record is all of it
     if (key.startsWith('c:') && typeof e.planId === 'string') this.union(key, `p:${e.planId}`);
-    for (const link of ['parentId', 'replacesId', 'childPlanId'])
+    for (const link of ['parentId', 'replacesId', 'childPlanId', 'followUpOf'])
       if (typeof e[link] === 'string') this.union(key, `p:${e[link] as string}`);
     this.byEntry[index] = { key, bytes, at: typeof e.at === 'number' && Number.isFinite(e.at) ? e.at : Number.POSITIVE_INFINITY };
   }
@@ -601,7 +601,8 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
       return (
         need('parentId', isString, 'a string', true) ??
         need('parentStep', Number.isInteger, 'an integer', true) ??
-        need('replacesId', isString, 'a string', true)
+        need('replacesId', isString, 'a string', true) ??
+        need('followUpOf', isString, 'a string', true)
       );
     }
     case 'argsEdited':

@@ -273,7 +273,7 @@ export function canApply(state: WorkflowState, event: WorkflowEvent): string | u
       return phaseIs('executing');
     case 'followUpAnswered':
       if (event.answer !== 'yes' && event.answer !== 'no') return `${name}: the follow-up answer must be yes or no.`;
-      return notOkFollowUpOpen(plan) ? undefined : phaseIs('follow_up');
+      return notOkFollowUpOpen(plan, state) ? undefined : phaseIs('follow_up');
     case 'reverted':
       if (!Array.isArray(event.files) || event.files.length === 0 || !event.files.every((f) => typeof f === 'string' && f !== ''))
         return `${name}: a revert must list the files it put back.`;
@@ -324,6 +324,14 @@ function canReceive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 
     if (step.childPlanId !== undefined)
       return `Plan '${event.planId}': step ${step.index + 1} of plan '${parent.id}' already produced plan '${step.childPlanId}'.`;
     if (parent.depth + 1 > MAX_PLAN_DEPTH) return `nested plan depth ${parent.depth + 1} exceeds the limit of ${MAX_PLAN_DEPTH}`;
+  }
+  if (event.followUpOf !== undefined) {
+    const from = getPlan(state, event.followUpOf);
+    if (!from) return `Plan '${event.planId}': there is no plan '${event.followUpOf}' whose follow-up it could carry.`;
+    if (!followUpCanGo(state, from))
+      return `Plan '${event.planId}': plan '${from.id}' has no unanswered follow-up that another plan does not already carry.`;
+    if (typeof event.plan.follow_up !== 'string' || event.plan.follow_up !== from.plan.follow_up)
+      return `Plan '${event.planId}' must carry plan '${from.id}'s follow-up question as it is.`;
   }
   if (event.replacesId !== undefined) {
     const old = getPlan(state, event.replacesId);
@@ -589,6 +597,7 @@ function receive(state: WorkflowState, event: Extract<WorkflowEvent, { type: 'pl
         : { ...finish(old, 'replaced', at), replacedById: record.id, finishedAt: old.finishedAt ?? at };
     next = propagate(put(next, replaced), old.id, at);
   }
+  if (event.followUpOf !== undefined) next = put(next, { ...getPlan(next, event.followUpOf)!, followUpWith: record.id });
   // A child that is not ok is finished at once: its parent step fails here.
   return propagate(next, record.id, at);
 }
@@ -622,17 +631,34 @@ function withStep(plan: PlanRecord, index: number, update: (step: StepRecord) =>
  * Whether a plan that came back `partial` waits for the answer to its follow-up: MCPFlow's partial plans carry one
  * ("Continue by wiring API for the completed components?"), asked after the checklist of what ran, with Yes / No as
  * for an ok plan. (An error or blocked plan's follow-up is asked after its recovery ran: the recovery plan carries it.)
+ * Not while a recovery action's plan holds the question ({@link followUpHolder}): one question, asked in one place.
  */
-export function notOkFollowUpOpen(plan: PlanRecord): boolean {
+export function notOkFollowUpOpen(plan: PlanRecord, state: WorkflowState): boolean {
+  return plan.plan.status === 'partial' && followUpCanGo(state, plan);
+}
+
+/**
+ * Whether a not-ok plan's follow-up is unanswered and free: no other plan (a recovery it went with) holds it. A
+ * recovery holds it until it ends; one that ended without asking it (rejected, cancelled, stopped) gives it back.
+ */
+export function followUpCanGo(state: WorkflowState, plan: PlanRecord): boolean {
   return (
     plan.phase === 'finished' &&
     plan.outcome === 'not_ok' &&
-    plan.plan.status === 'partial' &&
     typeof plan.plan.follow_up === 'string' &&
     plan.plan.follow_up.trim() !== '' &&
     plan.followUpAnswer === undefined &&
-    plan.replacedById === undefined
+    plan.replacedById === undefined &&
+    followUpHolder(state, plan) === undefined
   );
+}
+
+/** The plan holding `plan`'s follow-up question now: the recovery it went with, until that one ended without it. */
+export function followUpHolder(state: WorkflowState, plan: PlanRecord): PlanRecord | undefined {
+  const holder = plan.followUpWith === undefined ? undefined : getPlan(state, plan.followUpWith);
+  if (!holder) return undefined;
+  // Answered there: held for good (the question was asked and answered). Ended without an answer: given back.
+  return holder.phase === 'finished' && holder.followUpAnswer === undefined ? undefined : holder;
 }
 
 /** Executing with every step ok or skipped → follow-up (when the plan has one) or completed. */

@@ -101,6 +101,11 @@ export type WorkflowEvent =
       parentId?: string;
       parentStep?: number;
       replacesId?: string;
+      /**
+       * The not-ok plan whose follow-up question this plan carries (a recovery action's plan): the question goes with
+       * it, so that it is asked in one place — not in both plans at once.
+       */
+      followUpOf?: string;
     }
   | { type: 'argsEdited'; at: number; planId: string; step: number; args: Record<string, unknown> }
   | { type: 'skipMarked'; at: number; planId: string; step: number; skip: boolean }
