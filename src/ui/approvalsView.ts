@@ -50,7 +50,7 @@ export class ApprovalsView extends DisposableBase implements vscode.TreeDataProv
         node.label,
         node.rows.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
-      item.id = `group:${node.group}`;
+      item.id = `group:${node.id}`;
       item.description = node.description;
       item.contextValue = node.resettable && node.rows.length ? 'approvalGroup.resettable' : 'approvalGroup';
       item.iconPath = new vscode.ThemeIcon({ session: 'clock', workspace: 'folder', user: 'settings-gear', file: 'file-code' }[node.group]);

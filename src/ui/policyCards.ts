@@ -5,7 +5,7 @@ import type { CallAsk, CallAskAnswer } from '../core/engine/door';
 import { AskQueue } from '../core/engine/askQueue';
 import { approvalIds } from '../core/policy/approvals';
 import type { AllowLength } from '../core/policy/alwaysAllow';
-import { alwaysRule, callCardView, callerWords } from '../core/present/callCard';
+import { alwaysRule, callCardView, callerMidSentence } from '../core/present/callCard';
 import type { ApprovalStore } from './approvals';
 import type { CardFeature } from './panel/cardFeature';
 import type { PolicySource } from './policy';
@@ -77,7 +77,7 @@ export class PolicyCards extends DisposableBase {
   /** Writes the narrowest allow rule of `length` for `ask`; its id. */
   private async allow(length: AllowLength, ask: CallAsk): Promise<string> {
     const rule = alwaysRule(ask, this.ids(), new Date(), length);
-    const who = callerWords(ask).replace(/^The /, 'the ');
+    const who = callerMidSentence(ask);
     if (length !== 'always') {
       await this.approvals.add(length, {
         rule,

@@ -64,7 +64,7 @@ export function renderCallCard(itemId: string, view: CallCardView): HTMLElement 
           'p',
           { class: 'card-waiting notice', role: 'status' },
           icon('layers'),
-          ` ${waiting} calls of ${visible(view.caller).replace(/^The /, 'the ')} to ${visible(view.tool)} are waiting: this card shows the first. An allow longer than once lets go every waiting call it covers.`,
+          ` ${waiting} calls of ${midSentence(visible(view.caller))} to ${visible(view.tool)} are waiting: this card shows the first. An allow longer than once lets go every waiting call it covers.`,
         )
       : null,
     h('p', { class: 'card-because notice' }, icon('shield'), ' ', visible(view.because)),
@@ -117,4 +117,9 @@ function hintFlags(hint: StepHint | undefined): HTMLElement | null {
     words ? h('span', { class: `flag hint-${hint.effect}` }, words) : null,
     hint.openWorld ? h('span', { class: 'flag' }, icon('globe'), ' open world') : null,
   );
+}
+
+/** The caller's words inside a sentence: a leading "The", "An" or "A" in lower case (as core/present/callCard.ts midSentence). */
+function midSentence(words: string): string {
+  return words.replace(/^(The|An|A) /, (article) => article.toLowerCase());
 }

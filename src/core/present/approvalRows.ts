@@ -13,6 +13,12 @@ export type ApprovalGroup = 'session' | 'workspace' | 'user' | 'file';
 
 export interface ApprovalGroupView {
   group: ApprovalGroup;
+  /**
+   * The group's id in the tree. VS Code keeps a tree item's folding by its id, and an empty group is drawn without a
+   * twistie, as folded: had the id stayed when its first row came, the group would stay folded over the new approval.
+   * So an empty group has an id of its own; a group with rows keeps one id, and with it the user's folding.
+   */
+  id: string;
   label: string;
   description: string;
   /** Reset offered (the session and workspace lengths). */
@@ -46,6 +52,7 @@ export function approvalGroups(
 ): ApprovalGroupView[] {
   const group = (g: ApprovalGroup, rows: ApprovalRowView[]): ApprovalGroupView => ({
     group: g,
+    id: rows.length ? g : `${g}:empty`,
     label: GROUP_WORDS[g].label,
     description: `${rows.length} · ${GROUP_WORDS[g].where}`,
     resettable: g === 'session' || g === 'workspace',

@@ -47,6 +47,16 @@ export function callerWords(ask: Pick<CallAsk, 'entrance' | 'call'>): string {
   }
 }
 
+/** Who is calling, in words for the middle of a sentence: "the chat agent", "an MCP App of server 'x'", "Call Tool". */
+export function callerMidSentence(ask: Pick<CallAsk, 'entrance' | 'call'>): string {
+  return midSentence(callerWords(ask));
+}
+
+/** Words that open a sentence, for its middle: a leading "The", "An" or "A" in lower case (names keep theirs). */
+export function midSentence(words: string): string {
+  return words.replace(/^(The|An|A) /, (article) => article.toLowerCase());
+}
+
 /** "Asked because: …", "Denied by …: …", "Allowed by …: …". */
 export function verdictWords(rule: Pick<RuleRef, 'decision' | 'reason' | 'source' | 'id'>): string {
   const by = rule.source === 'default' || rule.source === 'tool' ? sourceWords(rule.source) : `${sourceWords(rule.source)} '${rule.id}'`;
