@@ -362,6 +362,9 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     hooks: await loadRunHooks(values.hooks),
     sampling: samplingMode(values.sampling),
   };
+  // Only your rules name hooks (a workspace rule cannot): without --policy no hook can run.
+  if (options.hooks && !options.policy?.user.length)
+    out().error('plangate run: warning: --hooks has no effect without --policy FILE: only your rules name a hook ("hook": "name").');
   return runCommand(options, out());
 }
 

@@ -95,6 +95,12 @@ describe('plangate run --hooks FILE: a rule hands its decision to a hook', () =>
     assert.match(without.said, /there is no hook 'allows' in this run: give --hooks FILE/);
   });
 
+  test('--hooks without --policy: a warning that no rule of yours can name a hook; the call is not judged by one', async () => {
+    const out = await echo(['--hooks', settingsJson]);
+    assert.match(out.stderr, /warning: --hooks has no effect without --policy FILE: only your rules name a hook/);
+    assert.doesNotMatch(out.said, /Hook '/);
+  });
+
   test('--hooks that cannot be read stops the run before anything is sent, naming the option', async () => {
     const out = await echo(['--policy', hookedPolicy('allows'), '--hooks', join(dir, 'nope.json')]);
     assert.equal(out.code, 2, out.said);
