@@ -54,6 +54,42 @@ function measure(run: () => void, warmup: number, batch: number, batches: number
   return { median: samples[Math.floor(samples.length / 2)]!, p90: samples[Math.floor(samples.length * 0.9)]! };
 }
 
+/**
+ * Two runs measured side by side as {@link measure} does, their batches interleaved (and the order flipped each round)
+ * so that a drift in the machine's speed while the bench runs falls on both alike.
+ */
+function measurePair(
+  a: () => void,
+  b: () => void,
+  warmup: number,
+  batch: number,
+  batches: number,
+): [{ median: number; p90: number }, { median: number; p90: number }] {
+  for (let i = 0; i < warmup; i++) {
+    a();
+    b();
+  }
+  const samples: [number[], number[]] = [[], []];
+  const time = (run: () => void, into: number[]) => {
+    const t0 = performance.now();
+    for (let i = 0; i < batch; i++) run();
+    into.push(((performance.now() - t0) / batch) * 1000);
+  };
+  for (let r = 0; r < batches; r++) {
+    const order: [() => void, number[]][] = [
+      [a, samples[0]],
+      [b, samples[1]],
+    ];
+    if (r % 2 === 1) order.reverse();
+    for (const [run, into] of order) time(run, into);
+  }
+  const stats = (list: number[]) => {
+    list.sort((x, y) => x - y);
+    return { median: list[Math.floor(list.length / 2)]!, p90: list[Math.floor(list.length * 0.9)]! };
+  };
+  return [stats(samples[0]), stats(samples[1])];
+}
+
 const sourced = (list: PolicyRule[]): PolicyRules => ({
   user: list.map((r, index) => ({ ...r, source: 'user', index })),
   workspace: [],
@@ -103,8 +139,9 @@ export async function policyFigures(log: (line: string) => void): Promise<Figure
     made: 0,
     why: 'bench',
   });
+  const plain = rules(200);
   const policy: PolicyRules = {
-    ...rules(200),
+    ...plain,
     approvals: approvalRules({
       session: Array.from({ length: 20 }, (_, i) => approval('session', i)),
       workspace: Array.from({ length: 20 }, (_, i) => approval('workspace', i)),
@@ -124,8 +161,15 @@ export async function policyFigures(log: (line: string) => void): Promise<Figure
     writeFileSync(join(root, 'src', 'app', 'main.ts'), '');
     writeFileSync(join(root, 'a.ts'), '');
     const context: PolicyContext = { workspaceRoot: root, realPath: nodeRealPath };
-    log('policy: 200 rules per call…');
-    const ordinary = measure(() => evaluate(policy, call, context), 2000, 500, 41); // warm-up: compiled globs are cached
+    log('policy: 200 rules per call, without and with 40 standing approvals, side by side…');
+    // Warm-up: compiled globs are cached.
+    const [ordinary, withApprovals] = measurePair(
+      () => evaluate(plain, call, context),
+      () => evaluate(policy, call, context),
+      2000,
+      500,
+      41,
+    );
     log('policy: 200 hostile rules per call, each case…');
     const cases = HOSTILE.map((h) => {
       const hostile = sourced(Array.from({ length: 200 }, (_, i) => ({ id: `h${i}`, decision: 'deny', reason: 'hostile', ...h.rule(i) })));
@@ -144,7 +188,16 @@ export async function policyFigures(log: (line: string) => void): Promise<Figure
         'µs',
         500,
         50, // 10 % of the target: a median of batches, timer and GC noise
-        `median of 41 batches of 500 calls; p90 ${ordinary.p90.toFixed(1)} µs; every kind of condition, and 40 standing approvals (session, workspace); paths read on a real folder (links resolved)`,
+        `median of 41 batches of 500 calls; p90 ${ordinary.p90.toFixed(1)} µs; every kind of condition, no standing approval; paths read on a real folder (links resolved); measured interleaved with the next figure`,
+      ),
+      figure(
+        'policy_200_rules_40_approvals_per_call',
+        'Policy: 200 rules and 40 standing approvals for one call (µs)',
+        withApprovals.median,
+        'µs',
+        500,
+        50,
+        `the same 200 rules and call, with 20 session and 20 workspace approvals (the card's narrowest rules, with a server identity; none matches, so each is tried); median of 41 batches of 500 calls, interleaved with the figure before; p90 ${withApprovals.p90.toFixed(1)} µs; ${(withApprovals.median / ordinary.median).toFixed(2)}× the plain figure`,
       ),
       figure(
         'policy_200_hostile_rules_per_call',

@@ -15,6 +15,9 @@ import { safeText } from './safeText';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parsePolicyText } from '../core/policy/parse';
+import { parseDecisionHooks } from '../core/policy/decisionHook';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import type { CliHooks } from './policyPorts';
 import type { PolicyRules } from '../core/policy/rules';
 import { POLICY_FILE, policyCheckCommand, policyExplainCommand } from './policyCommand';
 import { serversCommand } from './serversCommand';
@@ -97,7 +100,11 @@ const USAGE_RUN = `plangate run (--server "<command line>" | --url URL) --tool N
   --verbose          show the connection's log (server stderr, calls) on stderr
   --policy FILE      your policy rules ({"rules": […]}, as plangate.policy); ./.vscode/plangate-policy.json is read
                      too when present. A step the policy denies is not sent (the run stops with the rule's reason);
-                     a call it asks about is asked on the terminal (--yes allows it)
+                     a call it asks about is asked on the terminal (--yes allows it); a result a rule asks to
+                     review ("review": "result") is shown and asked about on the terminal (Pass on or Withhold),
+                     and withheld without a terminal (--yes does not pass it on)
+  --hooks FILE       the decision hooks your --policy rules name ("hook"): your settings.json (its
+                     plangate.decisionHooks) or a file holding that value; a hook that fails or times out means ask
   --sampling MODE    what a server's sampling request (it asks for a language model's answer) gets: "decline"
                      (default: refused, with a line on stderr) or "ask": the request is shown on the terminal and
                      the answer you type goes back (an empty answer declines; --yes does not answer it). A rule of
@@ -331,6 +338,7 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
       json: { type: 'boolean' },
       ledger: { type: 'string' },
       policy: { type: 'string' },
+      hooks: { type: 'string' },
       sampling: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -351,8 +359,12 @@ async function runMain(argv: string[], out: () => Output): Promise<number> {
     ledger: values.ledger,
     interactive: isInteractive(),
     policy: await loadRunPolicy(values.policy),
+    hooks: await loadRunHooks(values.hooks),
     sampling: samplingMode(values.sampling),
   };
+  // Only your rules name hooks (a workspace rule cannot): without --policy no hook can run.
+  if (options.hooks && !options.policy?.user.length)
+    out().error('plangate run: warning: --hooks has no effect without --policy FILE: only your rules name a hook ("hook": "name").');
   return runCommand(options, out());
 }
 
@@ -393,8 +405,8 @@ async function toolsMain(argv: string[], out: () => Output): Promise<number> {
   return toolsCommand({ ...target, config: serverConfig(target), json: values.json === true }, out());
 }
 
-/** Why `--policy FILE` cannot be read, in words, with what to do. */
-function policyUnreadable(path: string, err: unknown): string {
+/** Why `--policy FILE` (or another `option`'s file) cannot be read, in words, with what to do (`give`). */
+function policyUnreadable(path: string, err: unknown, option = '--policy', give = POLICY_FILE_WORDS): string {
   const code = (err as NodeJS.ErrnoException).code;
   const file = safeText(path, { max: 500 });
   const why =
@@ -405,8 +417,11 @@ function policyUnreadable(path: string, err: unknown): string {
         : code === 'EACCES' || code === 'EPERM'
           ? `${file} cannot be read (permission denied)`
           : `${file} cannot be read (${safeText(code ?? (err instanceof Error ? err.message : String(err)), { max: 200 })})`;
-  return `--policy: ${why}. Give the JSON file that holds your rules, {"rules": [{"id", "decision", "reason", …}]} (the value of the plangate.policy setting); check it with plangate policy check FILE`;
+  return `${option}: ${why}. ${give}`;
 }
+
+const POLICY_FILE_WORDS =
+  'Give the JSON file that holds your rules, {"rules": [{"id", "decision", "reason", …}]} (the value of the plangate.policy setting); check it with plangate policy check FILE';
 
 /** The policy `plangate run` honours: `--policy FILE` as your rules, ./.vscode/plangate-policy.json as the workspace's. */
 async function loadRunPolicy(file: string | undefined): Promise<PolicyRules | undefined> {
@@ -431,6 +446,32 @@ async function loadRunPolicy(file: string | undefined): Promise<PolicyRules | un
   const workspace = await read(POLICY_FILE, 'workspace', false);
   return user.length || workspace.length ? { user, workspace } : undefined;
 }
+
+/**
+ * `--hooks FILE`: the decision hooks your `--policy` rules may name. FILE is your VS Code settings.json (its
+ * `plangate.decisionHooks` is read) or a JSON file holding that setting's value; JSONC, as settings files are.
+ */
+async function loadRunHooks(file: string | undefined): Promise<CliHooks> {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    return fail('run', policyUnreadable(file, err, '--hooks', HOOKS_FILE_WORDS));
+  }
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (errors.length || !isObject(value)) fail('run', `--hooks: ${safeText(file)} is not a JSON object. ${HOOKS_FILE_WORDS}`);
+  const settings = Object.hasOwn(value, 'plangate.decisionHooks') || Object.hasOwn(value, 'plangate.policy');
+  const hooks = settings ? value['plangate.decisionHooks'] : value;
+  if (hooks !== undefined && !isObject(hooks))
+    fail('run', `--hooks: plangate.decisionHooks in ${safeText(file)} is not an object. ${HOOKS_FILE_WORDS}`);
+  return parseDecisionHooks(hooks, `the --hooks file ${safeText(file, { max: 200 })}`);
+}
+
+const HOOKS_FILE_WORDS =
+  'Give your settings.json, or a JSON file holding the value of plangate.decisionHooks: {"name": {"command": "/path/to/hook", "args": [], "timeoutSeconds": 10}}';
 
 /** A JSON value given on the command line (`--annotations`, `--meta`). */
 function parseJsonOption(command: string, option: string, text: string | undefined): unknown {

@@ -40,6 +40,7 @@ import { elicitHandler } from './elicitHandler';
 import { cliSamplingHandler, type CliSamplingMode } from './samplingHandler';
 import type { Output } from './output';
 import { Prompter } from './prompter';
+import { terminalDecisionHook, terminalResultReview, type CliHooks } from './policyPorts';
 import { renderPlan, stepTitle } from './renderPlan';
 import { planReport, runStatus, type RunReport } from './runReport';
 import { cliConnection } from './cliConnection';
@@ -87,6 +88,8 @@ export interface RunOptions {
   signInWaitMs?: number;
   /** The policy the run honours: `--policy FILE` (your rules) and the workspace file in the current folder. */
   policy?: PolicyRules;
+  /** `--hooks FILE`: the decision hooks your rules may name (the value of `plangate.decisionHooks`). */
+  hooks?: CliHooks;
   /** `--sandbox FILE|on`: run the stdio server in a sandbox with these rules (VS Code's `sandbox` block, defaults merged). */
   sandbox?: SandboxRules;
   /** `--sampling decline|ask`: what a server's sampling request gets (default: declined, with a line on stderr). */
@@ -438,6 +441,9 @@ async function run(
                 ? { answer: 'once' }
                 : { answer: 'deny' };
             },
+            // A rule's `hook` runs as in the extension; a rule's `review: "result"` is asked on the terminal.
+            decisionHook: terminalDecisionHook(options.hooks, out),
+            review: terminalResultReview(prompter, out, (result) => printResult(out, result)),
           },
         }
       : {}),

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Broker } from '../core/base/broker';
-import type { Event } from '../core/base/lifecycle';
+import { throttled, type Event } from '../core/base/lifecycle';
 import { Door, type CallAsk, type CallAskAnswer, type ResultReview, type ResultReviewAnswer } from '../core/engine/door';
 import { Gate } from '../core/engine/gate';
 import { FilesEngine } from '../core/files/engine';
@@ -55,6 +55,9 @@ import { oauthSupport, registerSignIn } from './signIn';
 import { workspaceRootsSource } from './workspaceRoots';
 import { StagedView } from './stagedView';
 import { WorkflowStatusBar } from './statusBar';
+import { Attention } from './attention';
+import { cardWaits, planWaits } from '../core/present/attention';
+import { attentionSettings } from './settings';
 import { TouchedFiles } from './touchedFiles';
 
 /** The engine: the ledger and its workflow, the servers, the policy, the gate with its one door, the plans' files. */
@@ -248,6 +251,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
   const panel = new PlanPanel({ webview, items, features, openLink, openResource, log });
   const cards = new PolicyCards(asks.calls, cardFeature, policy, engine.approvals, log);
+  const attention = watchAttention(workflow, items, context.subscriptions);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
     asks.samplingUser.approvals.serve((ask, signal) => samplingFeature.approve(ask, signal)),
@@ -265,12 +269,60 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     collect,
     new RunProgress(gate),
     cards,
-    new WorkflowStatusBar(workflow, waitingCards(cards, reviews)),
-    ...registerViews(servers, configs, workflow),
+    attention,
+    new WorkflowStatusBar(workflow, waitingCards(cards, reviews), attention),
+    ...registerViews(servers, configs, workflow, attention),
     ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
   return { panel, caller, apps };
+}
+
+/**
+ * What waits for the user — plans (workflow state) and the panel's cards — said while the window is not focused: the
+ * status bar and the Plans view's badge read {@link Attention.view}; a new wait gets one notification (unless
+ * `plangate.attention.notify` is off) whose **Show** opens it in the panel.
+ */
+function watchAttention(workflow: Workflow, items: PanelItems, subscriptions: vscode.Disposable[]): Attention {
+  // A long run changes the workflow thousands of times: what waits is looked at most ten times a second.
+  const workflowChanged = throttled(workflow.onDidChange, 100);
+  const attention = new Attention({
+    window: {
+      get focused() {
+        return vscode.window.state.focused;
+      },
+      onDidChangeFocus: (listener) => vscode.window.onDidChangeWindowState((state) => listener(state.focused)),
+    },
+    waits: {
+      current: () => [
+        ...planWaits(workflow.state),
+        ...cardWaits(
+          items.all.flatMap((item) =>
+            item.kind === 'callCard' || item.kind === 'resultCard' || item.kind === 'elicit' || (item.kind === 'sampling' && item.answer)
+              ? [{ id: item.id, kind: item.kind, title: item.title }]
+              : [],
+          ),
+        ),
+      ],
+      onDidChange: (listener) => {
+        const subs = [workflowChanged(listener), items.onDidChange(listener)];
+        return { dispose: () => subs.forEach((d) => d.dispose()) };
+      },
+    },
+    notify: (text, open) =>
+      void vscode.window.showInformationMessage(text, 'Show').then((choice) => {
+        if (choice) open();
+      }),
+    notifyEnabled: () => attentionSettings().notify,
+    open: (wait) => {
+      if ('plan' in wait.open) return items.showPlan(wait.open.plan, { focus: true });
+      const id = wait.open.item;
+      if (items.all.some((i) => i.id === id)) items.select(id);
+      items.show(true);
+    },
+  });
+  subscriptions.push(workflowChanged);
+  return attention;
 }
 
 /** The single-call cards and the result cards waiting for the user, counted together (the status bar's "awaiting"). */
@@ -336,16 +388,29 @@ export function reportGateFailures(gate: Gate, log: vscode.LogOutputChannel): vs
 }
 
 /** The Servers, Plans and Staged views in Plangate's activity bar container. */
-export function registerViews(registry: ServerRegistry, configs: ServerConfigs, workflow: Workflow): vscode.Disposable[] {
+export function registerViews(
+  registry: ServerRegistry,
+  configs: ServerConfigs,
+  workflow: Workflow,
+  attention?: Pick<Attention, 'view' | 'onDidChange'>,
+): vscode.Disposable[] {
   const servers = new ServersView(registry, configs);
   const plans = new PlansView(workflow);
   const staged = new StagedView(workflow, registry);
+  const plansTree = vscode.window.createTreeView(Views.plans, { treeDataProvider: plans });
+  // The Plans view's badge (on Plangate's activity bar icon too) counts what waits while the window is not focused.
+  const badge = () => {
+    const view = attention?.view;
+    plansTree.badge = view ? { value: view.count, tooltip: `Plangate: ${view.text}` } : undefined;
+  };
+  badge();
   return [
     servers,
     plans,
     staged,
+    ...(attention ? [attention.onDidChange(badge)] : []),
     vscode.window.createTreeView(Views.servers, { treeDataProvider: servers, showCollapseAll: true }),
-    vscode.window.createTreeView(Views.plans, { treeDataProvider: plans }),
+    plansTree,
     vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
   ];
 }

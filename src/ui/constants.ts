@@ -52,6 +52,7 @@ export const Settings = {
   sandboxWorkspaceServers: 'sandbox.workspaceServers',
   sandboxAllowUnsandboxed: 'sandbox.allowUnsandboxed',
   decisionHooks: 'decisionHooks',
+  attentionNotify: 'attention.notify',
 } as const;
 
 /**

@@ -57,3 +57,8 @@ export function sandboxSettings(): { workspaceServers: boolean; allowUnsandboxed
     allowUnsandboxed: userFlag(Settings.sandboxAllowUnsandboxed, false),
   };
 }
+
+/** Attention while the window is not focused (attention.ts): whether a new wait gets a notification. */
+export function attentionSettings(): { notify: boolean } {
+  return { notify: vscode.workspace.getConfiguration(Settings.section).get<boolean>(Settings.attentionNotify, true) !== false };
+}

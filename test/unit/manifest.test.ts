@@ -34,7 +34,13 @@ test('the views of the contract live in one Plangate activity-bar container', ()
 
 test('settings in code are contributed, each with a scope and a description', () => {
   const props = pkg.contributes.configuration.properties as Record<string, { scope?: string; markdownDescription?: string }>;
-  for (const key of [Settings.servers, Settings.readMcpJson, Settings.allowCrossServerSteps, Settings.stepTimeoutSeconds]) {
+  for (const key of [
+    Settings.servers,
+    Settings.readMcpJson,
+    Settings.allowCrossServerSteps,
+    Settings.stepTimeoutSeconds,
+    Settings.attentionNotify,
+  ]) {
     const p = props[`${Settings.section}.${key}`];
     assert.ok(p, `plangate.${key} is contributed`);
     assert.ok(p.scope && p.markdownDescription, `plangate.${key} has a scope and a description`);

@@ -87,6 +87,52 @@ export function readHookOutput(stdout: string): HookAnswer {
   return { decision, ...(r ? { reason: r.length > MAX_HOOK_REASON ? `${r.slice(0, MAX_HOOK_REASON)}…` : r } : {}) };
 }
 
+/** A hook's time limit when its entry gives none, and the longest one allowed (seconds). */
+export const DEFAULT_HOOK_TIMEOUT_S = 10;
+export const MAX_HOOK_TIMEOUT_S = 120;
+
+/**
+ * The value of `plangate.decisionHooks` (`{ "name": { "command", "args"?, "timeoutSeconds"? } }`), read from whatever
+ * the user wrote: each hook's configuration, or why its entry cannot be run (a hook named by a rule then means ask,
+ * with that why). `where` names the setting in those words (the extension's setting, the CLI's file).
+ */
+export function parseDecisionHooks(value: unknown, where = 'plangate.decisionHooks'): Record<string, DecisionHookConfig | string> {
+  const hooks: Record<string, DecisionHookConfig | string> = {};
+  if (!isObject(value)) return hooks;
+  for (const [name, raw] of Object.entries(value)) {
+    const entry = isObject(raw) ? raw : {};
+    const args = entry.args === undefined ? [] : entry.args;
+    if (typeof entry.command !== 'string' || entry.command.trim() === '')
+      hooks[name] = `its entry in ${where} needs a "command" (the program to run)`;
+    else if (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))
+      hooks[name] = `its "args" in ${where} must be a list of strings`;
+    else {
+      const t =
+        typeof entry.timeoutSeconds === 'number' && Number.isFinite(entry.timeoutSeconds) ? entry.timeoutSeconds : DEFAULT_HOOK_TIMEOUT_S;
+      hooks[name] = { command: entry.command, args, timeoutMs: Math.min(MAX_HOOK_TIMEOUT_S, Math.max(1, t)) * 1000 };
+    }
+  }
+  return hooks;
+}
+
+/** The hook a rule names, from `hooks` (see {@link parseDecisionHooks}), or the answer (ask) saying why it cannot run. */
+export function hookNamed(
+  hooks: Readonly<Record<string, DecisionHookConfig | string>>,
+  name: string,
+  where = 'plangate.decisionHooks',
+): DecisionHookConfig | HookAnswer {
+  const config = Object.hasOwn(hooks, name) ? hooks[name] : undefined;
+  if (config === undefined) return failed(`there is no hook '${name}' in ${where}`);
+  return typeof config === 'string' ? failed(config) : config;
+}
+
+/** The hook's answer as one line for a log or a terminal: "answered deny: reason", "did not answer (why): ask". */
+export function hookAnswerWords(answer: HookAnswer): string {
+  return answer.failure
+    ? `did not answer (${answer.failure}): ask`
+    : `answered ${answer.decision}${answer.reason ? `: ${answer.reason}` : ''}`;
+}
+
 /** A hook that did not answer: ask, and why. */
 export function failed(why: string): HookAnswer {
   return { decision: 'ask', failure: why };
