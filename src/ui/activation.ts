@@ -254,6 +254,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     asks.samplingUser.reviews.serve((ask, answer, signal) => samplingFeature.review(ask, answer, signal)),
     asks.reviews.serve(reviews.review),
     reviews,
+    samplingFeature,
     planFiles,
     apps,
     resources,
@@ -265,7 +266,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     collect,
     new RunProgress(gate),
     cards,
-    new WorkflowStatusBar(workflow, waitingCards(cards, reviews)),
+    new WorkflowStatusBar(workflow, waitingCards(cards, reviews, samplingFeature)),
     ...registerViews(servers, configs, workflow),
     ...registerApprovalsView(engine),
     trackApprovals(workflow),
@@ -273,7 +274,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   return { panel, caller, apps };
 }
 
-/** The single-call cards and the result cards waiting for the user, counted together (the status bar's "awaiting"). */
+/** The single-call cards, result cards and sampling requests waiting for the user, counted together (the status bar's "awaiting"). */
 function waitingCards(
   ...sources: { readonly pending: number; readonly onDidChange?: Event<void>; readonly onDidChangePending?: Event<void> }[]
 ): { readonly pending: number; readonly onDidChange: Event<void> } {
