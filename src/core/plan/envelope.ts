@@ -898,7 +898,9 @@ function askUserProblems(raw: Record<string, unknown>, key: 'next_actions' | 're
   const list = raw[key];
   if (!Array.isArray(list)) return [];
   const problems: Problem[] = [];
-  for (let i = 0; i < list.length && problems.length < LIMITS.maxProblems; i++) {
+  // Every step up to the step limit (a longer list is refused for its length), not only until maxProblems: the cap's
+  // last line counts the problems it leaves out.
+  for (let i = 0; i < Math.min(list.length, LIMITS.maxSteps); i++) {
     const step: unknown = list[i];
     if (!isPlainObject(step) || step.tool !== ASK_USER_TOOL) continue;
     if (absent(step.args)) {
