@@ -171,6 +171,7 @@ describe('a malformed envelope is refused, and the one problem names the field',
       `version: expected "1" (or 1, "1.0", "1.x"), got "${'x'.repeat(40)}…"`,
     ],
     ['a version in a list', (e) => (e.version = ['2']), 'version: expected "1" (or 1, "1.0", "1.x"), got an array'],
+    ['version 1 in a list', (e) => (e.version = ['1']), 'version: expected "1" (or 1, "1.0", "1.x"), got an array'],
     ['10,001 missing entries', (e) => (e.missing = Array(10_001).fill('a')), 'missing: 10,001 entries; Plangate reads at most 10,000'],
     [
       '1,001 errors',
@@ -200,6 +201,11 @@ describe('a malformed envelope is refused, and the one problem names the field',
             }),
           ),
         }),
+      'next_actions[0].args.a: not JSON data (an object of class unknown)',
+    ],
+    [
+      'an object whose constructor names itself with a number, in args',
+      (e) => (e.next_actions[0].args = { a: Object.create({ constructor: { name: 42 } }) }),
       'next_actions[0].args.a: not JSON data (an object of class unknown)',
     ],
     [
@@ -243,6 +249,25 @@ describe('the limits stop hostile input, naming where', () => {
     assert.match(
       over[0]!,
       /^next_actions\[0\]\.args(\.d){61}: objects and arrays are nested more than 64 levels deep here; Plangate reads at most 64 levels$/,
+    );
+  });
+  test('lists nested to the depth limit are read; one level more is refused at its path', () => {
+    const lists = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    assert.equal(parseEnvelope(withField((e) => (e.next_actions[0].args = { l: lists(LIMITS.maxDepth - 4) }))).ok, true);
+    const over = lines(parseEnvelope(withField((e) => (e.next_actions[0].args = { l: lists(LIMITS.maxDepth - 3) }))));
+    assert.deepEqual(over, [
+      `next_actions[0].args.l${'[0]'.repeat(LIMITS.maxDepth - 4)}: objects and arrays are nested more than 64 levels deep here; Plangate reads at most 64 levels`,
+    ]);
+  });
+  test('when another limit is broken, a string, a key and a null of the allowed size are not reported with it', () => {
+    const max = LIMITS.maxStringLength;
+    assert.deepEqual(
+      lines(parseEnvelope(withField((e) => (e.next_actions[0].args = { s: 'a'.repeat(max), ['k'.repeat(max)]: null, f: () => 1 })))),
+      ['next_actions[0].args.f: not JSON data (a function)'],
     );
   });
   test('a string, and a key, of the limit length are read; one character more is refused', () => {
@@ -334,10 +359,12 @@ describe('the limits stop hostile input, naming where', () => {
   test('undefined and null values (an envelope built in code, not parsed) are read as absent, not refused', () => {
     const p = plan(
       parseEnvelope(
-        withField((e) => ((e.next_actions[0].label = undefined), (e.next_actions[0].args = { n: null, u: undefined, x: 1.5 }))),
+        withField(
+          (e) => ((e.next_actions[0].label = undefined), (e.next_actions[0].args = { n: null, u: undefined, x: 1.5, l: [null, 1] })),
+        ),
       ),
     );
-    assert.deepEqual(p.next_actions[0], { tool: 't', args: { n: null, u: undefined, x: 1.5 } });
+    assert.deepEqual(p.next_actions[0], { tool: 't', args: { n: null, u: undefined, x: 1.5, l: [null, 1] } });
   });
 });
 
