@@ -28,6 +28,7 @@ export async function bundleInHostSuite(outfile = DEFAULT_SUITE_BUNDLE) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    mainFields: ['module', 'main'], // as esbuild.mjs: jsonc-parser's UMD main (src/ui/policy.ts imports it) cannot be bundled
     outfile,
     logLevel: 'warning',
   });

@@ -23,7 +23,7 @@ const vs = useVSCode({
   },
 });
 
-test('a sampling request is its own panel item: who asks, from which call, the marked text; no model: Decline, and the server gets the refusal', async () => {
+test('a sampling request is its own panel item: who asks, from which call, the marked text; the status bar counts it as awaiting approval; no model: Decline, and the server gets the refusal', async () => {
   await waitForServerRunning(vs, 'everything');
   const web = await callTool(vs, 'Trigger Sampling Request Tool', {
     fill: async (form) => {
@@ -39,11 +39,14 @@ test('a sampling request is its own panel item: who asks, from which call, the m
   assert.match(await item.innerText(), /Token limit: 100/);
   assert.match(await item.innerText(), /No language model is available in VS Code/);
   assert.equal(await item.getByRole('button', { name: 'Approve' }).count(), 0);
+  // The request waits for the user: the status bar says so (it said "idle" while a request waited).
+  await vs.waitForStatus('Plangate: awaiting approval (1)');
   await vs.screenshot('sampling-dark');
   await setTheme(vs, 'light', web);
   await vs.screenshot('sampling-light');
   await item.getByRole('button', { name: 'Decline' }).click();
   await web.locator('main').filter({ hasText: 'User rejected sampling request' }).waitFor({ timeout: 20_000 });
+  await vs.waitForStatus('Plangate: idle');
   await vs.screenshot('sampling-declined');
   const records = await ledgerRecords(vs, 'samplingDecided');
   assert.equal(records.length, 1);

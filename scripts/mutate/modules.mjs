@@ -27,8 +27,9 @@ export const MODULES = {
   },
   envelope: {
     mutate: ['src/core/plan/envelope.ts'],
-    // envelopeFuzz.test.ts (fast-check over thousands of envelopes) left out for time: a floor.
-    tests: ['test/unit/envelopeMutants.test.ts', 'test/unit/envelope.test.ts'],
+    // envelopeFuzz.test.ts (fast-check over thousands of envelopes) left out for time: a floor. schemaDrift.test.ts
+    // holds the published JSON Schema to the zod schema (envelopeJsonSchema).
+    tests: ['test/unit/envelopeMutants.test.ts', 'test/unit/envelope.test.ts', 'test/unit/schemaDrift.test.ts'],
   },
   ledger: {
     mutate: ['src/core/workflow/ledger.ts'],

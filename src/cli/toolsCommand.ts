@@ -3,9 +3,15 @@
  * annotations claim: read-only, writes, destructive, open world — the server's word, not a guarantee), title and the
  * first line of its description. Everything shown is the server's text, made safe for the terminal. Exit 0: listed;
  * 2: usage, connection or server error. Nothing is called.
+ *
+ * It declares what `plangate run` declares (sampling too), so it lists the tools `run` would see: a server may list a
+ * tool only to a client that declares sampling (server-everything's trigger-sampling-request). Nothing runs here that
+ * could need a model, so a sampling request that comes anyway is declined with a line on stderr.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { stepHint, type StepHint } from '../core/base/toolHints';
+import { SamplingRefusal } from '../core/engine/sampling';
+import type { SamplingHandler } from '../mcp/connection';
 import type { ResolvedServer } from '../mcp/config';
 import { cliConnection, type CliConnectionOptions } from './cliConnection';
 import type { Output } from './output';
@@ -30,9 +36,19 @@ function titleOf(tool: Tool): string | undefined {
   return typeof title === 'string' && title.trim() ? title.trim() : undefined;
 }
 
+/** `plangate tools`'s answer to a sampling request: declined (it calls no tool, so nothing it does needs a model). */
+function declineSampling(out: Output): SamplingHandler {
+  return async (server) => {
+    out.error(
+      `plangate tools: server '${safeText(server, { max: 100 })}' asked for a sampling request while its tools were listed; declined (plangate tools calls no tool).`,
+    );
+    throw new SamplingRefusal('plangate tools answers no sampling requests');
+  };
+}
+
 /** Runs `plangate tools`; resolves with the exit code once the server is stopped. */
 export async function toolsCommand(options: ToolsOptions, out: Output): Promise<number> {
-  const connection = cliConnection(options.config, options, out);
+  const connection = cliConnection(options.config, { ...options, sampling: declineSampling(out) }, out);
   try {
     try {
       await connection.start();

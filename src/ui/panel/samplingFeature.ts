@@ -4,18 +4,36 @@
  * for review (**Send** as shown or edited, or **Decline**). Closing the item or the panel, or the server giving up,
  * declines. It is the engine's {@link SamplingUser}.
  */
+import { Emitter, type Disposable } from '../../core/base/lifecycle';
 import type { SamplingAnswer, SamplingApproval, SamplingAsk, SamplingReview, SamplingUser } from '../../core/engine/sampling';
 import { samplingTitle, samplingView } from '../../core/present/samplingItem';
 import type { PanelItem } from '../../shared/protocol';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, ItemOf, PanelItems, SamplingButton } from './panelItems';
 
-export class SamplingFeature implements PanelFeature, SamplingUser {
+export class SamplingFeature implements PanelFeature, SamplingUser, Disposable {
   readonly kinds = ['sampling'] as const;
   /** The item of each request, by the engine's sampling id. */
   private readonly bySampling = new Map<string, string>();
+  /** The requests waiting for the user's word now (the request, or the answer to review; not while the model works). */
+  private readonly waiting = new Set<string>();
+  private readonly _onDidChangePending = new Emitter<void>();
+  /** The number of requests waiting for the user changed (the status bar counts them as awaiting approval). */
+  readonly onDidChangePending = this._onDidChangePending.event;
 
   constructor(private readonly items: PanelItems) {}
+
+  /** Sampling requests waiting for the user's Approve, Send or Decline now. */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  private setWaiting(samplingId: string, waits: boolean): void {
+    if (waits === this.waiting.has(samplingId)) return;
+    if (waits) this.waiting.add(samplingId);
+    else this.waiting.delete(samplingId);
+    this._onDidChangePending.fire();
+  }
 
   approve(ask: SamplingAsk, signal: AbortSignal): Promise<SamplingApproval> {
     return this.wait(ask, undefined, signal, (b) => {
@@ -51,6 +69,7 @@ export class SamplingFeature implements PanelFeature, SamplingUser {
       const finish = (b: SamplingButton) => {
         if (done) return;
         done = true;
+        this.setWaiting(ask.samplingId, false);
         signal.removeEventListener('abort', onAbort);
         const result = accept(b);
         if (result) {
@@ -67,6 +86,7 @@ export class SamplingFeature implements PanelFeature, SamplingUser {
       const existing = this.itemOf(ask.samplingId);
       // Closed by the user while the model worked: declined, not shown again.
       if (!existing && this.bySampling.has(ask.samplingId)) return finish({ action: 'closed' });
+      this.setWaiting(ask.samplingId, true);
       if (existing) {
         existing.view = view;
         existing.answer = finish;
@@ -136,4 +156,8 @@ export class SamplingFeature implements PanelFeature, SamplingUser {
       return undefined;
     },
   } satisfies Partial<IntentTable>;
+
+  dispose(): void {
+    this._onDidChangePending.dispose();
+  }
 }
