@@ -554,6 +554,11 @@ const withSettings = (settings, fn) => withWorkspaceSettings(vs.workspaceDir, se
 
 test('plangate.stepTimeoutSeconds: a step that runs past it fails with a timeout and blocks the plan', async () => {
   await waitForServerRunning(vs);
+  // A run before the change, so the gate has read its settings (it keeps them until a Plangate setting changes).
+  const earlier = planOf(await callTool(vs, 'plan_big', { fill: (form) => form.getByRole('spinbutton').first().fill('2') }));
+  await earlier.getByRole('button', { name: 'Approve and run' }).click();
+  await earlier.getByRole('button', { name: 'No', exact: true }).click({ timeout: 20_000 });
+  await vs.waitForStatus('Plangate: idle', 20_000);
   await withSettings({ 'plangate.stepTimeoutSeconds': 2 }, async () => {
     const since = lastSeq();
     const web = await callTool(vs, 'plan_hang');

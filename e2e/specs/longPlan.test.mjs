@@ -24,7 +24,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT, FIXTURE_SERVER, runDir } from '../lib/env.mjs';
-import { freePort, hostHeapAfterGcMB, hostInspectorEnv } from '../lib/hostInspector.mjs';
+import { freePort, hostHeapAfterGcMB, hostInspectorEnv, withHostCpuProfile } from '../lib/hostInspector.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { fixtureServer } from '../lib/workspace.mjs';
 import { callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
@@ -324,7 +324,13 @@ test(
       for (let i = 0; i < 3; i++) {
         cli.push(await cliRunMs());
         cliDurable.push(await cliRunMs(true));
-        if (i < 2) runs.push(await runFromPanel((await showPlan(STEPS)).web));
+        if (i < 2) {
+          const { web } = await showPlan(STEPS);
+          // E2E_HOST_CPU_PROFILE=1: the extension host's CPU profile of the second run, beside the screenshots.
+          const profile =
+            process.env.E2E_HOST_CPU_PROFILE === '1' && i === 0 ? path.join(runDir(), 'long-plan-run-host.cpuprofile') : undefined;
+          runs.push(await (profile ? withHostCpuProfile(INSPECT_PORT, profile, () => runFromPanel(web)) : runFromPanel(web)));
+        }
       }
       const panelMs = median(runs.map((r) => r.runMs));
       const panelRuns = runs.map((r) => r.runMs).join('/');

@@ -390,7 +390,13 @@ export class ServerConnection {
     const took = () => `${Date.now() - started} ms`;
     // The timeout is ours, not the SDK's: it must stand still while the server waits for the user (an elicitation
     // form is open), which the SDK's timer cannot. Progress restarts it, as does the end of such a wait.
-    const timeoutController = new AbortController();
+    // One controller per call, aborted by the timeout or by the caller's signal: a listener forwards the caller's abort
+    // (removed when the call ends) instead of AbortSignal.any, whose weakly held composite signal cost Node 20 about as
+    // much per call as the rest of this method (and a GC tax after it). The SDK adds an abort listener it never removes,
+    // so the signal it gets must be this call's own.
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forwardAbort, { once: true });
     let timedOut = false;
     let waiting = this.asking > 0;
     let timer: NodeJS.Timeout | undefined;
@@ -399,7 +405,7 @@ export class ServerConnection {
       if (!waiting)
         timer = setTimeout(() => {
           timedOut = true;
-          timeoutController.abort();
+          controller.abort();
         }, timeout);
     };
     const onWait = (now: boolean) => {
@@ -420,7 +426,7 @@ export class ServerConnection {
         tool: name,
         args,
         ...(taskId !== undefined ? { resume: taskId } : {}),
-        signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
+        signal: controller.signal,
         // Each status poll is a sign of life: it restarts the timeout, as progress does.
         onTask: (task) => {
           taskId = task.taskId;
@@ -437,7 +443,7 @@ export class ServerConnection {
       asTask
         ? await sendTask()
         : ((await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
-            signal: signal ? AbortSignal.any([signal, timeoutController.signal]) : timeoutController.signal,
+            signal: controller.signal,
             timeout: MAX_TIMER_MS,
             // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
             onprogress: (p) => {
@@ -467,6 +473,7 @@ export class ServerConnection {
       throw e;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', forwardAbort);
       this.waitListeners.delete(onWait);
       this.inFlight.splice(this.inFlight.indexOf(name), 1);
     }

@@ -50,7 +50,7 @@ import { grantKey } from '../core/apps/appNetwork';
 import { RunProgress } from './runProgress';
 import { ServerConfigs } from './serverConfigs';
 import { ServersView } from './serversView';
-import { autoApprovePlans, gateSettings, ledgerRetention, previewSettings, sandboxSettings } from './settings';
+import { autoApprovePlans, CachedSettings, gateSettings, ledgerRetention, previewSettings, sandboxSettings } from './settings';
 import { oauthSupport, registerSignIn } from './signIn';
 import { workspaceRootsSource } from './workspaceRoots';
 import { StagedView } from './stagedView';
@@ -142,8 +142,10 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
   );
   // In dependency order: the door, then the files engine (its previews go through the door), then the gate (which
   // checkpoints through the files engine before a plan's first step).
+  const gateConfig = new CachedSettings(gateSettings);
+  context.subscriptions.push(gateConfig);
   const door = new Door(servers, workflow, {
-    allowCrossServer: () => gateSettings().allowCrossServer,
+    allowCrossServer: () => gateConfig.get().allowCrossServer,
     newId: randomUUID,
     policy: (call) => policy.verdict(call),
     toolInfo: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
@@ -166,14 +168,14 @@ export function startEngine(context: vscode.ExtensionContext, log: vscode.LogOut
       door,
       tool: (server, tool) => servers.get(server)?.tools.find((t) => t.name === tool),
       settings: previewSettings,
-      timeoutMs: () => gateSettings().stepTimeoutMs,
+      timeoutMs: () => gateConfig.get().stepTimeoutMs,
     },
     log: (level, line) => (level === 'warn' ? log.warn(line) : log.info(line)),
   });
   const gate = new Gate(workflow, {
     invoker: servers,
     door,
-    settings: gateSettings,
+    settings: () => gateConfig.get(),
     newId: randomUUID,
     autoApprovePlans,
     beforeRun: (plan) => files.beforeRun(plan),

@@ -19,6 +19,28 @@ export function gateSettings(): { stepTimeoutMs: number; allowCrossServer: boole
   };
 }
 
+/**
+ * A reading of settings kept until a Plangate setting changes (then read again on the next `get`). The door asks for
+ * the cross-server setting before every step it sends, and VS Code's getConfiguration + inspect cost the extension
+ * host about 0.4 ms a read: 438 ms of a 1,000-step run's profile, ahead of the whole workflow reducer.
+ */
+export class CachedSettings<T> implements vscode.Disposable {
+  private value: { read: T } | undefined;
+  private readonly subscription = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(Settings.section)) this.value = undefined;
+  });
+
+  constructor(private readonly read: () => T) {}
+
+  get(): T {
+    return (this.value ??= { read: this.read() }).read;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
+
 /** What a plan's preview may do before approval: dry runs (on the step's resolved server), and whether cross-server steps may run. */
 export function previewSettings(): { dryRun: boolean; allowCrossServer: boolean } {
   return {

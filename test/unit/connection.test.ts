@@ -1,5 +1,6 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -317,6 +318,17 @@ describe('ServerConnection', { concurrency: 3 }, () => {
     );
     await assert.rejects(conn.callTool('echo', { message: 'x' }, { signal: AbortSignal.abort() }), /^CallError: Cancelled$/);
     assert.equal(resultText(await conn.callTool('echo', { message: 'still alive' })), 'still alive');
+
+    // A caller's signal that outlives many calls (a run's, the agent's) keeps none of them: each call listens to it
+    // only while it runs, and an abort after the calls ended cancels nothing and sends nothing.
+    const run = new AbortController();
+    for (let i = 0; i < 5; i++)
+      assert.equal(resultText(await conn.callTool('echo', { message: `n${i}` }, { signal: run.signal })), `n${i}`);
+    assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+    const pending = conn.callTool('hang', {}, { signal: run.signal });
+    assert.equal(getEventListeners(run.signal, 'abort').length, 1, "a running call listens to the caller's signal");
+    run.abort('stop');
+    await assert.rejects(pending, (e: Error) => e instanceof CallError && e.kind === 'cancelled');
   });
 
   test('elicitation: the hook answers (accept); without a hook the request is declined', async (t) => {
