@@ -5,7 +5,7 @@
  * intents (panel/*Feature.ts). Made last, with its features: nothing is connected to it later.
  */
 import { assertNever, DisposableBase } from '../core/base/lifecycle';
-import type { FromWebview, PanelState } from '../shared/protocol';
+import type { FromWebview, PanelState } from '../shared/protocol/panel';
 import type { AppsFeature } from './panel/appsFeature';
 import type { CallFormFeature } from './panel/callFormFeature';
 import type { CardFeature } from './panel/cardFeature';

@@ -4,7 +4,7 @@
 // would, and the Call Tool form's intents reaching the caller.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FromWebview, ToWebview } from '../../src/shared/protocol';
+import type { FromWebview, ToWebview } from '../../src/shared/protocol/panel';
 import type { CallCardAnswer } from '../../src/ui/panel/panelItems';
 import { CardFeature } from '../../src/ui/panel/cardFeature';
 import { CallFormFeature } from '../../src/ui/panel/callFormFeature';

@@ -4,7 +4,7 @@
  * construction and routes each intent by its `type` to the one feature that answers it.
  */
 import type { Event } from '../../core/base/lifecycle';
-import type { FromWebview, PanelItem } from '../../shared/protocol';
+import type { FromWebview, PanelItem } from '../../shared/protocol/panel';
 import type { ItemKind, ItemModel, PersistedApp } from './panelItems';
 
 /**

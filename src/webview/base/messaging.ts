@@ -1,5 +1,5 @@
 /** The webview's side of the protocol: posting intents, awaiting replies by id, keeping UI state. */
-import type { FromWebview, ToWebview } from '../../shared/protocol';
+import type { FromWebview, ToWebview } from '../../shared/protocol/panel';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;

@@ -2,7 +2,7 @@
  * A plan's action bar: Approve and run / Reject with a note, Cancel while it runs, Retry / Skip / Stop when blocked,
  * the follow-up's Yes / No, and the outcome with Export once finished.
  */
-import type { PlanHeadView } from '../../shared/protocol';
+import type { PlanHeadView } from '../../shared/protocol/plan';
 import { h, icon, visible } from '../base/dom';
 import { post, request, saveUi, ui } from '../base/messaging';
 import { act, errorSlot } from './parts';

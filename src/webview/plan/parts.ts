@@ -2,7 +2,7 @@
  * Small parts every section of a plan uses: the error slot an action's reply fills, a titled section, and the
  * fields of the ask forms.
  */
-import type { AskFieldView } from '../../shared/protocol';
+import type { AskFieldView } from '../../shared/protocol/plan';
 import { h, setText, visible } from '../base/dom';
 import { request, saveUi, ui } from '../base/messaging';
 
