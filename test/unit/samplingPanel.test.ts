@@ -89,7 +89,7 @@ async function setup(
     received.fire({ type: 'samplingAnswer', id: reqId, ...m });
     await new Promise((r) => setTimeout(r, 0));
     const reply = posted.find((p): p is Extract<ToWebview, { type: 'reply' }> => p.type === 'reply' && p.id === reqId);
-    return reply;
+    return reply && { ok: reply.ok, error: reply.ok ? undefined : reply.error };
   };
   const shown = () => {
     const s = panel.snapshot().selected;

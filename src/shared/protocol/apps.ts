@@ -54,3 +54,14 @@ export type AppsIntent =
    * colours and fonts, for the app's host context. Sent again when VS Code's theme changes.
    */
   | { type: 'appTheme'; appId: string; theme: 'light' | 'dark'; variables: Record<string, string> };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface AppsReplies {
+  reopenApp: void;
+  appNetwork: void;
+  openStepApp: void;
+}

@@ -59,3 +59,13 @@ export type CardsIntent =
       /** With `deny`: refuse every call waiting behind the card, not only the one shown. */
       all?: boolean;
     };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface CardsReplies {
+  callCardAnswer: void;
+  elicitAnswer: void;
+}

@@ -51,3 +51,13 @@ export type CollectIntent =
    * `itemId`). The submission is the same either way: what was staged stays staged.
    */
   | { type: 'switchForm'; id: number; itemId: string; to: 'app' | 'native' };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface CollectReplies {
+  collectForm: void;
+  switchForm: void;
+}

@@ -56,3 +56,13 @@ export type FilesIntent =
   | { type: 'openChange'; planId: string; path: string }
   /** Reverts one file (`path`) or the whole plan, after the user confirms. */
   | { type: 'revert'; id: number; planId: string; path?: string };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface FilesReplies {
+  previewStep: void;
+  revert: void;
+}

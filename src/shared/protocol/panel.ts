@@ -4,21 +4,22 @@
  * A leaf: it imports nothing from the rest of `src/` but `src/shared`. The extension owns all state and
  * sends view models that core builds (core/present): the webview renders what it is sent, never a reducer record.
  * The webview posts `ready` first; the extension answers with one snapshot (`state`), then patches (`patch`) that the
- * webview applies to its copy (shared/panelPatch.ts). Intents that can fail carry an `id` that the extension's `reply`
- * echoes. Both sides switch exhaustively over these unions.
+ * webview applies to its copy (shared/panelPatch.ts). Intents that can fail carry an `id` (requests): each names its
+ * reply in its feature's `…Replies` table (vscode-eslint's `RequestType<P, R>`), and the extension's one `reply` echoes
+ * the id. Both sides switch exhaustively over these unions.
  *
  * Split by feature: each feature's view models and intents in its own file beside this one (plan, files, results,
  * apps, callForm, cards, collect, sampling, review).
  */
-import type { AppToWebview, AppsIntent } from './apps';
-import type { CallCardView, CardsIntent, ElicitView } from './cards';
-import type { CallFormIntent, CallFormView } from './callForm';
-import type { CollectFormView, CollectIntent } from './collect';
-import type { FilesIntent } from './files';
-import type { PlanHeadView, PlanIntent, PlanItemView, PlanView, StepView } from './plan';
+import type { AppToWebview, AppsIntent, AppsReplies } from './apps';
+import type { CallCardView, CardsIntent, CardsReplies, ElicitView } from './cards';
+import type { CallFormIntent, CallFormReplies, CallFormView } from './callForm';
+import type { CollectFormView, CollectIntent, CollectReplies } from './collect';
+import type { FilesIntent, FilesReplies } from './files';
+import type { PlanHeadView, PlanIntent, PlanItemView, PlanReplies, PlanView, StepView } from './plan';
 import type { ResultView } from './results';
-import type { ResultCardView, ReviewIntent } from './review';
-import type { SamplingIntent, SamplingView } from './sampling';
+import type { ResultCardView, ReviewIntent, ReviewReplies } from './review';
+import type { SamplingIntent, SamplingReplies, SamplingView } from './sampling';
 
 /** One thing the panel can show. Exactly one is selected at a time. */
 export type PanelItem =
@@ -81,9 +82,15 @@ export type ToWebview =
   | { type: 'state'; seq: number; state: PanelState }
   /** Changes to the state of update `seq - 1`; a webview that holds another `seq` asks for a snapshot (`resync`). */
   | { type: 'patch'; seq: number; patch: PanelPatch }
-  /** The answer to an intent that carried an `id`. */
-  | { type: 'reply'; id: number; ok: boolean; error?: string }
+  | ReplyMessage
   | AppToWebview;
+
+/**
+ * The answer to a request (an intent that carried an `id`), sent once, with its `id`: done (`value`: what the request's
+ * reply carries, {@link ReplyOf}; absent when that is `void`, as it is for every request today), or refused with why.
+ */
+export type ReplyMessage =
+  { type: 'reply'; id: number; ok: true; value?: unknown } | { type: 'reply'; id: number; ok: false; error: Refusal };
 
 /** Webview → extension: the panel's own intents (answered by the panel, src/ui/planPanel.ts). */
 export type PanelIntent =
@@ -106,9 +113,48 @@ export type PanelIntent =
    */
   | { type: 'openResource'; id: number; server: string; uri: string; name?: string };
 
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface PanelReplies {
+  openResource: void;
+}
+
 /** Webview → extension. */
 export type FromWebview =
   PanelIntent | PlanIntent | FilesIntent | CallFormIntent | CardsIntent | CollectIntent | SamplingIntent | ReviewIntent | AppsIntent;
 
 /** Every intent type, for exhaustiveness checks. */
 export type FromWebviewType = FromWebview['type'];
+
+/** The intents that carry an `id` (requests): each is answered by one `reply` with that id. */
+export type RequestIntent = Extract<FromWebview, { id: number }>;
+export type RequestType = RequestIntent['type'];
+/** The intents without an `id` (notifications): nothing answers them. */
+export type NotificationIntent = Exclude<FromWebview, { id: number }>;
+/** Request `T` as the webview makes it: the `id` is added when it is posted (webview/base/messaging.ts). */
+export type RequestParams<T extends RequestType> = { type: T } & Omit<Extract<RequestIntent, { type: T }>, 'id'>;
+
+type Replies = PanelReplies &
+  PlanReplies &
+  FilesReplies &
+  CallFormReplies &
+  CardsReplies &
+  CollectReplies &
+  SamplingReplies &
+  ReviewReplies &
+  AppsReplies;
+
+/**
+ * What request `T`'s reply carries when it was done: its row in its feature's `…Replies` table (a request without one
+ * does not compile here). Never a string: a string is a {@link Refusal}.
+ */
+export type ReplyOf<T extends RequestType> = Replies[T];
+
+/** Why a request was not done, in words the user reads next to the control that asked (which field, what to do). Never empty. */
+export type Refusal = string;
+
+/** A request's reply as the webview's `request` resolves it. */
+export type Reply<R> = { ok: true; value: R } | { ok: false; error: Refusal };

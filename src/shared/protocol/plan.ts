@@ -283,3 +283,26 @@ export type PlanIntent =
   | { type: 'runRecovery'; id: number; planId: string; index: number }
   | { type: 'followUp'; id: number; planId: string; answer: 'yes' | 'no' }
   | { type: 'exportPlan'; planId: string };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface PlanReplies {
+  approve: void;
+  reject: void;
+  acceptChange: void;
+  editArgs: void;
+  resetArgs: void;
+  skip: void;
+  cancel: void;
+  retryStep: void;
+  skipStep: void;
+  stop: void;
+  confirmStep: void;
+  answerAskUser: void;
+  answerAsk: void;
+  runRecovery: void;
+  followUp: void;
+}

@@ -20,3 +20,12 @@ export interface ResultCardView {
 export type ReviewIntent =
   /** The user's answer on a result card: pass the result on to its caller, or withhold it (the caller gets a refusal). */
   { type: 'resultCardAnswer'; id: number; itemId: string; answer: 'pass' | 'withhold' };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface ReviewReplies {
+  resultCardAnswer: void;
+}

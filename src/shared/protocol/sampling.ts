@@ -49,3 +49,12 @@ export type SamplingIntent =
    * answer (`text`: as shown or edited) or `decline` it.
    */
   { type: 'samplingAnswer'; id: number; itemId: string; action: 'approve' | 'decline' | 'send'; modelId?: string; text?: string };
+
+/**
+ * What each of these requests (the intents above that carry an `id`) is answered with when it was done, as vscode-eslint's
+ * `RequestType<P, R>` names its result (panel.ts `ReplyOf`). `void`: the reply says only that it was done (what changed
+ * comes in the next update). A request that was not done is refused with why, in words (panel.ts `Refusal`).
+ */
+export interface SamplingReplies {
+  samplingAnswer: void;
+}
