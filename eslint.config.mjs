@@ -116,9 +116,17 @@ export default tseslint.config(
     }),
   })),
   {
-    files: ['src/shared/**/*.ts'],
+    files: ['src/shared/*.ts'],
     rules: zoneRule(NODE_BUILTINS, {
       group: ['../*', '../**'],
+      message: 'shared is the leaf both sides of the panel protocol import: it imports nothing of src/ outside shared.',
+    }),
+  },
+  // The protocol, one file per feature (src/shared/protocol/), is inside the leaf: it may import shared, nothing above.
+  {
+    files: ['src/shared/protocol/**/*.ts'],
+    rules: zoneRule(NODE_BUILTINS, {
+      group: ['../../*', '../../**'],
       message: 'shared is the leaf both sides of the panel protocol import: it imports nothing of src/ outside shared.',
     }),
   },

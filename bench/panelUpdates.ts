@@ -21,7 +21,7 @@ import { planTitle } from '../src/core/present/workflowWords';
 import { stepHint } from '../src/core/base/toolHints';
 import type { ToolResult } from '../src/core/base/toolResult';
 import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../src/core/workflow/workflow';
-import type { PanelState, ToWebview } from '../src/shared/protocol';
+import type { PanelState, ToWebview } from '../src/shared/protocol/panel';
 import { figure, ms, type Figure } from './figure';
 import { rawFixtureClient } from './servers';
 import { interleave } from './stats';

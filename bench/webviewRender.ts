@@ -16,7 +16,7 @@ import { classifyResult } from '../src/core/plan/classify';
 import { PlanPresenter } from '../src/core/present/planItem';
 import type { ToolResult } from '../src/core/base/toolResult';
 import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowState } from '../src/core/workflow/workflow';
-import type { PanelState } from '../src/shared/protocol';
+import type { PanelState } from '../src/shared/protocol/panel';
 import { figure, ms, notMeasured, type Figure } from './figure';
 import { rawFixtureClient } from './servers';
 import { median } from './stats';

@@ -15,7 +15,7 @@ import { FilesEngine } from '../core/files/engine';
 import type { Workflow } from '../core/workflow/ledger';
 import { getPlan } from '../core/workflow/workflow';
 import { nodeCheckpointStore, nodeFileWatcher, nodeWorkspaceDisk, nodeWorkspaceFolder } from '../node/planFilesPorts';
-import type { ChangeView } from '../shared/protocol';
+import type { ChangeView } from '../shared/protocol/files';
 import type { Output } from './output';
 import { quoteCommandLine } from './splitCommandLine';
 import { safeText } from './safeText';

@@ -15,6 +15,7 @@ import type { Readable } from 'node:stream';
 import { Emitter, type Event } from '../core/base/lifecycle';
 import type { TaskReport, ToolCallOptions } from '../core/engine/invoker';
 import { runToolTask, taskStatusOf } from './toolTask';
+import { CallsInFlight } from './callsInFlight';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ResolvedHttpServer, ResolvedServer } from './config';
 import { redact } from './redact';
@@ -231,11 +232,8 @@ export class ServerConnection {
   readonly onStderr: Event<string> = this.stderrEmitter.event;
   /** Answers elicitation requests; without one, every request is declined. */
   onElicit?: ElicitHandler;
-  /** Elicitation requests being answered now, and the calls in flight that hear when that count leaves or reaches 0. */
-  private asking = 0;
-  /** The tools being called now, one entry per call: a sampling request names the call it came from. */
-  private readonly inFlight: string[] = [];
-  private readonly waitListeners = new Set<(waiting: boolean) => void>();
+  /** The calls in flight, each with its clock, and the server's waits for the user that stop those clocks. */
+  private readonly calls = new CallsInFlight((level, text) => this.log(level, text));
 
   /** The subscription to the roots' changes (disposed with the connection). */
   private readonly rootsListener?: { dispose(): void };
@@ -388,34 +386,9 @@ export class ServerConnection {
     const timeout = options.timeoutMs ?? this.options.callTimeoutMs ?? 60_000;
     const started = Date.now();
     const took = () => `${Date.now() - started} ms`;
-    // The timeout is ours, not the SDK's: it must stand still while the server waits for the user (an elicitation
-    // form is open), which the SDK's timer cannot. Progress restarts it, as does the end of such a wait.
-    // One controller per call, aborted by the timeout or by the caller's signal: a listener forwards the caller's abort
-    // (removed when the call ends) instead of AbortSignal.any, whose weakly held composite signal cost Node 20 about as
-    // much per call as the rest of this method (and a GC tax after it). The SDK adds an abort listener it never removes,
-    // so the signal it gets must be this call's own.
-    const controller = new AbortController();
-    const forwardAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', forwardAbort, { once: true });
-    let timedOut = false;
-    let waiting = this.asking > 0;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      if (!waiting)
-        timer = setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeout);
-    };
-    const onWait = (now: boolean) => {
-      waiting = now;
-      arm();
-      onWaitingForUser?.(now);
-    };
-    this.waitListeners.add(onWait);
-    this.inFlight.push(name);
-    arm();
+    // The timeout stands still while the server waits for the user; progress restarts it; the caller's signal aborts it
+    // (callsInFlight.ts).
+    const clock = this.calls.start(name, timeout, onWaitingForUser, signal);
     const asTask = options.task?.resume !== undefined || this.callsAsTask(name, options.task?.prefer === true);
     // A task already created is watched on a retry after sign-in, never created again (nothing is sent twice).
     let taskId = options.task?.resume;
@@ -426,15 +399,15 @@ export class ServerConnection {
         tool: name,
         args,
         ...(taskId !== undefined ? { resume: taskId } : {}),
-        signal: controller.signal,
+        signal: clock.signal,
         // Each status poll is a sign of life: it restarts the timeout, as progress does.
         onTask: (task) => {
           taskId = task.taskId;
-          arm();
+          clock.alive();
           options.task?.onTask?.(task);
         },
         onProgress: (p) => {
-          arm();
+          clock.alive();
           onProgress?.(p);
         },
         log: (level, text) => this.log(level, text),
@@ -443,11 +416,11 @@ export class ServerConnection {
       asTask
         ? await sendTask()
         : ((await client.request({ method: 'tools/call', params: { name, arguments: args } }, rawResultSchema, {
-            signal: controller.signal,
+            signal: clock.signal,
             timeout: MAX_TIMER_MS,
             // Always ask for progress: it is what restarts the timeout of a slow but alive tool.
             onprogress: (p) => {
-              arm();
+              clock.alive();
               onProgress?.({
                 progress: p.progress,
                 ...(p.total !== undefined && { total: p.total }),
@@ -457,14 +430,14 @@ export class ServerConnection {
           })) as ToolResult);
     try {
       // A refusal for want of a sign-in or of scope (the HTTP layer refused it: nothing ran) signs in and sends once more.
-      const result = await this.withSignIn(`'${name}'`, true, send, undefined, onWait);
+      const result = await this.withSignIn(`'${name}'`, true, send, undefined, clock.wait);
       this.log(result.isError ? 'warn' : 'info', `call ${name}: ${result.isError ? 'tool error' : 'ok'} in ${took()}`);
       this.failures = 0; // the server does useful work: a later crash starts a fresh series of reconnects
       return result;
     } catch (err) {
       if (err instanceof SignInRequiredError && !this.options.oauth?.interaction) this.setStatus('signInRequired', err.message);
       const e =
-        timedOut && !signal?.aborted
+        clock.timedOut && !signal?.aborted
           ? timeoutError(timeout)
           : err instanceof CallError
             ? err
@@ -472,10 +445,7 @@ export class ServerConnection {
       this.log(e.kind === 'cancelled' ? 'info' : 'error', `call ${name}: ${e.message} after ${took()}`);
       throw e;
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forwardAbort);
-      this.waitListeners.delete(onWait);
-      this.inFlight.splice(this.inFlight.indexOf(name), 1);
+      clock.end();
     }
   }
 
@@ -533,21 +503,6 @@ export class ServerConnection {
     return read;
   }
 
-  /** Counts elicitation requests being answered; calls in flight hear when the server starts or stops waiting. */
-  private setAsking(delta: number): void {
-    const was = this.asking > 0;
-    this.asking = Math.max(0, this.asking + delta);
-    const now = this.asking > 0;
-    if (was === now) return;
-    this.log(
-      'debug',
-      now
-        ? 'waiting for the user to answer an elicitation request: call timeouts stand still'
-        : 'the elicitation request was answered: call timeouts start afresh',
-    );
-    for (const listener of [...this.waitListeners]) listener(now);
-  }
-
   /** Stops the server; the promise settles when its process has exited. */
   async dispose(): Promise<void> {
     this.rootsListener?.dispose();
@@ -573,17 +528,7 @@ export class ServerConnection {
         urlElicitation: this.options.urlElicitation ?? false,
         elicitHandler: () => {
           const h = this.onElicit ?? this.options.elicit;
-          return (
-            h &&
-            (async (params) => {
-              this.setAsking(+1);
-              try {
-                return await h(this.name, params);
-              } finally {
-                this.setAsking(-1);
-              }
-            })
-          );
+          return h && ((params) => this.calls.whileAsking(() => h(this.name, params)));
         },
         onToolsChanged: () => {
           // Until the new list is in, the old one is stale: the door waits for it before it checks a step.
@@ -604,14 +549,7 @@ export class ServerConnection {
         // The user's review of a sampling request is a wait for the user, like an elicitation form: timeouts stand still.
         sampling:
           this.options.sampling &&
-          (async (params, signal) => {
-            this.setAsking(+1);
-            try {
-              return await this.options.sampling!(this.name, params, [...new Set(this.inFlight)], signal);
-            } finally {
-              this.setAsking(-1);
-            }
-          }),
+          ((params, signal) => this.calls.whileAsking(() => this.options.sampling!(this.name, params, this.calls.tools, signal))),
       });
       Object.assign(session, { client, transport });
       await client.connect(transport, { timeout });

@@ -1,6 +1,6 @@
 /**
  * The collect-mode form (mcp-rune) as it travels to the webview: the form schema's shapes, what a control holds,
- * the staged review's rows, and the submission's view model. A leaf like protocol.ts: core's parser
+ * the staged review's rows, and the submission's view model. A leaf like protocol/: core's parser
  * (core/plan/collectForm.ts) and reducer (core/forms/submissions.ts) use these types; the webview renders them.
  */
 

@@ -1,8 +1,9 @@
 /**
- * Applies the extension's patches (protocol.ts `PanelPatch`) to the panel state the webview holds, and says what
+ * Applies the extension's patches (protocol/panel.ts `PanelPatch`) to the panel state the webview holds, and says what
  * changed so that only that is rendered again. Pure: the input state is not mutated.
  */
-import type { PanelPatch, PanelState, PlanView } from './protocol';
+import type { PanelPatch, PanelState } from './protocol/panel';
+import type { PlanView } from './protocol/plan';
 
 /** What a patch changed, for rendering: `selected` (the item shown, whole), or plan heads and steps by key. */
 export interface PanelChanges {

@@ -11,7 +11,8 @@ import type { Workflow } from '../core/workflow/ledger';
 import { DisposableBase, Emitter } from '../core/base/lifecycle';
 import type { ToolResult } from '../core/base/toolResult';
 import type { ServerRegistry } from '../mcp/registry';
-import type { CollectFormView, FromWebview } from '../shared/protocol';
+import type { CollectFormView } from '../shared/protocol/collect';
+import type { FromWebview } from '../shared/protocol/panel';
 import { toCollectFormView } from '../core/present/collectView';
 import { Commands } from './constants';
 

@@ -5,7 +5,7 @@ import { DisposableBase } from '../core/base/lifecycle';
 import type { FileWatcher, FilesEngine, WorkspaceFolder } from '../core/files/engine';
 import type { RevertResult } from '../core/files/checkpoint';
 import { nodeWorkspaceFolder } from '../node/planFilesPorts';
-import type { ChangeView, PredictedView } from '../shared/protocol';
+import type { ChangeView, PredictedView } from '../shared/protocol/files';
 
 const PREVIEW_SCHEME = 'plangate-preview';
 

@@ -4,13 +4,13 @@
  * open items and their persistence (panel/panelItems.ts), and one feature per kind of item, each answering its own
  * intents (panel/*Feature.ts). Made last, with its features: nothing is connected to it later.
  */
-import { assertNever, DisposableBase } from '../core/base/lifecycle';
-import type { FromWebview, PanelState } from '../shared/protocol';
+import { DisposableBase } from '../core/base/lifecycle';
+import type { FromWebview, PanelState, ReplyMessage } from '../shared/protocol/panel';
 import type { AppsFeature } from './panel/appsFeature';
 import type { CallFormFeature } from './panel/callFormFeature';
 import type { CardFeature } from './panel/cardFeature';
 import type { CollectFeature } from './panel/collectFeature';
-import type { IntentHandler, IntentTable, PanelFeature } from './panel/panelFeature';
+import { replyTo, type IntentTable, type PanelFeature } from './panel/panelFeature';
 import type { CallCardAnswer, ItemKind, PanelItems } from './panel/panelItems';
 import { PanelUpdates } from './panel/panelUpdates';
 import type { PanelWebview } from './panel/panelWebview';
@@ -132,21 +132,32 @@ export class PlanPanel extends DisposableBase {
     for (const then of after) then?.();
   }
 
-  private reply(id: number, error?: string): void {
-    void this.deps.webview.post({ type: 'reply', id, ok: !error, error });
+  /**
+   * Routes an intent to its handler and answers a request (an intent with an `id`) once: with what the handler returned,
+   * or its refusal. An intent of a type no feature answers (a webview of another version) is refused, not dropped: the
+   * control that asked would wait for ever.
+   */
+  private async onMessage(message: FromWebview): Promise<void> {
+    const id = 'id' in message && typeof message.id === 'number' ? message.id : undefined;
+    const handler = Object.hasOwn(this.intents, message.type) ? (this.intents[message.type] as (m: FromWebview) => unknown) : undefined;
+    if (!handler) {
+      const type = JSON.stringify(String((message as { type?: unknown }).type)).slice(0, 80);
+      this.deps.log.error(`Panel: no feature answers the webview's intent ${type}.`);
+      if (id !== undefined) this.post(replyTo(id, { result: `Plangate does not know this action (${type}): reload the window.` }));
+      return;
+    }
+    let reply: ReplyMessage | undefined;
+    try {
+      const result = await handler(message);
+      if (id !== undefined) reply = replyTo(id, { result });
+    } catch (thrown) {
+      reply = id === undefined ? undefined : replyTo(id, { thrown });
+      this.deps.log.error(`Panel action '${message.type}' failed: ${reply && !reply.ok ? reply.error : String(thrown)}`);
+    }
+    if (reply) this.post(reply);
   }
 
-  private async onMessage(message: FromWebview): Promise<void> {
-    const handler = this.intents[message.type] as IntentHandler<typeof message.type> | undefined;
-    if (!handler) return assertNever(message as never, 'webview message');
-    const id = 'id' in message ? message.id : undefined;
-    try {
-      const result = await handler(message as never);
-      if (id !== undefined) this.reply(id, typeof result === 'string' ? result : undefined);
-    } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
-      this.deps.log.error(`Panel action failed: ${text}`);
-      if (id !== undefined) this.reply(id, text);
-    }
+  private post(reply: ReplyMessage): void {
+    void this.deps.webview.post(reply);
   }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import picomatch from 'picomatch';
 import { globOutsideReason, normaliseGlob } from '../core/base/globs';
-import type { TouchedGlobView } from '../shared/protocol';
+import type { TouchedGlobView } from '../shared/protocol/files';
 
 const LIST_CAP = 50;
 const COUNT_CAP = 10_000;

@@ -5,7 +5,8 @@
  * longer one shows the rule it writes, and where), **Deny** with an optional note that reaches the caller, and **Deny
  * all N waiting** when more wait. Everything shown is server data or built from it: rendered as text.
  */
-import type { CallCardView, StepHint } from '../shared/protocol';
+import type { CallCardView } from '../shared/protocol/cards';
+import type { StepHint } from '../shared/protocol/plan';
 import { h, icon, json, setText, visible } from './base/dom';
 import { request } from './base/messaging';
 import { argsBlock } from './base/argsBlock';

@@ -5,7 +5,8 @@
  * default selected, not "(none)"). Values are checked before sending; the extension validates again against the
  * schema.
  */
-import type { CallFormView, ElicitView } from '../shared/protocol';
+import type { CallFormView } from '../shared/protocol/callForm';
+import type { ElicitView } from '../shared/protocol/cards';
 import { asyncHandler, editableJson, h, icon, invisibleNote, setText, visible } from './base/dom';
 import { post, request, saveUi, ui } from './base/messaging';
 

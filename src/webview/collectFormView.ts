@@ -7,7 +7,7 @@
  * stage or submit, a re-render, or a hidden or reloaded webview loses nothing.
  */
 import type { CollectFormSchemaView, ControlValue, FieldChange, FormField, FormFieldset } from '../shared/forms';
-import type { CollectFormView } from '../shared/protocol';
+import type { CollectFormView } from '../shared/protocol/collect';
 import { clip, h, icon, invisibleNote, json, setText, visible } from './base/dom';
 import { post, request, requestRender, saveUi, ui } from './base/messaging';
 import { formToggle } from './apps/formToggle';

@@ -3,7 +3,7 @@
  * changed (a plan's head, single step rows, the switcher). It keeps no state of its own beyond open sections and
  * drafts (messaging.ts `ui`), so a reload loses no decision and no input.
  */
-import type { PanelItem, PanelState, ToWebview } from '../shared/protocol';
+import type { PanelItem, PanelState, ToWebview } from '../shared/protocol/panel';
 import { applyPatch, mergeChanges, noChanges, type PanelChanges } from '../shared/panelPatch';
 import { FOCUSABLE, h, icon, visible } from './base/dom';
 import { onReply, onRerender, post } from './base/messaging';
@@ -18,7 +18,7 @@ import { renderResultCard } from './resultCard';
 
 const root = document.getElementById('root')!;
 let latest: PanelState | undefined;
-/** The update `latest` is at (protocol.ts `seq`). */
+/** The update `latest` is at (protocol/panel.ts `seq`). */
 let seq = 0;
 /** What changed since the last render; `undefined`: nothing to render. */
 let pending: PanelChanges | undefined;

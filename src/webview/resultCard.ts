@@ -4,7 +4,7 @@
  * marked, images as images, structured content as JSON), **Pass on** or **Withhold**. Everything shown is server data:
  * rendered as text.
  */
-import type { ResultCardView } from '../shared/protocol';
+import type { ResultCardView } from '../shared/protocol/review';
 import { clip, h, icon, json, setText, visible } from './base/dom';
 import { request } from './base/messaging';
 import { renderBlock } from './resultView';

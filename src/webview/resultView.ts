@@ -1,5 +1,6 @@
 /** A tool's plain result as a readable card: text, images, resource links, embedded resources, structured content. */
-import type { AppNetworkView, ResultView } from '../shared/protocol';
+import type { AppNetworkView } from '../shared/protocol/apps';
+import type { ResultView } from '../shared/protocol/results';
 import { asyncHandler, clip, h, icon, json, setText, visible } from './base/dom';
 import { request } from './base/messaging';
 import { formToggle } from './apps/formToggle';

@@ -3,7 +3,7 @@
 // log say "an MCP App … called" the same way. Names (Call Tool) keep their capitals.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CallCardView } from '../../src/shared/protocol';
+import type { CallCardView } from '../../src/shared/protocol/cards';
 import { callerMidSentence, midSentence } from '../../src/core/present/callCard';
 import { byClass, installFakeDom, type FakeNode } from './helpers/fakeDom';
 

@@ -4,7 +4,7 @@
 // would, and the Call Tool form's intents reaching the caller.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FromWebview, ToWebview } from '../../src/shared/protocol';
+import type { FromWebview, ToWebview } from '../../src/shared/protocol/panel';
 import type { CallCardAnswer } from '../../src/ui/panel/panelItems';
 import { CardFeature } from '../../src/ui/panel/cardFeature';
 import { CallFormFeature } from '../../src/ui/panel/callFormFeature';
@@ -76,7 +76,7 @@ describe('the panel routes each intent to its feature', () => {
     });
     await t.send({ type: 'callCardAnswer', id: 8, itemId: shown!.id, answer: 'once' });
     assert.deepEqual(answers, [{ answer: 'once' }]);
-    assert.deepEqual(t.replies().at(-1), { type: 'reply', id: 8, ok: true, error: undefined });
+    assert.deepEqual(t.replies().at(-1), { type: 'reply', id: 8, ok: true });
     assert.equal(t.panel.snapshot().items.length, 0, 'the answered card is gone');
   });
 

@@ -8,7 +8,7 @@ import type { ActionCall, OrchestratedPlan } from '../../src/core/plan/plan';
 import { diffPanel } from '../../src/core/present/panelDiff';
 import { PlanPresenter } from '../../src/core/present/planItem';
 import { applyPatch, stepKey } from '../../src/shared/panelPatch';
-import type { PanelState } from '../../src/shared/protocol';
+import type { PanelState } from '../../src/shared/protocol/panel';
 import { EMPTY_WORKFLOW, getPlan, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow/workflow';
 import { apply } from './helpers/applyEvents';
 

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PanelItems } from '../../src/ui/panel/panelItems';
-import type { ResultView } from '../../src/shared/protocol';
+import type { ResultView } from '../../src/shared/protocol/results';
 
 function memento() {
   const data = new Map<string, unknown>();

@@ -4,7 +4,8 @@
 // "0 files" no longer reads as "touches nothing"; the tools' hints read as a sentence.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeView, PlanItemView, TouchedGlobView } from '../../src/shared/protocol';
+import type { ChangeView, TouchedGlobView } from '../../src/shared/protocol/files';
+import type { PlanItemView } from '../../src/shared/protocol/plan';
 import { approvalHash } from '../../src/core/plan/approval';
 import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { PlanPresenter } from '../../src/core/present/planItem';

@@ -13,7 +13,8 @@ import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
 import type { SamplingRecord } from '../../src/core/workflow/workflow';
 import type { ResolvedStdioServer } from '../../src/mcp/config';
 import { ServerConnection } from '../../src/mcp/connection';
-import type { FromWebview, SamplingView, ToWebview } from '../../src/shared/protocol';
+import type { FromWebview, ToWebview } from '../../src/shared/protocol/panel';
+import type { SamplingView } from '../../src/shared/protocol/sampling';
 import { SamplingFeature } from '../../src/ui/panel/samplingFeature';
 import { PlanPanel, type PanelFeatures } from '../../src/ui/planPanel';
 import { standInPanel } from './helpers/panelStandIn';
@@ -92,7 +93,7 @@ async function setup(
     received.fire({ type: 'samplingAnswer', id: reqId, ...m });
     await new Promise((r) => setTimeout(r, 0));
     const reply = posted.find((p): p is Extract<ToWebview, { type: 'reply' }> => p.type === 'reply' && p.id === reqId);
-    return reply;
+    return reply && { ok: reply.ok, error: reply.ok ? undefined : reply.error };
   };
   const shown = () => {
     const s = panel.snapshot().selected;

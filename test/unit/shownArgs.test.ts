@@ -5,7 +5,8 @@
 // the user would see.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CallCardView, PlanItemView } from '../../src/shared/protocol';
+import type { CallCardView } from '../../src/shared/protocol/cards';
+import type { PlanItemView } from '../../src/shared/protocol/plan';
 import { PlanPresenter } from '../../src/core/present/planItem';
 import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { EMPTY_WORKFLOW } from '../../src/core/workflow/workflow';

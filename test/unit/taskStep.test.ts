@@ -3,7 +3,7 @@
 // "outcome unknown" with its task kept (until the gate watches it again: taskResumed), and hostile task text is data.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PlanItemView } from '../../src/shared/protocol';
+import type { PlanItemView } from '../../src/shared/protocol/plan';
 import { approvalHash } from '../../src/core/plan/approval';
 import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { PlanPresenter } from '../../src/core/present/planItem';

@@ -4,7 +4,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasInvisible } from '../../src/shared/visibleText';
-import type { PlanItemView, ResultView } from '../../src/shared/protocol';
+import type { PlanItemView } from '../../src/shared/protocol/plan';
+import type { ResultView } from '../../src/shared/protocol/results';
 import { PlanPresenter } from '../../src/core/present/planItem';
 import type { OrchestratedPlan } from '../../src/core/plan/plan';
 import { EMPTY_WORKFLOW } from '../../src/core/workflow/workflow';

@@ -49,6 +49,9 @@ const breaks: [zone: string, file: string, code: string][] = [
   ['core/present → ui (a nested folder)', 'src/core/present/zoneProbe.ts', "import { PlanPanel } from '../../ui/planPanel';"],
   ['shared → core', 'src/shared/zoneProbe.ts', "import type { PlanRecord } from '../core/plan';"],
   ['shared → Node built-in', 'src/shared/zoneProbe.ts', "import * as fs from 'node:fs';"],
+  ['shared/protocol → core', 'src/shared/protocol/zoneProbe.ts', "import type { PlanRecord } from '../../core/plan/plan';"],
+  ['shared/protocol → webview', 'src/shared/protocol/zoneProbe.ts', "import { h } from '../../webview/base/dom';"],
+  ['shared/protocol → Node built-in', 'src/shared/protocol/zoneProbe.ts', "import * as fs from 'node:fs';"],
   ['webview → core', 'src/webview/zoneProbe.ts', "import { outcomeSentence } from '../core/outcome';"],
   ['webview → ui', 'src/webview/zoneProbe.ts', "import { PlanPanel } from '../ui/planPanel';"],
   ['webview → Node built-in', 'src/webview/zoneProbe.ts', "import * as path from 'node:path';"],
@@ -70,11 +73,18 @@ describe('lint holds the zones', () => {
     assert.deepEqual(
       await restrictedImports(
         'src/webview/zoneProbe.ts',
-        "import type { ToWebview } from '../shared/protocol';\nimport { h } from './dom';",
+        "import type { ToWebview } from '../shared/protocol/panel';\nimport { h } from './dom';",
       ),
       [],
     );
     assert.deepEqual(await restrictedImports('src/shared/zoneProbe.ts', "import type { ControlValue } from './forms';"), []);
+    assert.deepEqual(
+      await restrictedImports(
+        'src/shared/protocol/zoneProbe.ts',
+        "import type { ControlValue } from '../forms';\nimport type { StepHint } from './plan';",
+      ),
+      [],
+    );
     assert.deepEqual(
       await restrictedImports(
         'src/core/engine/zoneProbe.ts',

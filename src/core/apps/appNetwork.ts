@@ -10,7 +10,7 @@
  * Pure: no vscode, no I/O. Server data is hostile: only plain origins pass, the rest is refused with a note.
  */
 
-import type { AppNetworkView } from '../../shared/protocol';
+import type { AppNetworkView } from '../../shared/protocol/apps';
 import { sha256Hex } from '../base/json';
 
 /** The most origins of each kind a page may ask for; the rest are refused. */

@@ -5,8 +5,8 @@
  * which may destroy data. Pure functions.
  */
 
-import type { StepEffect, StepHint } from '../../shared/protocol';
-export type { StepEffect, StepHint } from '../../shared/protocol';
+import type { StepEffect, StepHint } from '../../shared/protocol/plan';
+export type { StepEffect, StepHint } from '../../shared/protocol/plan';
 
 const NO_HINT: StepHint = { effect: 'unknown', openWorld: false, idempotent: false };
 const HINT_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;

@@ -37,7 +37,7 @@ import {
   type PlanRecord,
   type StepRecord,
 } from '../workflow/workflow';
-import type { AskFieldView, PendingPrompt } from '../../shared/protocol';
+import type { AskFieldView, PendingPrompt } from '../../shared/protocol/plan';
 import { rootPlanId } from '../workflow/planTree';
 import { sameJson } from '../plan/approval';
 import { askCallArgs } from '../../shared/askCall';

@@ -15,7 +15,7 @@ import type { Door } from '../engine/door';
 import type { Workflow } from '../workflow/ledger';
 import { rootPlanId } from '../workflow/planTree';
 import type { PlanRecord } from '../workflow/workflow';
-import type { ChangeView, PredictedView } from '../../shared/protocol';
+import type { ChangeView, PredictedView } from '../../shared/protocol/files';
 import { computeChanges, WatchLog, type DiskState, type WatchKind } from './changes';
 import type { Checkpoint, RevertOptions, RevertResult } from './checkpoint';
 import { predictedAfter, predictStepFiles, touchedPaths, type PredictedFile, type PredictPorts, type ToolDescription } from './predict';

@@ -21,7 +21,7 @@ import { GateRefusal, type DoorCall, type PreviewClearance } from '../engine/doo
 import type { ActionCall } from '../plan/plan';
 import type { ToolResult } from '../base/toolResult';
 import type { StepRecord } from '../workflow/workflow';
-import type { PredictedView } from '../../shared/protocol';
+import type { PredictedView } from '../../shared/protocol/files';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Paths

@@ -8,7 +8,8 @@ import { ALLOW_LENGTHS, narrowestRule, whyOnlyOnce, type AllowLength } from '../
 import type { PolicyRule, RuleRef, RuleSource } from '../policy/rules';
 import type { PolicyRecord } from '../plan/plan';
 import { stepHint } from '../base/toolHints';
-import type { CallCardView, PolicyMarkView } from '../../shared/protocol';
+import type { CallCardView } from '../../shared/protocol/cards';
+import type { PolicyMarkView } from '../../shared/protocol/plan';
 
 /** Who a rule's source is, in words. */
 export function sourceWords(source: RuleSource): string {

@@ -3,7 +3,7 @@
  * Pure.
  */
 import type { CollectFormSchemaView } from '../../shared/forms';
-import type { CollectFormView } from '../../shared/protocol';
+import type { CollectFormView } from '../../shared/protocol/collect';
 import type { SubmissionSnapshot } from '../collect/engine';
 import type { SubmissionRecord } from '../forms/types';
 

@@ -3,7 +3,8 @@
  * 1,000-step plan costs one step's view on the wire, not the plan. shared/panelPatch.ts applies it; applying
  * `diffPanel(a, b)` to `a` gives a state equal to `b` (unit-tested).
  */
-import type { PanelItem, PanelPatch, PanelState, PlanHeadView, PlanView } from '../../shared/protocol';
+import type { PanelItem, PanelPatch, PanelState } from '../../shared/protocol/panel';
+import type { PlanHeadView, PlanView } from '../../shared/protocol/plan';
 
 type PlanPatch = NonNullable<PanelPatch['plan']>;
 

@@ -9,8 +9,8 @@
  */
 import { diffLines } from 'diff';
 import { stepPolicyMark } from './callCard';
+import type { ChangeView, PredictedView, TouchedGlobView } from '../../shared/protocol/files';
 import type {
-  ChangeView,
   DiffLineView,
   IssueView,
   PendingPrompt,
@@ -18,14 +18,12 @@ import type {
   PlanHeadView,
   PlanItemView,
   PlanView,
-  PredictedView,
   StepChangeView,
   StepHint,
   StepView,
   ToolDefinitionView,
   ToolSummaryView,
-  TouchedGlobView,
-} from '../../shared/protocol';
+} from '../../shared/protocol/plan';
 import { approvalHash } from '../plan/approval';
 import type { ListedTool, PlanReview, ReviewedResolution, StepReviewChange } from '../engine/resolve';
 import { outcomeSentence } from '../workflow/outcome';

@@ -2,7 +2,7 @@
  * A plan's state in the plan panel's words: the one place they are written (the webview shows what it is sent).
  * Pure functions of the reducer's records.
  */
-import type { StepStateView } from '../../shared/protocol';
+import type { StepStateView } from '../../shared/protocol/plan';
 import type { PlanOutcome, PlanPhase, PlanRecord, StepTask, TaskStatus } from '../workflow/workflow';
 
 const PHASE_TEXT: Record<PlanPhase, string> = {

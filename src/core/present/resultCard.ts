@@ -3,7 +3,7 @@
  * (`review: "result"`), with who called and the rule in words. Pure.
  */
 import type { ResultReview } from '../engine/door';
-import type { ResultCardView } from '../../shared/protocol';
+import type { ResultCardView } from '../../shared/protocol/review';
 import { callerWords, sourceWords } from './callCard';
 
 export function resultCardView(review: ResultReview): ResultCardView {

@@ -1,10 +1,10 @@
 /**
- * The panel's view of a server's sampling request (protocol.ts `SamplingView`): what the server asks, why the user is
+ * The panel's view of a server's sampling request (protocol/sampling.ts `SamplingView`): what the server asks, why the user is
  * asked, the models to choose from, then the model's answer for review. Server text stays raw (the webview marks its
  * invisible characters); images are passed on only as the engine checked them (core/base/samplingRequest.ts).
  */
 import type { SamplingAnswer, SamplingAsk } from '../engine/sampling';
-import type { SamplingView } from '../../shared/protocol';
+import type { SamplingView } from '../../shared/protocol/sampling';
 import { verdictWords } from './callCard';
 
 /** The item's title in the switcher. */

@@ -6,7 +6,8 @@
 import type { StepResult } from '../../core/engine/runner';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { Event } from '../../core/base/lifecycle';
-import type { FromWebview, PanelItem, ResultView } from '../../shared/protocol';
+import type { FromWebview, PanelItem } from '../../shared/protocol/panel';
+import type { ResultView } from '../../shared/protocol/results';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems, PersistedApp } from './panelItems';
 

@@ -2,7 +2,7 @@
  * The Call Tool form feature of the panel: a form generated from a tool's input schema (its item holds the view the
  * caller made) and its two intents, Call and Cancel, which go to the caller (ui/callTool.ts).
  */
-import type { PanelItem } from '../../shared/protocol';
+import type { PanelItem } from '../../shared/protocol/panel';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems } from './panelItems';
 

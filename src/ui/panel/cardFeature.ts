@@ -3,7 +3,8 @@
  * a server's elicitation form. Each waits for its answer; closing it, or the panel, answers `cancelled` / `cancel`.
  */
 import type { ElicitAnswer } from '../../mcp/connection';
-import type { CallCardView, ElicitView, PanelItem } from '../../shared/protocol';
+import type { CallCardView, ElicitView } from '../../shared/protocol/cards';
+import type { PanelItem } from '../../shared/protocol/panel';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { CallCardAnswer, ItemModel, PanelItems } from './panelItems';
 

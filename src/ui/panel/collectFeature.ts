@@ -3,7 +3,8 @@
  * host, ui/collectForms.ts), its buttons and drafts, and the toggle between it and the server's own form app.
  */
 import type { Event } from '../../core/base/lifecycle';
-import type { CollectFormView, FromWebview, PanelItem } from '../../shared/protocol';
+import type { CollectFormView } from '../../shared/protocol/collect';
+import type { FromWebview, PanelItem } from '../../shared/protocol/panel';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems } from './panelItems';
 import type { ControlValue } from '../../shared/forms';

@@ -4,17 +4,39 @@
  * construction and routes each intent by its `type` to the one feature that answers it.
  */
 import type { Event } from '../../core/base/lifecycle';
-import type { FromWebview, PanelItem } from '../../shared/protocol';
+import type { FromWebview, FromWebviewType, PanelItem, Refusal, ReplyMessage, ReplyOf, RequestType } from '../../shared/protocol/panel';
 import type { ItemKind, ItemModel, PersistedApp } from './panelItems';
 
 /**
- * An intent's handler. For an intent that carries an `id` (a request), what it returns (or resolves with) is the reply:
- * a string is the error shown next to the control that asked, anything else is success; a throw is an error too.
+ * An intent's handler. A request's (an intent that carries an `id`) returns, or resolves with, what its reply carries
+ * ({@link ReplyOf}: `undefined` when that is `void`), or a {@link Refusal}: why it was not done; a throw is a refusal too.
+ * A notification's returns nothing: no one would read it.
  */
-export type IntentHandler<T extends FromWebview['type']> = (message: Extract<FromWebview, { type: T }>) => unknown;
+export type IntentHandler<T extends FromWebviewType> = (
+  message: Extract<FromWebview, { type: T }>,
+) => T extends RequestType ? Awaitable<ReplyOf<T> | Refusal | undefined> : Awaitable<void>;
+
+type Awaitable<T> = T | PromiseLike<T>;
 
 /** A handler for every intent the webview posts: the features' tables together must be this (planPanel.ts). */
-export type IntentTable = { [T in FromWebview['type']]: IntentHandler<T> };
+export type IntentTable = { [T in FromWebviewType]: IntentHandler<T> };
+
+/** Said when a request was refused without a reason (an empty refusal, or a throw with no message). */
+export const NO_REASON = 'That did not work, and no reason was given: see the Plangate log (Output › Plangate), then try again.';
+
+/**
+ * The reply to request `id` from what its handler returned (`result`) or threw (`thrown`): a string is a refusal, never an
+ * empty one; anything else is done, carrying what it returned (when not `undefined`).
+ */
+export function replyTo(id: number, outcome: { result: unknown } | { thrown: unknown }): ReplyMessage {
+  if ('thrown' in outcome) {
+    const text = outcome.thrown instanceof Error ? outcome.thrown.message : String(outcome.thrown ?? '');
+    return { type: 'reply', id, ok: false, error: text || NO_REASON };
+  }
+  const { result } = outcome;
+  if (typeof result === 'string') return { type: 'reply', id, ok: false, error: result || NO_REASON };
+  return result === undefined ? { type: 'reply', id, ok: true } : { type: 'reply', id, ok: true, value: result };
+}
 
 export interface PanelFeature {
   /** The item kinds this feature shows. */

@@ -8,7 +8,11 @@ import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { ToolResult } from '../../core/base/toolResult';
 import type { ElicitAnswer } from '../../mcp/connection';
 import type { CardAnswer } from '../../core/engine/askQueue';
-import type { CallCardView, CallFormView, ElicitView, ResultCardView, ResultView, SamplingView } from '../../shared/protocol';
+import type { CallFormView } from '../../shared/protocol/callForm';
+import type { CallCardView, ElicitView } from '../../shared/protocol/cards';
+import type { ResultView } from '../../shared/protocol/results';
+import type { ResultCardView } from '../../shared/protocol/review';
+import type { SamplingView } from '../../shared/protocol/sampling';
 
 /** The user's answer on a single-call card; closing the card (or the panel) answers `cancelled`. */
 export type CallCardAnswer = CardAnswer;

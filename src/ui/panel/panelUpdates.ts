@@ -4,7 +4,7 @@
  * run goes, at most one update waits in the extension, and few are ever on their way.
  */
 import { diffPanel } from '../../core/present/panelDiff';
-import type { PanelState, ToWebview } from '../../shared/protocol';
+import type { PanelState, ToWebview } from '../../shared/protocol/panel';
 
 /** How long an update waits for the webview's `applied` for the previous one before it goes anyway. */
 const MAX_WAIT_MS = 250;

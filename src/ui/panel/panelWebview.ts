@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { DisposableBase, Emitter } from '../../core/base/lifecycle';
 import type { AppCsp } from '../../core/apps/appNetwork';
-import type { AppToWebview, FromWebview, ToWebview } from '../../shared/protocol';
+import type { AppToWebview } from '../../shared/protocol/apps';
+import type { FromWebview, ToWebview } from '../../shared/protocol/panel';
 import { newAppNonce, panelHtml, panelOptions } from './webviewHtml';
 
 export class PanelWebview extends DisposableBase {

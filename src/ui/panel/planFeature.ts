@@ -11,7 +11,10 @@ import { PlanPresenter } from '../../core/present/planItem';
 import { planBadge } from '../../core/present/planWords';
 import { planTitle } from '../../core/present/workflowWords';
 import { nestedPlans, rootPlanId } from '../../core/workflow/planTree';
-import type { ChangeView, PanelItem, PlanItemView, PredictedView, ResourceLinkView, TouchedGlobView } from '../../shared/protocol';
+import type { ChangeView, PredictedView, TouchedGlobView } from '../../shared/protocol/files';
+import type { PanelItem } from '../../shared/protocol/panel';
+import type { PlanItemView } from '../../shared/protocol/plan';
+import type { ResourceLinkView } from '../../shared/protocol/results';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems, PlanTreePort } from './panelItems';
 

@@ -8,7 +8,7 @@ import type * as vscode from 'vscode';
 import { Emitter, type Disposable } from '../../core/base/lifecycle';
 import type { ResultReview, ResultReviewAnswer } from '../../core/engine/door';
 import { resultCardView } from '../../core/present/resultCard';
-import type { PanelItem } from '../../shared/protocol';
+import type { PanelItem } from '../../shared/protocol/panel';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, PanelItems } from './panelItems';
 

@@ -7,7 +7,7 @@
 import { Emitter, type Disposable } from '../../core/base/lifecycle';
 import type { SamplingAnswer, SamplingApproval, SamplingAsk, SamplingReview, SamplingUser } from '../../core/engine/sampling';
 import { samplingTitle, samplingView } from '../../core/present/samplingItem';
-import type { PanelItem } from '../../shared/protocol';
+import type { PanelItem } from '../../shared/protocol/panel';
 import type { IntentTable, PanelFeature } from './panelFeature';
 import type { ItemModel, ItemOf, PanelItems, SamplingButton } from './panelItems';
 

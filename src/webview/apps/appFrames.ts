@@ -8,7 +8,8 @@
  * and what the extension sends goes into the frame. The one thing read here is the app's size change, to set the
  * frame's height without a round trip.
  */
-import type { AppToWebview, PanelItem } from '../../shared/protocol';
+import type { AppToWebview } from '../../shared/protocol/apps';
+import type { PanelItem } from '../../shared/protocol/panel';
 import { post } from '../base/messaging';
 
 interface Frame {

@@ -1,5 +1,13 @@
 /** The webview's side of the protocol: posting intents, awaiting replies by id, keeping UI state. */
-import type { FromWebview, ToWebview } from '../../shared/protocol';
+import type {
+  FromWebview,
+  NotificationIntent,
+  Reply,
+  ReplyMessage,
+  ReplyOf,
+  RequestParams,
+  RequestType,
+} from '../../shared/protocol/panel';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -10,29 +18,34 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 let nextId = 1;
-const pending = new Map<number, (reply: { ok: boolean; error?: string }) => void>();
+const pending = new Map<number, (reply: Reply<unknown>) => void>();
 
-type WithoutId<T> = T extends { id: number } ? Omit<T, 'id'> : never;
-export type Request = WithoutId<FromWebview>;
+/** Any request as the webview makes it (without its `id`). */
+export type Request = { [T in RequestType]: RequestParams<T> }[RequestType];
 
-/** Posts an intent that carries an id and resolves with the extension's reply. */
-export function request(message: Request): Promise<{ ok: boolean; error?: string }> {
+/** Posts a request (an intent that carries an id) and resolves with the extension's reply, typed by the request. */
+export function request<T extends RequestType>(message: RequestParams<T>): Promise<Reply<ReplyOf<T>>> {
   const id = nextId++;
   return new Promise((resolve) => {
-    pending.set(id, resolve);
-    vscode.postMessage({ ...message, id } as FromWebview);
+    pending.set(id, resolve as (reply: Reply<unknown>) => void);
+    vscode.postMessage({ ...message, id } as unknown as FromWebview);
   });
 }
 
 /** Posts an intent that needs no reply. */
-export function post(message: Exclude<FromWebview, { id: number }>): void {
+export function post(message: NotificationIntent): void {
   vscode.postMessage(message);
 }
 
-export function onReply(message: Extract<ToWebview, { type: 'reply' }>): void {
+/**
+ * Resolves the request `message` answers. A reply for no request waiting (answered already, or asked before the page
+ * reloaded) is dropped; a refusal without a reason gets one, so the control that asked never shows an empty error.
+ */
+export function onReply(message: ReplyMessage): void {
   const resolve = pending.get(message.id);
+  if (!resolve) return;
   pending.delete(message.id);
-  resolve?.({ ok: message.ok, error: message.error });
+  resolve(message.ok ? { ok: true, value: message.value } : { ok: false, error: message.error || 'The action failed.' });
 }
 
 /** Ephemeral view state (open sections, drafts) that survives the webview being hidden or reloaded. */

@@ -2,9 +2,10 @@
  * A plan's action bar: Approve and run / Reject with a note, Cancel while it runs, Retry / Skip / Stop when blocked,
  * the follow-up's Yes / No, and the outcome with Export once finished.
  */
-import type { PlanHeadView } from '../../shared/protocol';
+import type { PlanHeadView } from '../../shared/protocol/plan';
+import type { RequestParams } from '../../shared/protocol/panel';
 import { h, icon, visible } from '../base/dom';
-import { post, request, saveUi, ui } from '../base/messaging';
+import { post, saveUi, ui } from '../base/messaging';
 import { act, errorSlot } from './parts';
 
 export function renderActions(plan: PlanHeadView): HTMLElement {
@@ -32,7 +33,7 @@ export function renderActions(plan: PlanHeadView): HTMLElement {
           saveUi();
         },
       });
-      const decide = async (message: Parameters<typeof request>[0]) => {
+      const decide = async (message: RequestParams<'approve'> | RequestParams<'reject'>) => {
         if (await act(err, message)) {
           delete ui.drafts[draftKey];
           saveUi();

@@ -3,7 +3,7 @@
  * arguments, Save, Restore proposed) while the plan waits for approval.
  */
 import { diffLines } from 'diff';
-import type { PlanHeadView, StepView } from '../../shared/protocol';
+import type { PlanHeadView, StepView } from '../../shared/protocol/plan';
 import { argsBlock } from '../base/argsBlock';
 import { asyncHandler, editableJson, h, icon, json, visible } from '../base/dom';
 import { requestRender, saveUi, ui } from '../base/messaging';

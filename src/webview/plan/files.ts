@@ -2,7 +2,7 @@
  * A plan's files: the changes predicted before approval (with Preview for a dry run that waits for the user) and
  * the changes a run made, with their diffs and Revert.
  */
-import type { PlanHeadView, PlanView } from '../../shared/protocol';
+import type { PlanHeadView, PlanView } from '../../shared/protocol/plan';
 import { asyncHandler, h, icon, visible } from '../base/dom';
 import { post } from '../base/messaging';
 import { act, errorSlot, section } from './parts';

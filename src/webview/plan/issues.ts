@@ -2,7 +2,7 @@
  * What the server said is wrong with a plan: errors and warnings, a plan that is not ok (missing fields, recovery
  * actions, partial results) and its ask form (answer and re-plan).
  */
-import type { IssueView, PlanHeadView } from '../../shared/protocol';
+import type { IssueView, PlanHeadView } from '../../shared/protocol/plan';
 import { askCallArgs } from '../../shared/askCall';
 import { argsBlock } from '../base/argsBlock';
 import { h, icon, json, visible } from '../base/dom';

@@ -2,15 +2,16 @@
  * Small parts every section of a plan uses: the error slot an action's reply fills, a titled section, and the
  * fields of the ask forms.
  */
-import type { AskFieldView } from '../../shared/protocol';
+import type { RequestParams, RequestType } from '../../shared/protocol/panel';
+import type { AskFieldView } from '../../shared/protocol/plan';
 import { h, setText, visible } from '../base/dom';
 import { request, saveUi, ui } from '../base/messaging';
 
-/** Shows the reply's error next to the control that asked, or clears it. */
-export async function act(errorSlot: HTMLElement, message: Parameters<typeof request>[0]): Promise<boolean> {
+/** Sends request `message`; shows its refusal next to the control that asked, or clears it. True when it was done. */
+export async function act<T extends RequestType>(errorSlot: HTMLElement, message: RequestParams<T>): Promise<boolean> {
   setText(errorSlot, '');
   const reply = await request(message);
-  if (!reply.ok) setText(errorSlot, reply.error ?? 'The action failed.');
+  if (!reply.ok) setText(errorSlot, reply.error);
   return reply.ok;
 }
 

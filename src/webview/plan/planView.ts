@@ -3,7 +3,7 @@
  * changed: a plan's head (everything but its step rows) or single step rows, found by key. The wording comes with
  * the view model (core/present); the sections are laid out in their own files beside this one.
  */
-import type { PlanItemView, PlanView } from '../../shared/protocol';
+import type { PlanItemView, PlanView } from '../../shared/protocol/plan';
 import { stepKey } from '../../shared/panelPatch';
 import { clip, h, icon, morphChildren, replaceKeepingFocus, visible } from '../base/dom';
 import { renderActions } from './actions';

@@ -1,7 +1,7 @@
 /**
  * What the runner waits for at a step, in place: a confirmation, or an ask_user step's fields.
  */
-import type { PendingPrompt } from '../../shared/protocol';
+import type { PendingPrompt } from '../../shared/protocol/plan';
 import { h, icon, visible } from '../base/dom';
 import { act, errorSlot, fieldInput, readForm } from './parts';
 

@@ -2,7 +2,8 @@
  * A plan's Safety section: writes code, what its steps' tools say of themselves, and the touched files' globs with
  * what they match.
  */
-import type { PlanHeadView, TouchedGlobView } from '../../shared/protocol';
+import type { TouchedGlobView } from '../../shared/protocol/files';
+import type { PlanHeadView } from '../../shared/protocol/plan';
 import { h, icon, visible } from '../base/dom';
 import { saveUi, ui } from '../base/messaging';
 import { section } from './parts';

@@ -2,7 +2,7 @@
  * The plan item on screen: its view model and its elements by plan id and by step key, kept for partial
  * re-renders (planView.ts) and for the rows still being added (steps.ts).
  */
-import type { PlanHeadView, PlanItemView } from '../../shared/protocol';
+import type { PlanHeadView, PlanItemView } from '../../shared/protocol/plan';
 
 /** The rendered plan item: its view model and its elements by plan id and by step key, for partial re-renders. */
 export interface Rendered {

@@ -13,7 +13,7 @@ import type {
   StepTaskView,
   StepView,
   ToolSummaryView,
-} from '../../shared/protocol';
+} from '../../shared/protocol/plan';
 import { stepKey } from '../../shared/panelPatch';
 import { clip, h, icon, visible } from '../base/dom';
 import { saveUi, ui } from '../base/messaging';

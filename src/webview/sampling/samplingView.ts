@@ -5,7 +5,7 @@
  * model's answer in an editable box: **Send** (as shown or edited) or **Decline**. Everything shown is server data or
  * built from it: rendered as text, never as markup.
  */
-import type { SamplingPartView, SamplingView } from '../../shared/protocol';
+import type { SamplingPartView, SamplingView } from '../../shared/protocol/sampling';
 import { h, icon, invisibleNote, setText, visible } from '../base/dom';
 import { request } from '../base/messaging';
 

@@ -1,7 +1,7 @@
 // The panel's parts without VS Code (they import no `vscode`): a stand-in webview that keeps what is posted to it and
 // lets a test send intents and loads, and open items kept in a memory memento. Used by the panel host tests.
 import { Emitter } from '../../../src/core/base/lifecycle';
-import type { FromWebview, ToWebview } from '../../../src/shared/protocol';
+import type { FromWebview, ToWebview } from '../../../src/shared/protocol/panel';
 import { PanelItems } from '../../../src/ui/panel/panelItems';
 import type { PanelWebview } from '../../../src/ui/panel/panelWebview';
 
