@@ -105,6 +105,17 @@ describe('before the run', () => {
     assert.equal(find(three, (n) => n.tagName === 'summary')[0]!.textContent, 'src/modules/payroll/** — 3 files match now');
   });
 
+  it('a glob outside the workspace is not searched: no count, the flag and why', () => {
+    const outside: TouchedGlobView[] = [
+      { glob: 'src/modules/payroll/**', files: [], count: 0, outside: true, note: 'reaches outside the workspace: ..; not searched' },
+    ];
+    const root = renderPlan(new PlanPresenter().present(received(), 'p1', { touched: outside })!);
+    assert.equal(
+      find(root, (n) => n.tagName === 'summary')[0]!.textContent.replace(/\s+/g, ' '),
+      'src/modules/payroll/** — outside the workspace (reaches outside the workspace: ..; not searched)',
+    );
+  });
+
   it("the steps' tools' hints read as one sentence", () => {
     const write = stepHint({ destructiveHint: false });
     const view = new PlanPresenter().present(received(), 'p1', { annotations: () => ({ destructiveHint: false }) })!;

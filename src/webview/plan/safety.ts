@@ -43,7 +43,8 @@ export function renderSafety(plan: PlanHeadView): HTMLElement {
     for (const glob of safety.globs) {
       const resolved = touched?.find((t) => t.glob === glob);
       const key = `glob:${plan.id}:${glob}`;
-      const count = resolved ? globCount(resolved.count, plan.phase === 'awaiting_approval') : 'counting…';
+      // A glob outside the workspace is not searched: no count, only the flag and why.
+      const count = !resolved ? 'counting…' : resolved.outside ? '' : globCount(resolved.count, plan.phase === 'awaiting_approval');
       const summary = h(
         'summary',
         null,
