@@ -107,12 +107,12 @@ describe('before the run', () => {
 
   it('a glob outside the workspace is not searched: no count, the flag and why', () => {
     const outside: TouchedGlobView[] = [
-      { glob: 'src/modules/payroll/**', files: [], count: 0, outside: true, note: 'reaches outside the workspace: ..; not searched' },
+      { glob: 'src/modules/payroll/**', files: [], count: 0, outside: true, note: 'it climbs out of the workspace with ".."; not searched' },
     ];
     const root = renderPlan(new PlanPresenter().present(received(), 'p1', { touched: outside })!);
     assert.equal(
       find(root, (n) => n.tagName === 'summary')[0]!.textContent.replace(/\s+/g, ' '),
-      'src/modules/payroll/** — outside the workspace (reaches outside the workspace: ..; not searched)',
+      'src/modules/payroll/** — outside the workspace (it climbs out of the workspace with ".."; not searched)',
     );
   });
 
