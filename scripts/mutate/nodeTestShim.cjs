@@ -46,6 +46,8 @@ const shim = {
   beforeEach: hook('beforeEach'),
   afterEach: hook('afterEach'),
 };
+// node:test's `test` carries the hooks too (`test.after(…)` inside a describe).
+for (const name of ['before', 'after', 'beforeEach', 'afterEach']) wrapTest[name] = shim[name];
 shim.default = shim.test;
 
 const load = Module._load;
