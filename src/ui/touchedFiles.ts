@@ -49,8 +49,7 @@ export async function resolveGlobs(globs: readonly string[], token?: vscode.Canc
     globs.map(async (raw): Promise<TouchedGlobView> => {
       const glob = normaliseGlob(raw);
       const outside = globOutsideReason(raw);
-      if (outside)
-        return { glob: raw, files: [], count: 0, outside: true, note: `${outside}; not searched` };
+      if (outside) return { glob: raw, files: [], count: 0, outside: true, note: `${outside}; not searched` };
       if (!folder) return { glob: raw, files: [], count: 0, outside: false, note: 'no workspace folder is open' };
       const pattern = picomatch.scan(glob).isGlob ? glob : `{${glob},${glob.replace(/\/$/, '')}/**}`;
       try {

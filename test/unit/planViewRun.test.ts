@@ -107,7 +107,13 @@ describe('before the run', () => {
 
   it('a glob outside the workspace is not searched: no count, the flag and why', () => {
     const outside: TouchedGlobView[] = [
-      { glob: 'src/modules/payroll/**', files: [], count: 0, outside: true, note: 'it climbs out of the workspace with ".."; not searched' },
+      {
+        glob: 'src/modules/payroll/**',
+        files: [],
+        count: 0,
+        outside: true,
+        note: 'it climbs out of the workspace with ".."; not searched',
+      },
     ];
     const root = renderPlan(new PlanPresenter().present(received(), 'p1', { touched: outside })!);
     assert.equal(
