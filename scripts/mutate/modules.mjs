@@ -4,9 +4,8 @@
 export const MODULES = {
   door: {
     mutate: ['src/core/engine/door.ts'],
-    // door.test.ts, doorPreview.test.ts and policyDoor.test.ts reach the door too, through the gate and real servers in
-    // memory, at seconds a test: with them a run took most of an hour on a shared machine. Left out, so this score is
-    // what the door's own tests catch — a floor.
+    // Its own tests and the feature tests that reach it through the gate and servers in memory (a minute with the mocha
+    // runner). tasks.test.ts reaches the task path through server-everything, seconds a test: left out (a floor).
     tests: [
       'test/unit/doorMutants.test.ts',
       'test/unit/doorReplan.test.ts',
