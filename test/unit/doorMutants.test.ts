@@ -18,7 +18,7 @@ import {
   type DoorCall,
   type DoorOptions,
 } from '../../src/core/engine/door';
-import type { ServerTools, ToolCallOptions } from '../../src/core/engine/invoker';
+import type { ServerTools, TaskReport, ToolCallOptions } from '../../src/core/engine/invoker';
 import { MemoryLedgerSink, Workflow } from '../../src/core/workflow/ledger';
 import { getPlan, type WorkflowEvent } from '../../src/core/workflow/workflow';
 import type { ActionCall, Entrance } from '../../src/core/plan/plan';
@@ -968,5 +968,174 @@ describe('door: resolving a plan', () => {
     await resolvePlan(s.workflow, s.fake.invoker, 'p1', { allowCrossServer: true });
     const resolved = s.sink.entries.map((e) => e.event).find((e) => e.type === 'resolved')!;
     assert.ok(resolved.at >= before && resolved.at <= Date.now());
+  });
+});
+
+describe('door: a call that runs as an MCP task', () => {
+  type TaskEvent = Extract<WorkflowEvent, { type: 'callTask' | 'stepTask' }>;
+  const taskEvents = (s: ReturnType<typeof setup>) =>
+    s.sink.entries.map((e) => e.event).filter((e): e is TaskEvent => e.type === 'callTask' || e.type === 'stepTask');
+  /** The server reports these statuses while the call runs, then answers. */
+  function reporting(s: ReturnType<typeof setup>, reports: TaskReport[]) {
+    s.fake.invoker.callTool = async (server, tool, args, options) => {
+      s.fake.calls.push({ server, tool, args, options });
+      for (const r of reports) options?.task?.onTask?.(r);
+      return { content: [{ type: 'text', text: `${tool} done` }] };
+    };
+  }
+  const long = 'm'.repeat(600);
+
+  test("a single call's task: each change of status or message is recorded once beside the call, its message clipped; the caller hears every report", async () => {
+    const s = setup();
+    reporting(s, [
+      { taskId: 't1', status: 'working' },
+      { taskId: 't1', status: 'working' },
+      { taskId: 't1', status: 'working', message: 'half way' },
+      { taskId: 't1', status: 'working', message: 'half way' },
+      { taskId: 't1', status: 'input_required', message: 'half way' },
+      { taskId: 't1', status: 'working', message: long },
+      { taskId: 't2', status: 'working', message: long },
+      { taskId: 't2', status: 'completed', message: long },
+    ]);
+    const heard: TaskReport[] = [];
+    await s.door.call(userCall(), { task: { onTask: (t) => heard.push(t) } });
+    assert.equal(heard.length, 8, 'the caller hears every report, repeats too');
+    const callId = s.sent()[0]!.callId;
+    const clipped = `${'m'.repeat(499)}…`;
+    assert.deepEqual(
+      taskEvents(s).map((e) => ({ ...e, at: 0 })),
+      [
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't1', status: 'working' },
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't1', status: 'working', message: 'half way' },
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't1', status: 'input_required', message: 'half way' },
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't1', status: 'working', message: clipped },
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't2', status: 'working', message: clipped },
+        { type: 'callTask', at: 0, callId, server: 'a', taskId: 't2', status: 'completed', message: clipped },
+      ],
+    );
+    assert.ok(
+      taskEvents(s).every((e) => e.at > 1000),
+      "each record is stamped with the door's clock",
+    );
+    assert.equal(s.fake.calls[0]!.options?.task?.prefer, undefined, 'a single call runs as a task only where the tool requires it');
+    assert.equal(s.ended()[0]?.outcome, 'ok');
+  });
+
+  test("a message of exactly 500 characters is kept whole; the caller's own task options go through", async () => {
+    const s = setup();
+    reporting(s, [{ taskId: 't1', status: 'working', message: 'k'.repeat(500) }]);
+    await s.door.call(userCall(), { task: { prefer: true } });
+    assert.equal(taskEvents(s)[0]?.message, 'k'.repeat(500));
+    assert.equal(s.fake.calls[0]!.options?.task?.prefer, true);
+  });
+
+  test("a plan step's task is recorded on the step, and a step prefers a task where the tool offers one", async () => {
+    const s = setup();
+    await s.plan();
+    const hash = s.approve();
+    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    reporting(s, [
+      { taskId: 'tk', status: 'working', message: 'go' },
+      { taskId: 'tk', status: 'completed' },
+    ]);
+    await s.door.call(step('p1', 0, hash, { path: 'x.txt', n: 1 }));
+    assert.equal(s.fake.calls[0]!.options?.task?.prefer, true);
+    const callId = s.sent()[0]!.callId;
+    assert.deepEqual(
+      taskEvents(s).map((e) => ({ ...e, at: 0 })),
+      [
+        { type: 'stepTask', at: 0, planId: 'p1', step: 0, callId, server: 'a', taskId: 'tk', status: 'working', message: 'go' },
+        { type: 'stepTask', at: 0, planId: 'p1', step: 0, callId, server: 'a', taskId: 'tk', status: 'completed' },
+      ],
+    );
+    assert.deepEqual(getPlan(s.workflow.state, 'p1')!.steps[0]!.task, { id: 'tk', callId, status: 'completed' });
+  });
+
+  test('a task record the workflow refuses (the step is not running) is left out; the call still ends on the record', async () => {
+    const s = setup();
+    await s.plan();
+    const hash = s.approve();
+    reporting(s, [{ taskId: 'tk', status: 'working' }]);
+    const result = await s.door.call(step('p1', 0, hash, { path: 'x.txt', n: 1 }));
+    assert.deepEqual(result, { content: [{ type: 'text', text: 'write done' }] });
+    assert.deepEqual(taskEvents(s), []);
+    assert.equal(s.ended()[0]?.outcome, 'ok');
+  });
+
+  test("resume watches the step's known task again: no new call record, the known status is not recorded twice, the original call ends", async () => {
+    const s = setup();
+    await s.plan();
+    const hash = s.approve();
+    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    reporting(s, [
+      { taskId: 'tk', status: 'working', message: 'before' },
+      { taskId: 'tk', status: 'completed', message: 'before' },
+    ]);
+    const result = await s.door.resume(step('p1', 0, hash, { path: 'x.txt', n: 1 }), {
+      id: 'tk',
+      callId: 'c-old',
+      status: 'working',
+      message: 'before',
+    });
+    assert.deepEqual(result, { content: [{ type: 'text', text: 'write done' }] });
+    assert.deepEqual(s.sent(), [], 'nothing is sent again: no new call record');
+    assert.equal(s.fake.calls[0]!.options?.task?.resume, 'tk');
+    assert.deepEqual(
+      taskEvents(s).map((e) => [e.callId, e.status, e.message]),
+      [['c-old', 'completed', 'before']],
+    );
+    assert.deepEqual(
+      s.ended().map((e) => [e.callId, e.outcome]),
+      [['c-old', 'ok']],
+    );
+  });
+
+  test("resume is only for a plan step's call", async () => {
+    const s = setup();
+    for (const call of [userCall(), preview('p1', 0, { path: 'x.txt', n: 1, dryRun: true })]) {
+      const r = await refusal(s.door.resume(call, { id: 'tk', callId: 'c0', status: 'working' }));
+      assert.equal(r.kind, 'not_covered');
+      assert.equal(r.message, `Only a plan step's task is watched again after a reload, not a call by '${call.decision.by}'.`);
+    }
+    assert.equal(s.fake.calls.length, 0);
+  });
+
+  test('resume asks the policy again whether the result is reviewed: withheld, the step gets the refusal, not the result', async () => {
+    const reviewRule = rule('allow', 'user', 'review-write');
+    const reviewed: string[] = [];
+    const s = setup({
+      policy: () => verdict('allow', 'user', { review: reviewRule }),
+      review: async (r) => {
+        reviewed.push(`${r.call.tool}:${r.rule.id}:${r.entrance}`);
+        return 'withhold';
+      },
+    });
+    await s.plan();
+    const hash = s.approve();
+    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    reporting(s, [{ taskId: 'tk', status: 'completed' }]);
+    const result = await s.door.resume(step('p1', 0, hash, { path: 'x.txt', n: 1 }), { id: 'tk', callId: 'c-old', status: 'working' });
+    assert.deepEqual(reviewed, ['write:review-write:plan']);
+    assert.equal(result.isError, true);
+    assert.match(JSON.stringify(result.content), /withheld/);
+    assert.deepEqual(s.ended()[0]?.review, { rule: 'review-write', answer: 'withheld', by: 'user' });
+  });
+});
+
+describe('door: the lengths of an allow on the card', () => {
+  test('Allow for this session and in this workspace record the approval they made; without one, none', async () => {
+    for (const answer of ['session', 'workspace'] as const) {
+      const s = setup({ policy: () => verdict('ask'), ask: async () => ({ answer, rule: `appr-${answer}` }) });
+      await s.door.call(userCall());
+      assert.deepEqual(s.sent()[0]?.policy, { ...policyRecord(verdict('ask')), coveredBy: 'card', answer, approvalRule: `appr-${answer}` });
+      assert.equal(s.fake.calls.length, 1);
+      const t = setup({ policy: () => verdict('ask'), ask: async () => ({ answer }) });
+      await t.door.call(userCall());
+      assert.equal('approvalRule' in t.sent()[0]!.policy!, false);
+      assert.equal('alwaysRule' in t.sent()[0]!.policy!, false);
+    }
+    const always = setup({ policy: () => verdict('ask'), ask: async () => ({ answer: 'always', rule: 'r-always' }) });
+    await always.door.call(userCall());
+    assert.equal('approvalRule' in always.sent()[0]!.policy!, false, 'Always allow writes a rule, not an approval');
   });
 });
