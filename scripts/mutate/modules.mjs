@@ -40,7 +40,13 @@ export const MODULES = {
   },
   ledger: {
     mutate: ['src/core/workflow/ledger.ts'],
-    // ledgerBound.test.ts (compaction of large ledgers, seconds a test) left out for time: a floor.
-    tests: ['test/unit/ledgerMutants.test.ts', 'test/unit/ledger.test.ts'],
+    // With the tests of what the ledger keeps for a feature (tasks, a partial plan's follow-up) and of compaction.
+    tests: [
+      'test/unit/ledgerMutants.test.ts',
+      'test/unit/ledger.test.ts',
+      'test/unit/ledgerBound.test.ts',
+      'test/unit/taskStep.test.ts',
+      'test/unit/notOkFollowUp.test.ts',
+    ],
   },
 };
