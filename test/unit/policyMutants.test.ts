@@ -4,6 +4,7 @@
 // broken field of a policy is told. policy.test.ts covers the same ground by feature; this file pins the edges.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_ALLOW_ID,
   DEFAULT_APP_ID,
@@ -267,6 +268,18 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'x' } }), true);
     assert.equal(holds(rule('r', 'ask', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'x' } }), true);
     assert.equal(holds(rule('r', 'allow', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'aa' } }), false);
+  });
+});
+
+describe('a glob, pattern or path met for the first time', () => {
+  // Compiled matchers and parsed JSON paths are kept for the life of the process, so the tests above may read them
+  // from an earlier run: each test here uses text no earlier run has used, to see it read the first time.
+  test('a path glob picomatch refuses (longer than 64 KiB) holds for a deny or ask rule, not for an allow, and never throws', () => {
+    const glob = `${randomUUID()}${'a'.repeat(70_000)}`;
+    for (const d of ['deny', 'ask'] as const)
+      assert.equal(holds(rule('r', d, { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), true, d);
+    assert.equal(holds(rule('r', 'allow', { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), false);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob }] }), { args: { p: 5 } }), false, 'still only on a text value');
   });
 });
 
