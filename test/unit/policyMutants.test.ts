@@ -287,6 +287,16 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { sandboxed: false }), { sandboxed: true }), false);
     assert.equal(holds(rule('r', 'deny'), { sandboxed: true }), true);
   });
+  test("serverKey: the server's identity must be the rule's; where it is not known a deny or ask rule holds, an allow does not", () => {
+    for (const d of ['deny', 'ask', 'allow'] as const) {
+      assert.equal(holds(rule('r', d, { serverKey: 'fs#1' }), { serverKey: 'fs#1' }), true, d);
+      assert.equal(holds(rule('r', d, { serverKey: 'fs#1' }), { serverKey: 'fs#2' }), false, d);
+    }
+    assert.equal(holds(rule('r', 'deny', { serverKey: 'fs#1' }), {}), true);
+    assert.equal(holds(rule('r', 'ask', { serverKey: 'fs#1' }), {}), true);
+    assert.equal(holds(rule('r', 'allow', { serverKey: 'fs#1' }), {}), false);
+    assert.equal(holds(rule('r', 'allow'), { serverKey: 'fs#2' }), true, 'a rule without one holds for any identity');
+  });
 
   test('server and tool: each must match; an unusable glob holds for deny and ask, not allow', () => {
     assert.equal(holds(rule('r', 'deny', { server: 'fs', tool: 'write' }), {}), true);
@@ -355,6 +365,12 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', outsideWorkspace: false }] }), { args: { p: '../a' } }), false);
   });
 
+  test('outsideWorkspace alone: an allow rule holds for a path inside, not for one outside', () => {
+    const r = rule('r', 'allow', { args: [{ path: '$.p', outsideWorkspace: false }] });
+    assert.equal(holds(r, { args: { p: 'src/a' } }), true);
+    assert.equal(holds(r, { args: { p: '../a' } }), false);
+  });
+
   test('outsideWorkspace and glob together: both must hold', () => {
     const r = rule('r', 'deny', { args: [{ path: '$.p', outsideWorkspace: false, glob: 'src/**' }] });
     assert.equal(holds(r, { args: { p: 'src/a' } }), true);
@@ -381,6 +397,11 @@ describe('ruleMatches: each condition', () => {
   test('a pattern reads text as is and other values as JSON; only the first 10,000 characters; an unusable one holds only for deny and ask', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^\\{"a":1\\}$' }] }), { args: { p: { a: 1 } } }), true);
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^5$' }] }), { args: { p: 5 } }), true);
+    assert.equal(
+      holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^$' }] }), { args: { p: undefined } }),
+      true,
+      'no JSON text: empty',
+    );
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^"s"$' }] }), { args: { p: 's' } }), false);
     const tail = `${'a'.repeat(10_000)}END`;
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: 'END' }] }), { args: { p: tail } }), false);
