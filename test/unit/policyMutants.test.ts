@@ -454,6 +454,20 @@ describe('JSON paths', () => {
     assert.deepEqual(jsonPathValues(root, '$[bad'), []);
     assert.deepEqual(jsonPathValues(root, '$[bad'), [], 'a bad path stays bad from the cache');
   });
+  test('parse reads each step from where the last ended: brackets inside a quoted key are the key, a bad step refuses the path', () => {
+    assert.deepEqual(parseJsonPath("$['a[0]']"), ['a[0]']);
+    assert.deepEqual(parseJsonPath(`$["x['y']"]`), ["x['y']"]);
+    assert.deepEqual(parseJsonPath('$["a" ]'), ['a']);
+    for (const bad of ['$[a][0]', "$[foo]['b']", '$[foo]["b"]']) assert.equal(parseJsonPath(bad), undefined, bad);
+  });
+
+  test('a text value is a value, not a list of characters', () => {
+    const root = { s: 'abc' };
+    assert.deepEqual(jsonPathValues(root, '$.s[0]'), []);
+    assert.deepEqual(jsonPathValues(root, '$.s[*]'), []);
+    assert.deepEqual(jsonPathValues(root, '$.s.length'), []);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.s[*]', pattern: '^a$' }] }), { args: root }), false);
+  });
 });
 
 describe('name globs', () => {
