@@ -415,6 +415,24 @@ describe('ruleMatches: each condition', () => {
 describe('a glob, pattern or path met for the first time', () => {
   // Compiled matchers and parsed JSON paths are kept for the life of the process, so the tests above may read them
   // from an earlier run: each test here uses text no earlier run has used, to see it read the first time.
+  test('a name glob, a pattern and a path glob are compiled on their first use and answer as they should', () => {
+    const fresh = randomUUID();
+    assert.equal(holds(rule('r', 'deny', { tool: `{write,${fresh}}` }), {}), true);
+    assert.equal(holds(rule('r', 'deny', { tool: `{read,${fresh}}` }), {}), false);
+    assert.equal(nameMatches(`w*${fresh}`, `wx${fresh}`), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: `^x$|${fresh}` }] }), { args: { p: 'x' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: `^y$|${fresh}` }] }), { args: { p: 'x' } }), false);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{src/**,${fresh}}` }] }), { args: { p: 'src/a' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{lib/**,${fresh}}` }] }), { args: { p: 'src/a' } }), false);
+  });
+
+  test('a path glob matches dot files and dot folders', () => {
+    const fresh = randomUUID();
+    const deny = rule('r', 'deny', { args: [{ path: '$.p', glob: `{**,${fresh}}` }] });
+    assert.equal(holds(deny, { args: { p: '.env' } }), true);
+    assert.equal(holds(deny, { args: { p: 'a/.git/config' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{*/*.pem,${fresh}}` }] }), { args: { p: 'keys/.x.pem' } }), true);
+  });
 
   test('a path glob picomatch refuses (longer than 64 KiB) holds for a deny or ask rule, not for an allow, and never throws', () => {
     const glob = `${randomUUID()}${'a'.repeat(70_000)}`;
@@ -422,6 +440,12 @@ describe('a glob, pattern or path met for the first time', () => {
       assert.equal(holds(rule('r', d, { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), true, d);
     assert.equal(holds(rule('r', 'allow', { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), false);
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob }] }), { args: { p: 5 } }), false, 'still only on a text value');
+  });
+
+  test('a JSON path is parsed on its first use', () => {
+    const key = randomUUID();
+    assert.deepEqual(jsonPathValues({ [key]: 1 }, `$['${key}']`), [1]);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: `$["${key}"]`, pattern: '^x$' }] }), { args: { [key]: 'x' } }), true);
   });
 });
 
