@@ -108,6 +108,7 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
   const withReview = (v: PolicyVerdict): PolicyVerdict => (reviewer && v.decision !== 'deny' ? { ...v, review: refOf(reviewer) } : v);
   if (DECISION_RANK[all.decision] < DECISION_RANK[mine.decision]) {
     // The workspace would loosen the user's decision: the user's stands.
+    // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: equivalent — the workspace loosens only where no user rule matched (a matching user rule, or the tool's declaration, leaves `all` at least as strict as `mine`), so `all.rule` is the first workspace rule of `all.decision`, the one found here
     const loosening = workspace.find((r) => r.decision === all.decision);
     return withReview({ ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule });
   }
@@ -236,6 +237,7 @@ function cachedMatcher(key: string, make: () => (text: string) => boolean | unde
     } catch {
       m = () => undefined;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the bound only caps memory: a cleared matcher is compiled again on its next use, with the same answers
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, m);
   }
@@ -324,6 +326,7 @@ export function jsonPathValues(root: unknown, path: string): unknown[] {
   let steps = parsedPaths.get(path);
   if (!parsedPaths.has(path)) {
     steps = parseJsonPath(path);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the bound only caps memory: a cleared path is parsed again on its next use, with the same steps
     if (parsedPaths.size > 5000) parsedPaths.clear();
     parsedPaths.set(path, steps);
   }
