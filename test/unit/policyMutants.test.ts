@@ -4,10 +4,12 @@
 // broken field of a policy is told. policy.test.ts covers the same ground by feature; this file pins the edges.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_ALLOW_ID,
   DEFAULT_APP_ID,
   DEFAULT_DESTRUCTIVE_ID,
+  DEFAULT_SAMPLING_ID,
   evaluate,
   jsonPathValues,
   MAX_NAME_LENGTH,
@@ -154,6 +156,125 @@ describe('evaluate: which rule decides, and in which words', () => {
     evaluate(rules(r), call({ args: { p: 'x/a', q: 'bad/y' } }), { workspaceRoot: ROOT, realPath });
     assert.equal(asked.length, 2 * n, 'a new verdict asks the disk again');
   });
+
+  test("a server's sampling request is asked by default, in its own words; a rule still decides it", () => {
+    assert.deepEqual(evaluate(rules([]), call({ entrance: 'sampling', server: 'srv' })), {
+      decision: 'ask',
+      rule: {
+        id: DEFAULT_SAMPLING_ID,
+        source: 'default',
+        decision: 'ask',
+        reason: "server 'srv' asks to run a language model for it (sampling), and sampling requests are asked by default",
+      },
+      matched: [],
+    });
+    assert.equal(DEFAULT_SAMPLING_ID, 'plangate:sampling');
+    const allowed = evaluate(rules(src('user', rule('ok', 'allow', { entrance: ['sampling'] }))), call({ entrance: 'sampling' }));
+    assert.equal(allowed.decision, 'allow');
+    assert.equal(allowed.rule.id, 'ok');
+  });
+
+  test('review: the first matching rule that does not deny asks for it, user or workspace; a deny verdict never carries one', () => {
+    const reviewing = (id: string, decision: PolicyDecision, over: Partial<PolicyRule> = {}) =>
+      rule(id, decision, { review: 'result', ...over });
+    assert.equal('review' in evaluate(rules(src('user', rule('a', 'allow'))), call()), false, 'no rule asks for a review');
+    const v = evaluate(rules(src('user', rule('a', 'allow'), reviewing('b', 'allow'), reviewing('c', 'ask'))), call());
+    assert.equal(v.decision, 'ask');
+    assert.equal(v.rule.id, 'c');
+    assert.deepEqual(
+      v.review,
+      { id: 'b', source: 'user', decision: 'allow', reason: 'r b' },
+      'the first that asks for it, not the first rule',
+    );
+    assert.equal(
+      'review' in evaluate(rules(src('user', reviewing('x', 'allow', { tool: 'other' }))), call()),
+      false,
+      'only a matching rule',
+    );
+    assert.equal(evaluate(rules([], src('workspace', reviewing('w', 'ask'))), call()).review?.id, 'w');
+    const denied = evaluate(rules(src('user', reviewing('b', 'allow'), rule('no', 'deny'))), call());
+    assert.equal(denied.decision, 'deny');
+    assert.equal('review' in denied, false, 'a refused call has no result to review');
+    assert.equal('review' in evaluate(rules(src('user', reviewing('no', 'deny'))), call()), false);
+    // A workspace allow that is not honoured still asks for the review: a review only tightens.
+    const loose = evaluate(rules([], src('workspace', reviewing('w-ok', 'allow'))), call({ annotations: { destructiveHint: true } }));
+    assert.equal(loose.decision, 'ask');
+    assert.equal(loose.notHonoured?.id, 'w-ok');
+    assert.equal(loose.review?.id, 'w-ok');
+  });
+
+  test("a hook's answer decides in place of its rule's ask; an answer for a rule that names no hook, or no answer of the three, changes nothing", () => {
+    const hooked = rules(src('user', rule('h', 'ask', { hook: 'check' })));
+    for (const answer of ['allow', 'deny'] as const) {
+      const v = evaluate(hooked, call({ hookAnswers: { h: answer } }));
+      assert.equal(v.decision, answer);
+      assert.deepEqual(v.rule, { id: 'h', source: 'user', decision: answer, reason: 'r h', hook: 'check' });
+      assert.deepEqual(v.matched, [v.rule]);
+    }
+    assert.equal(evaluate(hooked, call()).decision, 'ask', 'the hook has not answered: the rule asks');
+    assert.equal(evaluate(hooked, call({ hookAnswers: { other: 'allow' } })).decision, 'ask');
+    assert.equal(evaluate(hooked, call({ hookAnswers: { h: 'yes' as PolicyDecision } })).decision, 'ask');
+    const unhooked = evaluate(rules(src('user', rule('h', 'ask'))), call({ hookAnswers: { h: 'allow' } }));
+    assert.equal(unhooked.decision, 'ask', 'a rule without a hook decides itself');
+  });
+
+  test("standing approvals weigh as the user's own rules, after them, and only where they match", () => {
+    const approval = (id: string, over: Partial<PolicyRule> = {}): SourcedRule => ({
+      ...rule(id, 'allow', over),
+      source: 'session',
+      index: 0,
+    });
+    const destructive = call({ tool: 'rm', annotations: { destructiveHint: true } });
+    const v = evaluate({ user: [], workspace: [], approvals: [approval('ap', { tool: 'rm' })] }, destructive);
+    assert.equal(v.decision, 'allow', "the user's own word lifts Plangate's default");
+    assert.deepEqual(v.rule, { id: 'ap', source: 'session', decision: 'allow', reason: 'r ap' });
+    assert.equal(v.notHonoured, undefined);
+    const elsewhere = evaluate({ user: [], workspace: [], approvals: [approval('ap', { tool: 'write' })] }, destructive);
+    assert.equal(elsewhere.rule.id, DEFAULT_DESTRUCTIVE_ID);
+    assert.deepEqual(elsewhere.matched, []);
+    const after = evaluate({ user: src('user', rule('u', 'allow')), workspace: [], approvals: [approval('ap')] }, call());
+    assert.equal(after.rule.id, 'u');
+    assert.deepEqual(
+      after.matched.map((m) => m.id),
+      ['u', 'ap'],
+    );
+    const withWorkspace = evaluate(
+      { user: [], workspace: src('workspace', rule('w-ok', 'allow')), approvals: [approval('ap')] },
+      destructive,
+    );
+    assert.equal(withWorkspace.rule.id, 'ap');
+    assert.equal(withWorkspace.notHonoured, undefined, 'with the approval the workspace loosens nothing');
+  });
+
+  test('without realPath, paths are read as written (nothing is taken for a disk that cannot tell)', () => {
+    const r = rules(src('user', rule('out', 'deny', { args: [{ path: '$.p', outsideWorkspace: true }] })));
+    assert.equal(evaluate(r, call({ args: { p: 'src/a' } }), { workspaceRoot: ROOT }).decision, 'allow');
+    assert.equal(evaluate(r, call({ args: { p: '../a' } }), { workspaceRoot: ROOT }).decision, 'deny');
+  });
+
+  test('a disk that fails is asked once per place in one verdict, as one that answers', () => {
+    const asked: string[] = [];
+    const realPath: RealPath = (p) => {
+      asked.push(p);
+      throw new Error('EIO');
+    };
+    const r = src(
+      'user',
+      rule('out', 'ask', {
+        args: [
+          { path: '$.p', outsideWorkspace: true },
+          { path: '$.q', outsideWorkspace: true },
+        ],
+      }),
+    );
+    const v = evaluate(rules(r), call({ args: { p: 'a', q: 'b' } }), { workspaceRoot: ROOT, realPath });
+    assert.equal(v.decision, 'ask', 'where the disk cannot tell, the path is outside');
+    assert.deepEqual(
+      asked.filter((p) => p === '/w'),
+      ['/w'],
+      `the folder once: ${asked.join(', ')}`,
+    );
+  });
 });
 
 describe('ruleMatches: each condition', () => {
@@ -165,6 +286,16 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { sandboxed: false }), {}), true);
     assert.equal(holds(rule('r', 'deny', { sandboxed: false }), { sandboxed: true }), false);
     assert.equal(holds(rule('r', 'deny'), { sandboxed: true }), true);
+  });
+  test("serverKey: the server's identity must be the rule's; where it is not known a deny or ask rule holds, an allow does not", () => {
+    for (const d of ['deny', 'ask', 'allow'] as const) {
+      assert.equal(holds(rule('r', d, { serverKey: 'fs#1' }), { serverKey: 'fs#1' }), true, d);
+      assert.equal(holds(rule('r', d, { serverKey: 'fs#1' }), { serverKey: 'fs#2' }), false, d);
+    }
+    assert.equal(holds(rule('r', 'deny', { serverKey: 'fs#1' }), {}), true);
+    assert.equal(holds(rule('r', 'ask', { serverKey: 'fs#1' }), {}), true);
+    assert.equal(holds(rule('r', 'allow', { serverKey: 'fs#1' }), {}), false);
+    assert.equal(holds(rule('r', 'allow'), { serverKey: 'fs#2' }), true, 'a rule without one holds for any identity');
   });
 
   test('server and tool: each must match; an unusable glob holds for deny and ask, not allow', () => {
@@ -234,6 +365,12 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', outsideWorkspace: false }] }), { args: { p: '../a' } }), false);
   });
 
+  test('outsideWorkspace alone: an allow rule holds for a path inside, not for one outside', () => {
+    const r = rule('r', 'allow', { args: [{ path: '$.p', outsideWorkspace: false }] });
+    assert.equal(holds(r, { args: { p: 'src/a' } }), true);
+    assert.equal(holds(r, { args: { p: '../a' } }), false);
+  });
+
   test('outsideWorkspace and glob together: both must hold', () => {
     const r = rule('r', 'deny', { args: [{ path: '$.p', outsideWorkspace: false, glob: 'src/**' }] });
     assert.equal(holds(r, { args: { p: 'src/a' } }), true);
@@ -260,6 +397,11 @@ describe('ruleMatches: each condition', () => {
   test('a pattern reads text as is and other values as JSON; only the first 10,000 characters; an unusable one holds only for deny and ask', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^\\{"a":1\\}$' }] }), { args: { p: { a: 1 } } }), true);
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^5$' }] }), { args: { p: 5 } }), true);
+    assert.equal(
+      holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^$' }] }), { args: { p: undefined } }),
+      true,
+      'no JSON text: empty',
+    );
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '^"s"$' }] }), { args: { p: 's' } }), false);
     const tail = `${'a'.repeat(10_000)}END`;
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: 'END' }] }), { args: { p: tail } }), false);
@@ -267,6 +409,43 @@ describe('ruleMatches: each condition', () => {
     assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'x' } }), true);
     assert.equal(holds(rule('r', 'ask', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'x' } }), true);
     assert.equal(holds(rule('r', 'allow', { args: [{ path: '$.p', pattern: '(a)\\1' }] }), { args: { p: 'aa' } }), false);
+  });
+});
+
+describe('a glob, pattern or path met for the first time', () => {
+  // Compiled matchers and parsed JSON paths are kept for the life of the process, so the tests above may read them
+  // from an earlier run: each test here uses text no earlier run has used, to see it read the first time.
+  test('a name glob, a pattern and a path glob are compiled on their first use and answer as they should', () => {
+    const fresh = randomUUID();
+    assert.equal(holds(rule('r', 'deny', { tool: `{write,${fresh}}` }), {}), true);
+    assert.equal(holds(rule('r', 'deny', { tool: `{read,${fresh}}` }), {}), false);
+    assert.equal(nameMatches(`w*${fresh}`, `wx${fresh}`), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: `^x$|${fresh}` }] }), { args: { p: 'x' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', pattern: `^y$|${fresh}` }] }), { args: { p: 'x' } }), false);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{src/**,${fresh}}` }] }), { args: { p: 'src/a' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{lib/**,${fresh}}` }] }), { args: { p: 'src/a' } }), false);
+  });
+
+  test('a path glob matches dot files and dot folders', () => {
+    const fresh = randomUUID();
+    const deny = rule('r', 'deny', { args: [{ path: '$.p', glob: `{**,${fresh}}` }] });
+    assert.equal(holds(deny, { args: { p: '.env' } }), true);
+    assert.equal(holds(deny, { args: { p: 'a/.git/config' } }), true);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob: `{*/*.pem,${fresh}}` }] }), { args: { p: 'keys/.x.pem' } }), true);
+  });
+
+  test('a path glob picomatch refuses (longer than 64 KiB) holds for a deny or ask rule, not for an allow, and never throws', () => {
+    const glob = `${randomUUID()}${'a'.repeat(70_000)}`;
+    for (const d of ['deny', 'ask'] as const)
+      assert.equal(holds(rule('r', d, { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), true, d);
+    assert.equal(holds(rule('r', 'allow', { args: [{ path: '$.p', glob }] }), { args: { p: 'x' } }), false);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.p', glob }] }), { args: { p: 5 } }), false, 'still only on a text value');
+  });
+
+  test('a JSON path is parsed on its first use', () => {
+    const key = randomUUID();
+    assert.deepEqual(jsonPathValues({ [key]: 1 }, `$['${key}']`), [1]);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: `$["${key}"]`, pattern: '^x$' }] }), { args: { [key]: 'x' } }), true);
   });
 });
 
@@ -298,6 +477,20 @@ describe('JSON paths', () => {
     assert.deepEqual(jsonPathValues({ a: 0 }, '$.a'), [0]);
     assert.deepEqual(jsonPathValues(root, '$[bad'), []);
     assert.deepEqual(jsonPathValues(root, '$[bad'), [], 'a bad path stays bad from the cache');
+  });
+  test('parse reads each step from where the last ended: brackets inside a quoted key are the key, a bad step refuses the path', () => {
+    assert.deepEqual(parseJsonPath("$['a[0]']"), ['a[0]']);
+    assert.deepEqual(parseJsonPath(`$["x['y']"]`), ["x['y']"]);
+    assert.deepEqual(parseJsonPath('$["a" ]'), ['a']);
+    for (const bad of ['$[a][0]', "$[foo]['b']", '$[foo]["b"]']) assert.equal(parseJsonPath(bad), undefined, bad);
+  });
+
+  test('a text value is a value, not a list of characters', () => {
+    const root = { s: 'abc' };
+    assert.deepEqual(jsonPathValues(root, '$.s[0]'), []);
+    assert.deepEqual(jsonPathValues(root, '$.s[*]'), []);
+    assert.deepEqual(jsonPathValues(root, '$.s.length'), []);
+    assert.equal(holds(rule('r', 'deny', { args: [{ path: '$.s[*]', pattern: '^a$' }] }), { args: root }), false);
   });
 });
 

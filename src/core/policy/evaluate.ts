@@ -15,9 +15,10 @@
  * Server data (names, annotations, `_meta`, arguments) is untrusted: it is only ever compared, never executed, and every
  * match takes time linear in it: names and patterns run on RE2 (nameGlob.ts, pattern.ts), path globs on picomatch.
  * A condition Plangate cannot run (a pattern RE2 refuses, a name glob it cannot read: both reported when the policy is
- * read) or cannot settle leans to the stricter side: it holds for a deny or ask rule, and not for an allow rule. The
- * same goes for a path argument that reads two ways (as written, and where a link on disk leads): a deny or ask rule's
- * `glob` holds when either form matches, an allow rule's only when both do.
+ * read; a path glob picomatch refuses, longer than 64 KiB) or cannot settle leans to the stricter side: it holds for a
+ * deny or ask rule, and not for an allow rule. The same goes for a path argument that reads two ways (as written, and
+ * where a link on disk leads): a deny or ask rule's `glob` holds when either form matches, an allow rule's only when
+ * both do.
  * Pure: no vscode, no node built-ins; the disk only through {@link PolicyContext.realPath}.
  */
 import picomatch from 'picomatch';
@@ -107,6 +108,7 @@ export function evaluate(rules: PolicyRules, call: PolicyCall, context: PolicyCo
   const withReview = (v: PolicyVerdict): PolicyVerdict => (reviewer && v.decision !== 'deny' ? { ...v, review: refOf(reviewer) } : v);
   if (DECISION_RANK[all.decision] < DECISION_RANK[mine.decision]) {
     // The workspace would loosen the user's decision: the user's stands.
+    // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: equivalent — the workspace loosens only where no user rule matched (a matching user rule, or the tool's declaration, leaves `all` at least as strict as `mine`), so `all.rule` is the first workspace rule of `all.decision`, the one found here
     const loosening = workspace.find((r) => r.decision === all.decision);
     return withReview({ ...mine, matched, notHonoured: loosening ? refOf(loosening) : all.rule });
   }
@@ -235,6 +237,7 @@ function cachedMatcher(key: string, make: () => (text: string) => boolean | unde
     } catch {
       m = () => undefined;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the bound only caps memory: a cleared matcher is compiled again on its next use, with the same answers
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, m);
   }
@@ -291,7 +294,7 @@ function argMatches(
       if (condition.outsideWorkspace !== undefined && resolved.outside !== condition.outsideWorkspace) return false;
       if (condition.glob !== undefined) {
         const glob = condition.glob;
-        const hits = resolved.forms.map((form) => pathMatches(glob, form));
+        const hits = resolved.forms.map((form) => pathMatches(glob, form) ?? strict);
         if (strict ? !hits.some(Boolean) : !hits.every(Boolean)) return false;
       }
     }
@@ -308,9 +311,9 @@ function argMatches(
   });
 }
 
-/** An argument path against a rule's `glob` (picomatch: these are paths). */
-function pathMatches(glob: string, path: string): boolean {
-  return cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(path) === true;
+/** An argument path against a rule's `glob` (picomatch: these are paths); undefined when picomatch refuses the glob. */
+function pathMatches(glob: string, path: string): boolean | undefined {
+  return cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(path);
 }
 
 /**
@@ -323,6 +326,7 @@ export function jsonPathValues(root: unknown, path: string): unknown[] {
   let steps = parsedPaths.get(path);
   if (!parsedPaths.has(path)) {
     steps = parseJsonPath(path);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the bound only caps memory: a cleared path is parsed again on its next use, with the same steps
     if (parsedPaths.size > 5000) parsedPaths.clear();
     parsedPaths.set(path, steps);
   }
