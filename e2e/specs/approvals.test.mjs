@@ -311,7 +311,10 @@ async function assertViewHolds(want) {
   const labels = (rows) => rows.map((r) => `${r.tool} on ${r.server ?? 'fixture'}`).sort();
   const shown = (v) => JSON.stringify(['session', 'workspace', 'user'].map((g) => v[g].map((r) => r.label).sort()));
   const expected = JSON.stringify(['session', 'workspace', 'user'].map((g) => labels(held[g])));
-  const view = await until(approvalsView, (v) => shown(v) === expected, 20_000, 500);
+  // Empty lists also read as "expected" while the view is still drawing its groups (after a reload or another folder
+  // opens): wait for each group's row and its count too.
+  const groupsDrawn = (v) => ['session', 'workspace', 'user'].every((g) => v.counts[g] === held[g].length);
+  const view = await until(approvalsView, (v) => shown(v) === expected && groupsDrawn(v), 20_000, 500);
   assert.equal(shown(view), expected, 'the view lists the approvals in force and the allow rules in the settings file');
   for (const g of ['session', 'workspace', 'user']) {
     assert.equal(view.counts[g], held[g].length, `the ${g} group's count`);
