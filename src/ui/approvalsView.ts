@@ -52,6 +52,7 @@ export class ApprovalsView extends DisposableBase implements vscode.TreeDataProv
       );
       item.id = `group:${node.id}`;
       item.description = node.description;
+      item.tooltip = node.tooltip;
       item.contextValue = node.resettable && node.rows.length ? 'approvalGroup.resettable' : 'approvalGroup';
       item.iconPath = new vscode.ThemeIcon({ session: 'clock', workspace: 'folder', user: 'settings-gear', file: 'file-code' }[node.group]);
       return item;

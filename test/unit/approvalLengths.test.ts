@@ -399,5 +399,18 @@ describe('the Approvals view: what the ledger and the settings hold', () => {
     assert.match(groups[2]!.rows[0]!.tooltip, /written by hand: reads are fine/);
     assert.match(groups[2]!.rows[1]!.tooltip, /written by the card/);
     assert.match(groups[2]!.rows[0]!.description, /not used yet/);
+    // A group's row fits a narrow sidebar: its count and a few words; the tooltip says where they live in full.
+    assert.deepEqual(
+      groups.map((g) => [g.description, g.tooltip]),
+      [
+        ['1 · until the window closes', 'For this session: 1 approval, in memory until the window closes'],
+        ['0 · this folder only', "In this workspace: 0 approvals, kept in this workspace's state"],
+        ['2 · plangate.policy', 'Always (your settings): 2 approvals, user settings, plangate.policy'],
+        [
+          '0 · .vscode/plangate-policy.json',
+          'Workspace policy file: 0 approvals, .vscode/plangate-policy.json: edit the file to change it',
+        ],
+      ],
+    );
   });
 });

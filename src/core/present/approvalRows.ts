@@ -20,7 +20,10 @@ export interface ApprovalGroupView {
    */
   id: string;
   label: string;
+  /** How many, and where they live in a few words (a sidebar is narrow). */
   description: string;
+  /** Where they live, in full. */
+  tooltip: string;
   /** Reset offered (the session and workspace lengths). */
   resettable: boolean;
   rows: ApprovalRowView[];
@@ -36,11 +39,15 @@ export interface ApprovalRowView {
   revocable: boolean;
 }
 
-const GROUP_WORDS: Record<ApprovalGroup, { label: string; where: string }> = {
-  session: { label: 'For this session', where: 'in memory until the window closes' },
-  workspace: { label: 'In this workspace', where: "kept in this workspace's state" },
-  user: { label: 'Always (your settings)', where: 'user settings, plangate.policy' },
-  file: { label: 'Workspace policy file', where: '.vscode/plangate-policy.json: edit the file to change it' },
+const GROUP_WORDS: Record<ApprovalGroup, { label: string; short: string; where: string }> = {
+  session: { label: 'For this session', short: 'until the window closes', where: 'in memory until the window closes' },
+  workspace: { label: 'In this workspace', short: 'this folder only', where: "kept in this workspace's state" },
+  user: { label: 'Always (your settings)', short: 'plangate.policy', where: 'user settings, plangate.policy' },
+  file: {
+    label: 'Workspace policy file',
+    short: '.vscode/plangate-policy.json',
+    where: '.vscode/plangate-policy.json: edit the file to change it',
+  },
 };
 
 /** The groups and rows the view shows. `userRules`, `fileRules`: the allow rules of each source as written. */
@@ -54,7 +61,8 @@ export function approvalGroups(
     group: g,
     id: rows.length ? g : `${g}:empty`,
     label: GROUP_WORDS[g].label,
-    description: `${rows.length} · ${GROUP_WORDS[g].where}`,
+    description: `${rows.length} · ${GROUP_WORDS[g].short}`,
+    tooltip: `${GROUP_WORDS[g].label}: ${rows.length} ${rows.length === 1 ? 'approval' : 'approvals'}, ${GROUP_WORDS[g].where}`,
     resettable: g === 'session' || g === 'workspace',
     rows,
   });
