@@ -4,15 +4,22 @@
 // malformed stored entry is refused with words that name its field.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryLedgerSink, parseLedgerEntry, replay, Workflow, type LedgerEntry } from '../../src/core/workflow/ledger';
+import {
+  durabilityOf,
+  MemoryLedgerSink,
+  parseLedgerEntry,
+  replay,
+  Workflow,
+  type Durability,
+  type LedgerEntry,
+} from '../../src/core/workflow/ledger';
 import { EMPTY_WORKFLOW, getPlan, reduce, type WorkflowEvent, type WorkflowState } from '../../src/core/workflow/workflow';
 import { approvalHash } from '../../src/core/plan/approval';
 import type { ActionCall } from '../../src/core/plan/plan';
 
 const fold = (entries: readonly LedgerEntry[]): WorkflowState => entries.reduce((s, e) => reduce(s, e.event), EMPTY_WORKFLOW);
 
-function history() {
-  const sink = new MemoryLedgerSink();
+function history<S extends MemoryLedgerSink>(sink: S = new MemoryLedgerSink() as S) {
   const wf = new Workflow(sink);
   let at = 0;
   const ok = (event: Record<string, unknown>) =>
@@ -245,5 +252,108 @@ describe('reading a stored entry', () => {
       if (problem === undefined) assert.equal(typeof r, 'object', `${JSON.stringify(event)}: ${String(r)}`);
       else assert.equal(r, `event: ${problem}`, JSON.stringify(event));
     }
+  });
+});
+
+describe('how soon each event must be on disk', () => {
+  class DurabilitySink extends MemoryLedgerSink {
+    readonly durability: (Durability | undefined)[] = [];
+    override append(entry: LedgerEntry, _json?: string, durability?: Durability): void {
+      super.append(entry);
+      this.durability.push(durability);
+    }
+  }
+  const call = { server: 'a', tool: 't', entrance: 'call', decision: { by: 'user', what: 'x' }, args: {} };
+  const task = { server: 'a', taskId: 'tk', status: 'working' };
+
+  /** Dispatches each event after `setup` and returns the durability the sink was asked for, by label. */
+  function durabilities(h: ReturnType<typeof history<DurabilitySink>>, events: [string, Record<string, unknown>][]) {
+    const out: Record<string, Durability | undefined> = {};
+    for (const [label, event] of events) {
+      const before = h.sink.durability.length;
+      assert.ok(h.wf.dispatch({ at: 1, ...event } as unknown as WorkflowEvent), label);
+      assert.equal(h.sink.durability.length, before + 1, label);
+      out[label] = h.sink.durability.at(-1);
+    }
+    return { out, wf: h.wf };
+  }
+
+  test('a call record, a read, a task id and a restore are synced before the call leaves; progress is lossy', () => {
+    const h = history(new DurabilitySink());
+    h.receive('p', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('p');
+    h.approve('p');
+    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
+    const { out } = durabilities(h, [
+      ['callSent', { type: 'callSent', callId: 'c1', ...call }],
+      ['callEnded', { type: 'callEnded', callId: 'c1', outcome: 'ok', durationMs: 1 }],
+      ['resourceRead', { type: 'resourceRead', callId: 'r1', server: 'a', uri: 'file:///x', outcome: 'ok' }],
+      ['callTask', { type: 'callTask', callId: 'c2', ...task }],
+      ['stepTask', { type: 'stepTask', planId: 'p', step: 0, callId: 'c3', ...task }],
+      ['stepProgress', { type: 'stepProgress', planId: 'p', step: 0, progress: { progress: 1 } }],
+      ['samplingDecided', { type: 'samplingDecided', samplingId: 's1', server: 'a', outcome: 'declined', request: {} }],
+      ['restored', { type: 'restored' }],
+    ]);
+    assert.deepEqual(out, {
+      callSent: 'now',
+      callEnded: 'turn',
+      resourceRead: 'now',
+      callTask: 'now',
+      stepTask: 'now',
+      stepProgress: 'lossy',
+      samplingDecided: 'turn',
+      restored: 'now',
+    });
+  });
+
+  test('only the event that ends a running plan is synced: not its receipt, approval, a step start or a middle step', () => {
+    const steps = [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ];
+    const origin = { server: 'a', tool: 'plan', args: {}, entrance: 'manual' };
+    const plan = { kind: 'orchestrated_plan', version: '1', status: 'ok', instruction: 'r', next_actions: steps };
+    const h = history(new DurabilitySink());
+    h.receive('p', steps);
+    h.resolve('p');
+    h.receive('q');
+    const hash = approvalHash(getPlan(h.wf.state, 'p')!);
+    const { out, wf } = durabilities(h, [
+      ['rejected', { type: 'rejected', planId: 'q' }],
+      ['approved', { type: 'approved', planId: 'p', approvalHash: hash }],
+      ['stepStarted', { type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false }],
+      ['middleStep', { type: 'stepSucceeded', planId: 'p', step: 0, summary: 'x' }],
+      ['lastStarted', { type: 'stepStarted', planId: 'p', step: 1, server: 'a', crossServer: false }],
+      ['lastStep', { type: 'stepSucceeded', planId: 'p', step: 1, summary: 'y' }],
+      ['planReceived', { type: 'planReceived', planId: 'r', origin, plan }],
+    ]);
+    assert.equal(getPlan(wf.state, 'p')?.phase, 'finished');
+    assert.deepEqual(out, {
+      rejected: 'turn',
+      approved: 'turn',
+      stepStarted: 'turn',
+      middleStep: 'turn',
+      lastStarted: 'turn',
+      lastStep: 'now',
+      planReceived: 'turn',
+    });
+  });
+
+  test('pure: a plan executing before and not after is settled now, whatever the event says', () => {
+    const h = history();
+    h.receive('p');
+    h.resolve('p');
+    h.approve('p');
+    const executing = h.wf.state;
+    h.run('p', 0);
+    const finished = h.wf.state;
+    const ev = { type: 'stepSucceeded', at: 1, planId: 'p', step: 0, summary: 'x' } as WorkflowEvent;
+    assert.equal(durabilityOf(executing, ev, finished), 'now');
+    assert.equal(durabilityOf(executing, ev, executing), 'turn');
+    assert.equal(durabilityOf(finished, ev, finished), 'turn');
+    assert.equal(durabilityOf(executing, { ...ev, planId: 'other' } as WorkflowEvent, finished), 'turn');
   });
 });
