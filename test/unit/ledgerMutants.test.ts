@@ -357,3 +357,98 @@ describe('how soon each event must be on disk', () => {
     assert.equal(durabilityOf(executing, { ...ev, planId: 'other' } as WorkflowEvent, finished), 'turn');
   });
 });
+
+describe('reading a stored entry: records beside plans', () => {
+  const entry = (event: Record<string, unknown>) => parseLedgerEntry({ seq: 1, event: { at: 1, ...event } });
+  const check = (cases: [Record<string, unknown>, string | undefined][]) => {
+    for (const [event, problem] of cases) {
+      const r = entry(event);
+      if (problem === undefined) assert.deepEqual(r, { seq: 1, event: { at: 1, ...event } }, `${JSON.stringify(event)}: ${String(r)}`);
+      else assert.equal(r, `event: ${problem}`, JSON.stringify(event));
+    }
+  };
+
+  test('a resource read needs its id, server and URI', () => {
+    const read = { type: 'resourceRead', callId: 'r', server: 'a', uri: 'file:///x', outcome: 'ok' };
+    const problem = 'resourceRead needs an id, a server and a URI';
+    check([
+      [read, undefined],
+      [{ ...read, callId: undefined }, problem],
+      [{ ...read, server: 1 }, problem],
+      [{ ...read, uri: null }, problem],
+    ]);
+  });
+
+  test("a task record needs the call, the server, the task's id and status; a step's task also its plan and step", () => {
+    const callTask = { type: 'callTask', callId: 'c', server: 'a', taskId: 't', status: 'working' };
+    const stepTask = { ...callTask, type: 'stepTask', planId: 'p', step: 0 };
+    check([
+      [callTask, undefined],
+      [{ ...callTask, message: 'half way' }, undefined],
+      [{ ...callTask, callId: 1 }, 'callTask needs a call id, a server and a task id'],
+      [{ ...callTask, server: undefined }, 'callTask needs a call id, a server and a task id'],
+      [{ ...callTask, taskId: 2 }, 'callTask needs a call id, a server and a task id'],
+      [{ ...callTask, status: 'sleeping' }, 'callTask.status is not a task status'],
+      [{ ...callTask, status: undefined }, 'callTask.status is not a task status'],
+      [{ ...callTask, message: 5 }, 'callTask.message is not a string'],
+      [stepTask, undefined],
+      [{ ...stepTask, status: 'completed', message: 'done' }, undefined],
+      [{ ...stepTask, taskId: undefined }, 'stepTask needs a call id, a server and a task id'],
+      [{ ...stepTask, status: 'x' }, 'stepTask.status is not a task status'],
+      [{ ...stepTask, message: false }, 'stepTask.message is not a string'],
+      [{ ...stepTask, planId: undefined }, 'stepTask.planId is not a string'],
+      [{ ...stepTask, step: undefined }, 'stepTask.step is not a step index'],
+      [{ ...stepTask, step: -1 }, 'stepTask.step is not a step index'],
+      [{ type: 'taskResumed', planId: 'p', step: 0 }, undefined],
+      [{ type: 'taskResumed', planId: 'p' }, 'taskResumed.step is not a step index'],
+    ]);
+  });
+
+  test('a sampling decision needs its id, server, outcome and request', () => {
+    const decided = { type: 'samplingDecided', samplingId: 's', server: 'a', outcome: 'declined', request: { messages: [] } };
+    const problem = 'samplingDecided needs samplingId, server, outcome and request';
+    check([
+      [decided, undefined],
+      [{ ...decided, samplingId: 1 }, problem],
+      [{ ...decided, server: undefined }, problem],
+      [{ ...decided, outcome: true }, problem],
+      [{ ...decided, request: [] }, problem],
+      [{ ...decided, request: undefined }, problem],
+    ]);
+  });
+
+  test('a submission event is checked as one (it has no plan)', () => {
+    check([
+      [{ type: 'formStaged', submissionId: 's', fields: {} }, undefined],
+      [{ type: 'formStaged', submissionId: 's' }, 'formStaged.fields is not an object'],
+      [{ type: 'formStaged', fields: {} }, 'formStaged.submissionId is not a string'],
+      [{ type: 'approvalRequested', submissionId: 's', approvalId: 'a' }, undefined],
+    ]);
+  });
+
+  test('a cancel without a reason, and a plan whose second step has no tool', () => {
+    check([
+      [{ type: 'cancelled', planId: 'p' }, undefined],
+      [{ type: 'cancelled', planId: 'p', reason: 'user' }, undefined],
+      [
+        {
+          type: 'planReceived',
+          planId: 'p',
+          origin: { server: 'a', tool: 'p', args: {} },
+          plan: { status: 'ok', next_actions: [{ tool: 't', args: {} }, { args: {} }] },
+        },
+        'planReceived.plan.next_actions holds a step without tool and args',
+      ],
+      [
+        {
+          type: 'planReceived',
+          planId: 'p',
+          origin: { server: 'a', tool: 'p', args: {} },
+          plan: { status: 'ok', next_actions: [] },
+          followUpOf: 3,
+        },
+        'planReceived.followUpOf is not a string',
+      ],
+    ]);
+  });
+});
