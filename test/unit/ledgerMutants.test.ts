@@ -452,3 +452,90 @@ describe('reading a stored entry: records beside plans', () => {
     ]);
   });
 });
+
+describe('what is recorded is the event as JSON data', () => {
+  class Money {
+    constructor(readonly cents: number) {}
+    toJSON() {
+      return `${this.cents / 100} EUR`;
+    }
+  }
+  const sent = (args: unknown, extra: Record<string, unknown> = {}) =>
+    ({
+      type: 'callSent',
+      at: 1,
+      callId: 'c',
+      server: 'a',
+      tool: 't',
+      entrance: 'call',
+      decision: { by: 'user', what: 'x' },
+      args,
+      ...extra,
+    }) as unknown as WorkflowEvent;
+
+  /** `value` with every plain object in it given a null prototype (what the fast copy takes like a plain one). */
+  const bare = (value: unknown): unknown =>
+    Object.getPrototypeOf(value) === Object.prototype
+      ? Object.assign(Object.create(null) as object, Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, bare(v)])))
+      : value;
+
+  test('each value the fast copy must not take as is comes out as JSON gives it', () => {
+    const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { x: 1, y: { z: 'z' } });
+    const cases: [string, WorkflowEvent][] = [
+      ['NaN', sent({ n: NaN })],
+      ['NaN with no finite number beside it', sent({ n: NaN }, { at: NaN })],
+      ['Infinity', sent({ n: -Infinity })],
+      ['-0', sent({ n: -0 })],
+      ['a Date', sent({ d: new Date(0) })],
+      ['a class with toJSON', sent({ price: new Money(150) })],
+      ['an array', sent({ list: [1, undefined, { a: NaN }] })],
+      ['deep nesting', sent({ a: { b: { c: { d: -0 } } } })],
+      ['undefined, null, text, booleans', sent({ u: undefined, z: null, s: 's', t: true, f: false }, { note: undefined })],
+      ['a null prototype', sent(nullProto)],
+      ['a Date in objects with a null prototype', bare(sent({ d: new Date(0) })) as WorkflowEvent],
+      ['a function', sent({ x: 1 }, { callback: () => 1 })],
+      ['a __proto__ key', sent(JSON.parse('{"__proto__": {"polluted": true}, "x": 1}'))],
+    ];
+    for (const [label, event] of cases) {
+      const sink = new MemoryLedgerSink();
+      const texts: string[] = [];
+      const wf = new Workflow({ append: (entry, json) => (sink.append(entry), texts.push(json!)) });
+      assert.ok(wf.dispatch(event), label);
+      const expected = JSON.parse(JSON.stringify(event)) as WorkflowEvent;
+      const stored = sink.entries[0]!.event;
+      assert.deepStrictEqual(stored, expected, label);
+      assert.deepStrictEqual(JSON.parse(texts[0]!), { seq: 1, event: expected }, label);
+      assert.equal(Object.getPrototypeOf(stored), Object.prototype, label);
+      assert.equal(Object.getPrototypeOf((stored as unknown as { args: object }).args), Object.prototype, label);
+      const args = (stored as unknown as { args: object }).args;
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptors(args),
+        Object.getOwnPropertyDescriptors((expected as unknown as { args: object }).args),
+        label,
+      );
+      assert.equal(({} as Record<string, unknown>).polluted, undefined, label);
+    }
+  });
+
+  test('an event that is not JSON data is refused and nothing is appended', () => {
+    const sink = new MemoryLedgerSink();
+    const wf = new Workflow(sink);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const bad: [string, unknown][] = [
+      ['a cycle', sent(cyclic)],
+      ['a bigint', sent({ n: 1n })],
+      ['nothing as JSON', { ...(sent({}) as object), toJSON: () => undefined }],
+    ];
+    for (const [label, event] of bad) {
+      assert.equal(
+        wf.canApply(event as WorkflowEvent),
+        'The event is not plain JSON data (a cycle or a bigint), so it cannot be recorded.',
+        label,
+      );
+      assert.equal(wf.dispatch(event as WorkflowEvent), false, label);
+    }
+    assert.equal(sink.entries.length, 0);
+    assert.equal(wf.lastSeq, 0);
+  });
+});
