@@ -539,3 +539,176 @@ describe('what is recorded is the event as JSON data', () => {
     assert.equal(wf.lastSeq, 0);
   });
 });
+
+describe('replay never hides what a restore must see', () => {
+  test('a plan still running at its last event is marked interrupted by the restore after it, alone or beside a finished parent', () => {
+    const h = history();
+    h.receive('p1', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('p1');
+    h.approve('p1');
+    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
+    h.receive('done');
+    h.ok({ type: 'rejected', planId: 'done' });
+    h.receive('solo');
+    h.resolve('solo');
+    h.approve('solo');
+    h.ok({ type: 'stepStarted', planId: 'solo', step: 0, server: 'a', crossServer: false });
+    h.receive('z');
+    h.raw({ type: 'restored' });
+    const s = sameAsFold(h.sink.entries);
+    assert.equal(getPlan(s, 'solo')?.steps[0]?.state, 'unknown', 'a sent step is never shown as not started, nor as running');
+    assert.equal(getPlan(s, 'p1')?.steps[0]?.state, 'unknown');
+  });
+
+  test('a plan finished early in its family is not set aside while the family goes on', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1' });
+    h.receive('r1', [{ tool: 't', args: {} }], { replacesId: 'p1' });
+    h.resolve('r1');
+    h.approve('r1');
+    h.run('r1', 0);
+    const s = sameAsFold(h.sink.entries);
+    assert.equal(getPlan(s, 'r1')?.phase, 'finished');
+    assert.equal(getPlan(s, 'r1')?.steps[0]?.state, 'ok', 'the finished step of a settled plan is kept');
+  });
+
+  test('a running replacement keeps the finished plan it replaced live, and the restore reaches it', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1' });
+    h.receive('r1', [{ tool: 't', args: {} }], { replacesId: 'p1' });
+    h.resolve('r1');
+    h.approve('r1');
+    h.ok({ type: 'stepStarted', planId: 'r1', step: 0, server: 'a', crossServer: false });
+    h.receive('z');
+    h.raw({ type: 'restored' });
+    const s = sameAsFold(h.sink.entries);
+    assert.equal(getPlan(s, 'r1')?.steps[0]?.state, 'unknown');
+  });
+
+  test('the plans put back look exactly like the fold’s, property by property', () => {
+    const h = history();
+    for (const id of ['a', 'b', 'c']) h.receive(id);
+    h.ok({ type: 'rejected', planId: 'a' });
+    h.ok({ type: 'rejected', planId: 'c' });
+    const s = sameAsFold(h.sink.entries);
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptors(s.plans), Object.getOwnPropertyDescriptors(fold(h.sink.entries).plans));
+  });
+});
+
+describe('the store', () => {
+  const call = (callId: string, extra: Record<string, unknown> = {}) =>
+    ({
+      type: 'callSent',
+      at: 1,
+      callId,
+      server: 'a',
+      tool: 't',
+      entrance: 'call',
+      decision: { by: 'user', what: 'x' },
+      args: {},
+      policy: { decision: 'allow', ruleId: 'r1' },
+      ...extra,
+    }) as unknown as WorkflowEvent;
+
+  test('a loaded ledger rebuilds the list of single calls and the uses of each rule', () => {
+    const entries: LedgerEntry[] = [
+      { seq: 1, event: call('c1') },
+      { seq: 2, event: { type: 'callEnded', at: 2, callId: 'c1', outcome: 'ok', durationMs: 3 } as WorkflowEvent },
+      { seq: 7, event: call('c2') },
+    ];
+    const wf = new Workflow(new MemoryLedgerSink(), entries);
+    assert.deepEqual(
+      wf.recentCalls.list().map((c) => [c.callId, c.outcome]),
+      [
+        ['c2', undefined],
+        ['c1', 'ok'],
+      ],
+    );
+    assert.equal(wf.ruleUses.get('r1')?.count, 2);
+    assert.equal(wf.lastSeq, 7, 'nothing was interrupted, so no restore was appended');
+  });
+
+  test('a call record is announced to call listeners only, when the list changed; state listeners hear of plan events', () => {
+    const wf = new Workflow(new MemoryLedgerSink());
+    const changes: string[] = [];
+    const calls: string[] = [];
+    wf.onDidChange((c) => changes.push(`${c.event.type}#${c.seq}`));
+    wf.onDidRecordCall((e) => calls.push(`${e.type}:${e.callId}`));
+    const before = wf.state;
+    assert.ok(wf.dispatch(call('c1')));
+    assert.ok(wf.dispatch({ type: 'callEnded', at: 2, callId: 'c1', outcome: 'ok', durationMs: 1 } as WorkflowEvent));
+    assert.ok(wf.dispatch({ type: 'callEnded', at: 3, callId: 'unknown', outcome: 'ok', durationMs: 1 } as WorkflowEvent));
+    assert.ok(wf.dispatch(call('step', { decision: { by: 'approval', what: 'plan' } })));
+    assert.equal(wf.state, before, 'a call record changes no state');
+    assert.deepEqual(calls, ['callSent:c1', 'callEnded:c1']);
+    assert.deepEqual(changes, []);
+    assert.equal(wf.lastSeq, 4);
+    assert.equal(wf.ruleUses.get('r1')?.count, 2);
+  });
+
+  test('compaction runs once per outermost dispatch, after every listener heard every event (those listeners dispatched too)', () => {
+    const heard: number[] = [];
+    const compactedAfter: number[][] = [];
+    const sink = new MemoryLedgerSink() as MemoryLedgerSink & { compact(): undefined };
+    sink.compact = () => {
+      compactedAfter.push([...heard]);
+      return undefined;
+    };
+    const h = history(sink);
+    h.wf.onDidChange((c) => {
+      heard.push(c.seq);
+      if (c.event.type === 'planReceived' && c.event.planId === 'p') h.ok({ type: 'rejected', planId: 'p' });
+    });
+    h.receive('p');
+    assert.deepEqual(compactedAfter, [[1, 2]]);
+  });
+
+  test('the state a compacting sink returns becomes the state', () => {
+    const sink = new MemoryLedgerSink() as MemoryLedgerSink & { compact(): WorkflowState | undefined };
+    const replacement: { state?: WorkflowState } = {};
+    sink.compact = () => replacement.state;
+    const h = history(sink);
+    h.receive('p');
+    const kept = h.wf.state;
+    h.receive('q');
+    replacement.state = kept;
+    h.receive('r');
+    assert.equal(h.wf.state, kept);
+  });
+
+  test('an unrecorded event settles the window without touching the ledger; a refused one changes nothing', () => {
+    const h = history();
+    h.receive('p');
+    h.resolve('p');
+    h.approve('p');
+    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
+    const changes: [string, number][] = [];
+    h.wf.onDidChange((c) => changes.push([c.event.type, c.seq]));
+    const entries = h.sink.entries.length;
+    const seq = h.wf.lastSeq;
+    assert.equal(h.wf.applyUnrecorded({ type: 'stepFailed', at: 9, planId: 'p', step: 5, error: 'x' } as WorkflowEvent), false);
+    assert.equal(h.wf.applyUnrecorded({ type: 'stepFailed', at: 9, planId: 'p', step: 0, error: 'ledger failed' } as WorkflowEvent), true);
+    assert.equal(getPlan(h.wf.state, 'p')?.steps[0]?.state, 'failed');
+    assert.deepEqual(changes, [['stepFailed', seq]]);
+    assert.ok(h.wf.applyUnrecorded(call('c9')));
+    assert.deepEqual(changes, [['stepFailed', seq]], 'a call record is not announced as a change');
+    assert.equal(h.sink.entries.length, entries);
+    assert.equal(h.wf.lastSeq, seq);
+  });
+
+  test('after dispose no listener hears anything', () => {
+    const h = history();
+    let heard = 0;
+    h.wf.onDidChange(() => heard++);
+    h.wf.onDidRecordCall(() => heard++);
+    h.wf.dispose();
+    h.receive('p');
+    assert.ok(h.wf.dispatch(call('c1')));
+    assert.equal(heard, 0);
+  });
+});
