@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  compactEntries,
   durabilityOf,
   MemoryLedgerSink,
   parseLedgerEntry,
@@ -710,5 +711,196 @@ describe('the store', () => {
     h.receive('p');
     assert.ok(h.wf.dispatch(call('c1')));
     assert.equal(heard, 0);
+  });
+});
+
+describe('compaction keeps what it must', () => {
+  const FORM = {
+    schema: {
+      model: 'Contact',
+      title: 'Create Contact',
+      fieldsets: [{ key: 'd', title: 'Details', description: '', required: true, groups: ['default'] }],
+      fields: [{ name: 'name', label: 'Name', group: 'default', required: true, type: 'text' }],
+    },
+    defaults: {},
+    mode: 'create',
+    submitMode: 'collect',
+  };
+  const formOrigin = { server: 'demo', tool: 'new_model_app', args: {}, entrance: 'manual' };
+  const single = (callId: string, extra: Record<string, unknown> = {}) => ({
+    type: 'callSent',
+    callId,
+    server: 'a',
+    tool: 't',
+    entrance: 'call',
+    decision: { by: 'user', what: 'x' },
+    args: {},
+    ...extra,
+  });
+  const ids = (entries: readonly LedgerEntry[]) =>
+    entries.map(({ event }) => {
+      const e = event as unknown as Record<string, string>;
+      return `${e.type}:${e.callId ?? e.planId ?? e.submissionId ?? ''}`;
+    });
+  const ONE = (n: number) => Array.from({ length: n }, () => 1);
+
+  test('only settled history goes: not a call in flight, a plan waiting, a plan whose step call is in flight, or an open submission', () => {
+    const h = history();
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1' });
+    h.ok(single('inflight'));
+    h.ok(single('ended'));
+    h.ok({ type: 'callEnded', callId: 'ended', outcome: 'ok', durationMs: 1 });
+    h.ok({ type: 'resourceRead', callId: 'read', server: 'a', uri: 'file:///x', outcome: 'ok' });
+    h.receive('waiting');
+    h.receive('p3');
+    h.resolve('p3');
+    h.approve('p3');
+    h.ok({ type: 'stepStarted', planId: 'p3', step: 0, server: 'a', crossServer: false });
+    h.ok(single('stepcall', { planId: 'p3', step: 0, decision: { by: 'approval', what: 'p3' } }));
+    h.ok({ type: 'stepSucceeded', planId: 'p3', step: 0, summary: 'ok' });
+    h.ok({ type: 'formReceived', submissionId: 'done', origin: formOrigin, form: FORM });
+    h.ok({ type: 'formDiscarded', submissionId: 'done' });
+    h.ok({ type: 'formReceived', submissionId: 'open', origin: formOrigin, form: FORM });
+    h.raw({ type: 'formDiscarded', submissionId: 'ghost' }); // refused when live: names no submission
+    const entries = h.sink.entries;
+    assert.equal(getPlan(h.wf.state, 'p3')?.phase, 'finished');
+    const c = compactEntries(entries, ONE(entries.length), { now: 1e9, maxAgeMs: 1, keepRecentMs: 0 })!;
+    assert.ok(c);
+    assert.deepEqual(ids(c.kept), [
+      'callSent:inflight',
+      'planReceived:waiting',
+      'planReceived:p3',
+      'resolved:p3',
+      'approved:p3',
+      'stepStarted:p3',
+      'callSent:stepcall',
+      'stepSucceeded:p3',
+      'formReceived:open',
+    ]);
+    assert.deepEqual(c.droppedPlans, ['p1']);
+    assert.deepEqual(c.droppedSubmissions, ['done', 'ghost']);
+    assert.equal(c.droppedEntries, entries.length - c.kept.length);
+    assert.equal(c.keptBytes, c.kept.length);
+    assert.deepStrictEqual(c.state, replay(c.kept));
+    assert.deepEqual(getPlan(c.state, 'p3'), getPlan(h.wf.state, 'p3'));
+  });
+
+  test('a restore goes with the plans it touched, and stays while it touched a kept one', () => {
+    const h = history();
+    h.receive('old');
+    h.ok({ type: 'rejected', planId: 'old' });
+    h.receive('p1');
+    h.resolve('p1');
+    h.approve('p1');
+    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
+    h.raw({ type: 'restored' });
+    const interrupted = [...h.sink.entries];
+    h.raw({ type: 'stopped', planId: 'p1' });
+    h.raw({
+      type: 'planReceived',
+      planId: 'live',
+      origin: { server: 'a', tool: 'plan', args: {} },
+      plan: { status: 'ok', next_actions: [] },
+    });
+    const policy = { now: 1e9, maxAgeMs: 1, keepRecentMs: 0 };
+    const whileBlocked = compactEntries(interrupted, ONE(interrupted.length), policy)!;
+    assert.deepEqual(ids(whileBlocked.kept), ['planReceived:p1', 'resolved:p1', 'approved:p1', 'stepStarted:p1', 'restored:']);
+    assert.deepStrictEqual(whileBlocked.state, fold(whileBlocked.kept));
+    assert.equal(getPlan(whileBlocked.state, 'p1')?.steps[0]?.state, 'unknown');
+    const entries = h.sink.entries;
+    assert.equal(getPlan(fold(entries), 'p1')?.phase, 'finished');
+    const settled = compactEntries(entries, ONE(entries.length), policy)!;
+    assert.deepEqual(ids(settled.kept), ['planReceived:live']);
+    assert.deepEqual(settled.droppedPlans, ['old', 'p1']);
+  });
+
+  test('progress: only the last of a run of the same step is kept', () => {
+    const h = history();
+    h.receive('p', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('p');
+    h.approve('p');
+    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
+    for (const progress of [1, 2, 3]) h.ok({ type: 'stepProgress', planId: 'p', step: 0, progress: { progress } });
+    h.ok({ type: 'stepSucceeded', planId: 'p', step: 0, summary: 'x' });
+    h.ok({ type: 'stepStarted', planId: 'p', step: 1, server: 'a', crossServer: false });
+    h.ok({ type: 'stepProgress', planId: 'p', step: 1, progress: { progress: 1 } });
+    h.ok({ type: 'stepProgress', planId: 'p', step: 1, progress: { progress: 2 } });
+    const entries = h.sink.entries;
+    const c = compactEntries(entries, ONE(entries.length), { now: 0 })!;
+    assert.deepEqual(
+      c.kept.filter((e) => e.event.type === 'stepProgress').map((e) => e.seq),
+      [entries[6]!.seq, entries[10]!.seq],
+    );
+    assert.equal(c.droppedEntries, 3);
+    assert.deepEqual(c.droppedPlans, []);
+    assert.deepStrictEqual(c.state, fold(entries));
+  });
+
+  test('ages: kept while younger than keepRecentMs (dropped at exactly it), and past maxAgeMs (not at exactly it)', () => {
+    const h = history();
+    h.receive('a'); // at 1
+    h.ok({ type: 'rejected', planId: 'a' }); // at 2
+    h.receive('b'); // at 3
+    h.ok({ type: 'rejected', planId: 'b' }); // at 4
+    h.receive('live'); // at 5
+    const entries = h.sink.entries;
+    const dropped = (policy: { now: number; maxAgeMs?: number; keepRecentMs?: number; maxBytes?: number }) =>
+      compactEntries(entries, ONE(entries.length), policy)?.droppedPlans ?? [];
+    // a's last event is 98 ms old at 100, b's 96.
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 1, keepRecentMs: 96 }), ['a', 'b']);
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 1, keepRecentMs: 97 }), ['a']);
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 1, keepRecentMs: 99 }), []);
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 96, keepRecentMs: 0 }), ['a']);
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 98, keepRecentMs: 0 }), []);
+    assert.equal(compactEntries(entries, ONE(entries.length), { now: 100, keepRecentMs: 0 }), undefined, 'no limit: nothing goes');
+    assert.deepEqual(dropped({ now: 100, maxAgeMs: 0, keepRecentMs: 0 }), [], 'a zero age is no limit');
+    assert.deepEqual(dropped({ now: 1e9 }), [], 'the default keeps ten minutes… of a clock at 1e9: old enough, but no limit set');
+    assert.deepEqual(dropped({ now: 1e9, maxAgeMs: 1 }), ['a', 'b']);
+    assert.deepEqual(dropped({ now: 4 + 10 * 60_000 - 1, maxAgeMs: 1 }), ['a']);
+  });
+
+  test('size: oldest settled families first, down to COMPACT_TO of the limit, after what age already dropped', () => {
+    const h = history();
+    for (const id of ['a', 'b', 'c', 'd']) {
+      h.receive(id);
+      h.ok({ type: 'rejected', planId: id });
+    }
+    h.receive('live');
+    const entries = h.sink.entries; // 9 entries, 10 bytes each: 90
+    const bytes = entries.map(() => 10);
+    const dropped = (maxBytes: number, maxAgeMs?: number) =>
+      compactEntries(entries, bytes, { now: 100, keepRecentMs: 0, maxBytes, ...(maxAgeMs ? { maxAgeMs } : {}) })?.droppedPlans ?? [];
+    // Families a, b, c, d (20 bytes each, last events 2, 4, 6, 8 ms: 98, 96, 94, 92 ms old) and live (10): 90 bytes.
+    assert.deepEqual(dropped(90), [], 'at the limit nothing goes');
+    assert.deepEqual(dropped(89), ['a'], 'over it: down to 71.2 (70)');
+    assert.deepEqual(dropped(87.5), ['a'], '70 is exactly COMPACT_TO of 87.5: enough');
+    assert.deepEqual(dropped(87.4), ['a', 'b']);
+    assert.deepEqual(dropped(62.5), ['a', 'b'], 'down to exactly 50');
+    assert.deepEqual(dropped(80, 96), ['a'], 'age dropped a, and the 70 bytes left are under the limit');
+    assert.deepEqual(dropped(60, 96), ['a', 'b', 'c'], 'age dropped a; then b and c to get under 48');
+  });
+
+  test('size: the family whose last event is oldest goes first, whenever it began', () => {
+    const h = history();
+    h.receive('a');
+    h.receive('b');
+    h.ok({ type: 'rejected', planId: 'b' });
+    h.receive('c');
+    h.ok({ type: 'rejected', planId: 'c' });
+    h.ok({ type: 'rejected', planId: 'a' });
+    h.receive('live');
+    const entries = h.sink.entries; // 70 bytes; last events: b 3, c 5, a 6
+    const dropped = (maxBytes: number) =>
+      compactEntries(
+        entries,
+        entries.map(() => 10),
+        { now: 100, keepRecentMs: 0, maxBytes },
+      )?.droppedPlans ?? [];
+    assert.deepEqual(dropped(69), ['b']);
+    assert.deepEqual(dropped(40), ['b', 'c']);
   });
 });
