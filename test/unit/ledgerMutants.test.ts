@@ -840,6 +840,30 @@ describe('compaction keeps what it must', () => {
     assert.deepStrictEqual(c.state, fold(entries));
   });
 
+  test('a settled plan linked to an unsettled one stays: the plan it replaced, and its finished child', () => {
+    const h = history();
+    h.receive('x');
+    h.ok({ type: 'rejected', planId: 'x' });
+    h.receive('p1');
+    h.ok({ type: 'rejected', planId: 'p1' });
+    h.receive('r1', [{ tool: 't', args: {} }], { replacesId: 'p1' });
+    h.receive('parent', [
+      { tool: 't', args: {} },
+      { tool: 'u', args: {} },
+    ]);
+    h.resolve('parent');
+    h.approve('parent');
+    h.ok({ type: 'stepStarted', planId: 'parent', step: 0, server: 'a', crossServer: false });
+    h.receive('child', [{ tool: 't', args: {} }], { parentId: 'parent', parentStep: 0 });
+    h.ok({ type: 'rejected', planId: 'child' });
+    const entries = h.sink.entries;
+    assert.equal(getPlan(h.wf.state, 'child')?.phase, 'finished');
+    const c = compactEntries(entries, ONE(entries.length), { now: 1e9, maxAgeMs: 1, keepRecentMs: 0 })!;
+    assert.deepEqual(c.droppedPlans, ['x']);
+    assert.deepEqual(c.state.order, ['p1', 'r1', 'parent', 'child']);
+    assert.deepStrictEqual(c.state, replay(c.kept));
+  });
+
   test('ages: kept while younger than keepRecentMs (dropped at exactly it), and past maxAgeMs (not at exactly it)', () => {
     const h = history();
     h.receive('a'); // at 1
