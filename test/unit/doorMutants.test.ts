@@ -119,6 +119,10 @@ function setup(options: Partial<DoorOptions> & { cross?: boolean } = {}) {
     assert.ok(workflow.dispatch({ type: 'approved', at: 2, planId, approvalHash: hash }));
     return hash;
   }
+  /** The runner's start of step `index` (on server `a`), as before its call. */
+  function start(planId = 'p1', index = 0): void {
+    assert.ok(workflow.dispatch({ type: 'stepStarted', at: 3, planId, step: index, server: 'a', crossServer: false }));
+  }
   return {
     door,
     workflow,
@@ -130,6 +134,7 @@ function setup(options: Partial<DoorOptions> & { cross?: boolean } = {}) {
     policyCalls,
     plan,
     approve,
+    start,
     setCross: (v: boolean) => (cross = v),
   };
 }
@@ -344,7 +349,7 @@ describe('door: a plan step', () => {
     const s = setup();
     await s.plan();
     const hash = s.approve();
-    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    s.start();
     assert.equal(await s.door.check(step('p1', 0, hash, { path: 'x.txt', n: 1 })), undefined, 'a running step may be sent');
     assert.ok(s.workflow.dispatch({ type: 'stepSucceeded', at: 4, planId: 'p1', step: 0, summary: 'ok' }));
     const r = await s.door.check(step('p1', 0, hash, { path: 'x.txt', n: 1 }));
@@ -356,7 +361,7 @@ describe('door: a plan step', () => {
     const s = setup();
     await s.plan('p1', 'manual', [{ tool: 'write', args: {} }]);
     const hash = s.approve();
-    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    s.start();
     assert.ok(s.workflow.dispatch({ type: 'stepSucceeded', at: 4, planId: 'p1', step: 0, summary: 'ok' }));
     const plan = getPlan(s.workflow.state, 'p1')!;
     assert.notEqual(plan.phase, 'executing');
@@ -1033,7 +1038,7 @@ describe('door: a call that runs as an MCP task', () => {
     const s = setup();
     await s.plan();
     const hash = s.approve();
-    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    s.start();
     reporting(s, [
       { taskId: 'tk', status: 'working', message: 'go' },
       { taskId: 'tk', status: 'completed' },
@@ -1066,7 +1071,7 @@ describe('door: a call that runs as an MCP task', () => {
     const s = setup();
     await s.plan();
     const hash = s.approve();
-    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    s.start();
     reporting(s, [
       { taskId: 'tk', status: 'working', message: 'before' },
       { taskId: 'tk', status: 'completed', message: 'before' },
@@ -1112,7 +1117,7 @@ describe('door: a call that runs as an MCP task', () => {
     });
     await s.plan();
     const hash = s.approve();
-    assert.ok(s.workflow.dispatch({ type: 'stepStarted', at: 3, planId: 'p1', step: 0, server: 'a', crossServer: false }));
+    s.start();
     reporting(s, [{ taskId: 'tk', status: 'completed' }]);
     const result = await s.door.resume(step('p1', 0, hash, { path: 'x.txt', n: 1 }), { id: 'tk', callId: 'c-old', status: 'working' });
     assert.deepEqual(reviewed, ['write:review-write:plan']);
