@@ -132,6 +132,11 @@ export async function hoverText(vs, row, { timeout = 15_000 } = {}) {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
     await vs.page.mouse.move(700, 450);
+    // The hover of the row hovered before fades out slowly: read it here and the words would be that row's.
+    await hover
+      .first()
+      .waitFor({ state: 'hidden', timeout: 3000 })
+      .catch(() => undefined);
     await sleep(150);
     await row.locator('.label-name').first().hover();
     try {
