@@ -43,7 +43,14 @@ function history<S extends MemoryLedgerSink>(sink: S = new MemoryLedgerSink() as
   /** An event stored as is, whether the reducer takes it or not (as a ledger written by another version may hold). */
   const raw = (event: Record<string, unknown>) =>
     sink.entries.push({ seq: sink.entries.length + 1000, event: { at: ++at, ...event } as unknown as WorkflowEvent });
-  return { sink, wf, ok, raw, receive, resolve, approve, run };
+  /** A plan received, resolved and approved, its first step started: a plan in the middle of its run. */
+  const started = (planId: string, steps?: ActionCall[]) => {
+    receive(planId, steps);
+    resolve(planId);
+    approve(planId);
+    ok({ type: 'stepStarted', planId, step: 0, server: 'a', crossServer: false });
+  };
+  return { sink, wf, ok, raw, receive, resolve, approve, run, started };
 }
 
 function sameAsFold(entries: readonly LedgerEntry[]) {
@@ -95,13 +102,10 @@ describe('replay is the plain fold', () => {
 
   test('a child plan keeps its finished parent live until the family is finished, and replacements join the family', () => {
     const h = history();
-    h.receive('p1', [
+    h.started('p1', [
       { tool: 't', args: {} },
       { tool: 'u', args: {} },
     ]);
-    h.resolve('p1');
-    h.approve('p1');
-    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
     h.receive('c1', [{ tool: 't', args: {} }], { parentId: 'p1', parentStep: 0 });
     h.raw({ type: 'stepSucceeded', planId: 'p1', step: 0, summary: 'x', childPlanId: 'c1' });
     h.ok({ type: 'rejected', planId: 'c1' });
@@ -281,13 +285,10 @@ describe('how soon each event must be on disk', () => {
 
   test('a call record, a read, a task id and a restore are synced before the call leaves; progress is lossy', () => {
     const h = history(new DurabilitySink());
-    h.receive('p', [
+    h.started('p', [
       { tool: 't', args: {} },
       { tool: 'u', args: {} },
     ]);
-    h.resolve('p');
-    h.approve('p');
-    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
     const { out } = durabilities(h, [
       ['callSent', { type: 'callSent', callId: 'c1', ...call }],
       ['callEnded', { type: 'callEnded', callId: 'c1', outcome: 'ok', durationMs: 1 }],
@@ -544,19 +545,13 @@ describe('what is recorded is the event as JSON data', () => {
 describe('replay never hides what a restore must see', () => {
   test('a plan still running at its last event is marked interrupted by the restore after it, alone or beside a finished parent', () => {
     const h = history();
-    h.receive('p1', [
+    h.started('p1', [
       { tool: 't', args: {} },
       { tool: 'u', args: {} },
     ]);
-    h.resolve('p1');
-    h.approve('p1');
-    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
     h.receive('done');
     h.ok({ type: 'rejected', planId: 'done' });
-    h.receive('solo');
-    h.resolve('solo');
-    h.approve('solo');
-    h.ok({ type: 'stepStarted', planId: 'solo', step: 0, server: 'a', crossServer: false });
+    h.started('solo');
     h.receive('z');
     h.raw({ type: 'restored' });
     const s = sameAsFold(h.sink.entries);
@@ -684,10 +679,7 @@ describe('the store', () => {
 
   test('an unrecorded event settles the window without touching the ledger; a refused one changes nothing', () => {
     const h = history();
-    h.receive('p');
-    h.resolve('p');
-    h.approve('p');
-    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
+    h.started('p');
     const changes: [string, number][] = [];
     h.wf.onDidChange((c) => changes.push([c.event.type, c.seq]));
     const entries = h.sink.entries.length;
@@ -753,10 +745,7 @@ describe('compaction keeps what it must', () => {
     h.ok({ type: 'callEnded', callId: 'ended', outcome: 'ok', durationMs: 1 });
     h.ok({ type: 'resourceRead', callId: 'read', server: 'a', uri: 'file:///x', outcome: 'ok' });
     h.receive('waiting');
-    h.receive('p3');
-    h.resolve('p3');
-    h.approve('p3');
-    h.ok({ type: 'stepStarted', planId: 'p3', step: 0, server: 'a', crossServer: false });
+    h.started('p3');
     h.ok(single('stepcall', { planId: 'p3', step: 0, decision: { by: 'approval', what: 'p3' } }));
     h.ok({ type: 'stepSucceeded', planId: 'p3', step: 0, summary: 'ok' });
     h.ok({ type: 'formReceived', submissionId: 'done', origin: formOrigin, form: FORM });
@@ -790,10 +779,7 @@ describe('compaction keeps what it must', () => {
     const h = history();
     h.receive('old');
     h.ok({ type: 'rejected', planId: 'old' });
-    h.receive('p1');
-    h.resolve('p1');
-    h.approve('p1');
-    h.ok({ type: 'stepStarted', planId: 'p1', step: 0, server: 'a', crossServer: false });
+    h.started('p1');
     h.raw({ type: 'restored' });
     const interrupted = [...h.sink.entries];
     h.raw({ type: 'stopped', planId: 'p1' });
@@ -817,13 +803,10 @@ describe('compaction keeps what it must', () => {
 
   test('progress: only the last of a run of the same step is kept', () => {
     const h = history();
-    h.receive('p', [
+    h.started('p', [
       { tool: 't', args: {} },
       { tool: 'u', args: {} },
     ]);
-    h.resolve('p');
-    h.approve('p');
-    h.ok({ type: 'stepStarted', planId: 'p', step: 0, server: 'a', crossServer: false });
     for (const progress of [1, 2, 3]) h.ok({ type: 'stepProgress', planId: 'p', step: 0, progress: { progress } });
     h.ok({ type: 'stepSucceeded', planId: 'p', step: 0, summary: 'x' });
     h.ok({ type: 'stepStarted', planId: 'p', step: 1, server: 'a', crossServer: false });
@@ -847,13 +830,10 @@ describe('compaction keeps what it must', () => {
     h.receive('p1');
     h.ok({ type: 'rejected', planId: 'p1' });
     h.receive('r1', [{ tool: 't', args: {} }], { replacesId: 'p1' });
-    h.receive('parent', [
+    h.started('parent', [
       { tool: 't', args: {} },
       { tool: 'u', args: {} },
     ]);
-    h.resolve('parent');
-    h.approve('parent');
-    h.ok({ type: 'stepStarted', planId: 'parent', step: 0, server: 'a', crossServer: false });
     h.receive('child', [{ tool: 't', args: {} }], { parentId: 'parent', parentStep: 0 });
     h.ok({ type: 'rejected', planId: 'child' });
     const entries = h.sink.entries;
