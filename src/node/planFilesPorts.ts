@@ -100,8 +100,12 @@ function filesBelow(dir: string, max: number): string[] {
 
 /**
  * Watches the workspace with one `fs.watch` per folder (links not followed; `node_modules`, `.git`, … and `ignore`
- * not entered; at most `maxFolders`), adding folders as they are created. An event's kind is read from the disk when
- * it arrives: a `rename` of a path that exists is a creation, of one that is gone a deletion; a `change` a change.
+ * not entered; at most `maxFolders`), adding folders as they are created. `fs.watch` says only "rename" or "change",
+ * and by the time an event is read the file may have moved on (a server that writes `a.txt.1234.tmp` and renames it
+ * over `a.txt` makes the temporary file's creation arrive when it is already gone). So an event's kind is read from
+ * the disk *and* from the files that were there when the watch began: a path there before is `changed` while it
+ * exists and `deleted` once gone; a path not there before is `created` when first seen, and a file that came and went
+ * between two reads is no change at all (never "deleted", which would claim the plan removed a file it made).
  */
 export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolders?: number } = {}): FileWatcher {
   const maxFolders = options.maxFolders ?? 2000;
@@ -109,7 +113,16 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
     watch(folder, record) {
       const root = folder.root;
       const watchers = new Map<string, FSWatcher>();
+      /** Files present when the watch began (read while the first folders are added). */
+      const before = new Set<string>();
+      /** Paths recorded so far: a path's first event decides whether it was created. */
+      const recorded = new Set<string>();
+      let starting = true;
       let closed = false;
+      const note = (rel: string, kind: 'created' | 'changed' | 'deleted') => {
+        recorded.add(rel);
+        record(rel, kind);
+      };
       const onEvent = (dir: string, type: string, name: string | Buffer | null) => {
         if (closed || name === null) return;
         const rel = dir ? `${dir}/${String(name)}` : String(name);
@@ -118,15 +131,19 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
           (stats) => {
             if (closed) return;
             if (stats.isDirectory()) {
-              if (type === 'rename') {
-                record(rel, 'created');
+              if (type === 'rename' && !before.has(rel)) {
+                note(rel, 'created');
                 add(rel);
               }
               return;
             }
-            record(rel, type === 'rename' ? 'created' : 'changed');
+            note(rel, before.has(rel) || recorded.has(rel) ? 'changed' : 'created');
           },
-          () => !closed && record(rel, 'deleted'),
+          () => {
+            if (closed) return;
+            // Gone: a deletion of a file that was there, or of one the plan made; one never seen came and went.
+            if (before.has(rel) || recorded.has(rel)) note(rel, 'deleted');
+          },
         );
       };
       const add = (rel: string) => {
@@ -150,9 +167,14 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
         } catch {
           /* not readable */
         }
-        for (const e of entries) if (e.isDirectory() && !DEFAULT_EXCLUDED_DIRS.includes(e.name)) add(rel ? `${rel}/${e.name}` : e.name);
+        for (const e of entries) {
+          const path = rel ? `${rel}/${e.name}` : e.name;
+          if (starting) before.add(path);
+          if (e.isDirectory() && !DEFAULT_EXCLUDED_DIRS.includes(e.name)) add(path);
+        }
       };
       add('');
+      starting = false;
       return {
         dispose() {
           closed = true;
