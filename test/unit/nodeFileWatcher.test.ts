@@ -25,7 +25,13 @@ async function watched(files: Record<string, string>, act: (root: string) => voi
   }
   const log = new WatchLog();
   let sentinel: () => void = () => undefined;
-  const seen = new Promise<void>((resolve) => (sentinel = resolve));
+  // The watcher holds no handle that keeps the process alive (persistent: false): the guard's timer does, until the
+  // sentinel's event comes, and fails the test saying so if it never does.
+  let guard: NodeJS.Timeout | undefined;
+  const seen = new Promise<void>((resolve, reject) => {
+    sentinel = resolve;
+    guard = setTimeout(() => reject(new Error('no event came for the sentinel file within 20 s')), 20_000);
+  });
   const watch = nodeFileWatcher().watch({ root, roots: [root] }, (path, kind) => {
     if (path === 'zz-sentinel') sentinel();
     else log.record(path, kind);
@@ -38,6 +44,7 @@ async function watched(files: Record<string, string>, act: (root: string) => voi
     await new Promise((r) => setTimeout(r, 200));
     return log;
   } finally {
+    clearTimeout(guard);
     watch.dispose();
   }
 }
