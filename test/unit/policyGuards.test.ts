@@ -193,6 +193,35 @@ describe("a rule's pattern cannot freeze the extension host", () => {
     assert.equal(t('^(?<cmd>rm)\\b', 'rm -rf'), true);
   });
 
+  test('a path glob picomatch refuses (longer than 64 KiB) is a problem of the policy, naming the rule; the rule leans strict', () => {
+    const glob = 'a'.repeat(70_000);
+    const parsed = parsePolicyValue(
+      {
+        rules: [
+          rule('long-deny', 'deny', { args: [{ path: '$.path', glob }] }),
+          rule('long-allow', 'allow', { args: [{ path: '$.path', glob }] }),
+          rule('fine', 'deny', { args: [{ path: '$.path', glob: 'src/**/{a,b}.ts' }] }),
+        ],
+      },
+      'user',
+    );
+    assert.deepEqual(
+      parsed.problems.map((p) => [p.ruleId, p.severity, p.path.join('.')]),
+      [
+        ['long-deny', 'error', 'rules.0.args.0.glob'],
+        ['long-allow', 'error', 'rules.1.args.0.glob'],
+      ],
+    );
+    assert.match(parsed.problems[0]!.message, /^Rule 'long-deny', argument condition 1: "glob" "a+…?.*is not a glob Plangate can use \(.*65536/);
+    assert.match(parsed.problems[0]!.message, /this deny rule applies as if it matched/);
+    assert.match(parsed.problems[1]!.message, /this allow rule never applies/);
+    assert.deepEqual(
+      parsed.rules.map((r) => r.id),
+      ['long-deny', 'long-allow', 'fine'],
+      'kept, as the evaluation leans strict on them',
+    );
+  });
+
   test('backreferences and lookaround are refused, naming the rule and the pattern; the rule leans to the strict side', () => {
     const parsed = parsePolicyValue(
       {

@@ -4,6 +4,7 @@
  * that is not valid is left out, with a problem naming its field (and, for the file, its line and column); the valid
  * rules still apply. Pure.
  */
+import picomatch from 'picomatch';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parseJsonPath } from './evaluate';
 import { compileNameGlob } from './nameGlob';
@@ -283,6 +284,8 @@ function parseArgCondition(
   const c: ArgCondition = { path: raw.path };
   if (raw.glob !== undefined) {
     if (typeof raw.glob !== 'string' || raw.glob === '') return error(`${name}: "glob" must be text.`, 'glob');
+    const refused = pathGlobProblem(raw.glob);
+    if (refused) unusable(`${name}: "glob" ${shown(raw.glob)}`, refused, 'glob');
     c.glob = raw.glob;
   }
   if (raw.pattern !== undefined) {
@@ -298,6 +301,19 @@ function parseArgCondition(
   if (c.glob === undefined && c.pattern === undefined && c.outsideWorkspace === undefined)
     return error(`${name} tests nothing: give it a "glob", a "pattern" or "outsideWorkspace".`);
   return c;
+}
+
+/**
+ * Why a path glob cannot be used, as evaluate.ts compiles it (picomatch, which refuses one longer than 64 KiB), or
+ * undefined when it can.
+ */
+function pathGlobProblem(glob: string): string | undefined {
+  try {
+    picomatch.makeRe(glob, { dot: true });
+    return undefined;
+  } catch (err) {
+    return `is not a glob Plangate can use (${err instanceof Error ? err.message : String(err)})`;
+  }
 }
 
 /** A glob or pattern quoted in a message (a long one cut). */
