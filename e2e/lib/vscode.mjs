@@ -410,11 +410,16 @@ export class VSCodeSession {
   async openPalette() {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     for (let i = 0; ; i++) {
-      if (i > 0)
+      if (i > 0) {
+        // Whatever holds the keyboard (a hover, a notification's focus, a modal editor) lets go on Escape; the status
+        // bar's click takes the focus out of a webview. A short timeout: something covering the status bar would
+        // otherwise hold each try for Playwright's default 30 s (a settings edit once took 140 s so).
+        await this.page.keyboard.press('Escape').catch(() => {});
         await this.page
           .locator('.part.statusbar')
-          .click({ position: { x: 3, y: 3 } })
+          .click({ position: { x: 3, y: 3 }, timeout: 2000 })
           .catch(() => {});
+      }
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 4000 });
