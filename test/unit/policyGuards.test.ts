@@ -212,7 +212,10 @@ describe("a rule's pattern cannot freeze the extension host", () => {
         ['long-allow', 'error', 'rules.1.args.0.glob'],
       ],
     );
-    assert.match(parsed.problems[0]!.message, /^Rule 'long-deny', argument condition 1: "glob" "a+…?.*is not a glob Plangate can use \(.*65536/);
+    assert.match(
+      parsed.problems[0]!.message,
+      /^Rule 'long-deny', argument condition 1: "glob" "a+…?.*is not a glob Plangate can use \(.*65536/,
+    );
     assert.match(parsed.problems[0]!.message, /this deny rule applies as if it matched/);
     assert.match(parsed.problems[1]!.message, /this allow rule never applies/);
     assert.deepEqual(
