@@ -18,7 +18,7 @@ const NOTES = '\ufefftitle\r\nstatus: draft\r\n';
 const vs = useVSCode({
   name: 'touched-files',
   workspace: {
-    files: { 'notes.md': NOTES, 'src/keep.txt': 'keep\n', 'outside/.keep': '' },
+    files: { 'notes.md': NOTES, 'src/keep.txt': 'keep\n', 'outside/.keep': '', '.fixture-notes.json': '["from before"]\n' },
     servers: (dir) => ({
       demo: fixtureServer(dir),
       files: { type: 'stdio', command: 'node', args: [SERVER_FILESYSTEM, fs.realpathSync(dir)] },
@@ -173,4 +173,40 @@ test('plangate.allowCrossServerSteps off: the cross-server plan does not run, an
     assert.deepEqual(fs.readFileSync(path.join(root, 'notes.md')), before, 'nothing was written');
     assert.equal(fs.existsSync(path.join(root, 'src/new.txt')), false);
   });
+});
+
+test('a file that was there, rewritten through a temporary file renamed over it by a step that never names it: modified, never created, so Revert cannot remove it', async () => {
+  const root = fs.realpathSync(vs.workspaceDir);
+  const notes = path.join(root, '.fixture-notes.json');
+  assert.equal(fs.readFileSync(notes, 'utf8'), '["from before"]\n');
+  await callTool('plan_remember');
+  const web = await vs.webview({ title: 'Plangate' });
+  await web.getByRole('button', { name: 'Call', exact: true }).click();
+  const plan = web.locator('main article.top-plan', { hasText: 'Remember a note.' });
+  await plan.getByRole('button', { name: 'Approve and run' }).click({ timeout: 30_000 });
+  const changes = plan.getByRole('list', { name: 'Changed files' });
+  await changes.waitFor({ timeout: 30_000 });
+  const changed = await changes.getByRole('listitem').allInnerTexts();
+  assert.deepEqual(JSON.parse(fs.readFileSync(notes, 'utf8')), ['from before', 'remembered'], 'the step ran');
+  // The fixture's own call log (.plangate-calls.jsonl, written beside) is listed too: only the notes file is judged here.
+  const row = changed.filter((t) => t.includes('.fixture-notes.json'));
+  assert.equal(row.length, 1, changed.join('\n'));
+  assert.match(row[0], /modified/, 'the file was there before the plan');
+  assert.doesNotMatch(row[0], /created/);
+  assert.doesNotMatch(row[0], /Revert file/, 'Plangate has no copy of it from before, so it offers no revert of it');
+  assert.ok(
+    changed.every((t) => !t.includes('.tmp')) && fs.readdirSync(root).every((name) => !name.endsWith('.tmp')),
+    'the temporary file is gone, and no row names it',
+  );
+  await vs.screenshot('renamed-over');
+  // Plangate has no copy of a file the plan never named, so nothing reverts it; above all, nothing removes it.
+  const revert = plan.getByRole('button', { name: 'Revert', exact: true });
+  if (await revert.isVisible()) {
+    await revert.click();
+    const dialog = vs.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.doesNotMatch(await dialog.innerText(), /remove/i);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  }
+  assert.ok(fs.existsSync(notes), 'the file the plan rewrote is still there');
 });

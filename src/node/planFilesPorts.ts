@@ -8,6 +8,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { CheckpointStore, FileWatcher, WorkspaceDisk, WorkspaceFolder } from '../core/files/engine';
+import type { WatchKind } from '../core/files/changes';
 import {
   checkpointDiskState,
   createCheckpoint,
@@ -99,13 +100,77 @@ function filesBelow(dir: string, max: number): string[] {
 }
 
 /**
+ * Names a watcher's events by the files that were there when the watch began, not by what the event says alone: a
+ * server that writes `a.txt.1234.tmp` and renames it over `a.txt` gives "created" for `a.txt` (VS Code's watcher
+ * says so) and, read late, "deleted" for a temporary file that was never seen (`fs.watch` says only "rename"). A path
+ * there before is `changed` while it exists and `deleted` once gone; a path not there before is `created` when first
+ * seen and `changed` after; a file that came and went unseen is no change at all. Anything else would list a file the
+ * plan replaced as one it created — which Revert removes — or a temporary file as one it deleted.
+ */
+export class EventKinds {
+  /** Paths recorded so far (a path's first event decides whether it was created). */
+  private readonly recorded = new Set<string>();
+
+  constructor(
+    /** The workspace-relative paths present when the watch began (see {@link pathsNow}). */
+    readonly before: ReadonlySet<string>,
+    private readonly record: (path: string, kind: WatchKind) => void,
+  ) {}
+
+  /** An event for `rel`, which exists now. */
+  present(rel: string): void {
+    this.note(rel, this.before.has(rel) || this.recorded.has(rel) ? 'changed' : 'created');
+  }
+
+  /** An event for `rel`, which is gone now. */
+  gone(rel: string): void {
+    if (this.before.has(rel) || this.recorded.has(rel)) this.note(rel, 'deleted');
+  }
+
+  private note(rel: string, kind: WatchKind): void {
+    this.recorded.add(rel);
+    this.record(rel, kind);
+  }
+}
+
+/**
+ * The workspace-relative paths of the files and folders under `root` now (under its folder `from`, when given), read
+ * folder by folder (links not followed; `node_modules`, `.git`, … and `ignore` not entered; at most `maxFolders`
+ * folders read). `onFolder` hears each folder before it is read (`''` for the root) and may say to leave it out.
+ */
+export function pathsNow(
+  root: string,
+  options: { from?: string; ignore?: readonly string[]; maxFolders?: number; onFolder?: (rel: string) => boolean } = {},
+): Set<string> {
+  const maxFolders = options.maxFolders ?? 2000;
+  const out = new Set<string>();
+  let folders = 0;
+  const visit = (rel: string) => {
+    if (folders >= maxFolders) return;
+    const abs = rel ? join(root, rel) : root;
+    if (rel && isIgnored(options.ignore, abs)) return;
+    if (options.onFolder && !options.onFolder(rel)) return;
+    folders++;
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return; // gone, or not readable
+    }
+    for (const e of entries) {
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      out.add(path);
+      if (e.isDirectory() && !DEFAULT_EXCLUDED_DIRS.includes(e.name)) visit(path);
+    }
+  };
+  visit(options.from ?? '');
+  return out;
+}
+
+/**
  * Watches the workspace with one `fs.watch` per folder (links not followed; `node_modules`, `.git`, … and `ignore`
- * not entered; at most `maxFolders`), adding folders as they are created. `fs.watch` says only "rename" or "change",
- * and by the time an event is read the file may have moved on (a server that writes `a.txt.1234.tmp` and renames it
- * over `a.txt` makes the temporary file's creation arrive when it is already gone). So an event's kind is read from
- * the disk *and* from the files that were there when the watch began: a path there before is `changed` while it
- * exists and `deleted` once gone; a path not there before is `created` when first seen, and a file that came and went
- * between two reads is no change at all (never "deleted", which would claim the plan removed a file it made).
+ * not entered; at most `maxFolders`), adding folders as they are created. `fs.watch` says only "rename" or "change":
+ * whether the path exists is read from the disk when the event arrives, and its kind from {@link EventKinds}.
  */
 export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolders?: number } = {}): FileWatcher {
   const maxFolders = options.maxFolders ?? 2000;
@@ -113,16 +178,7 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
     watch(folder, record) {
       const root = folder.root;
       const watchers = new Map<string, FSWatcher>();
-      /** Files present when the watch began (read while the first folders are added). */
-      const before = new Set<string>();
-      /** Paths recorded so far: a path's first event decides whether it was created. */
-      const recorded = new Set<string>();
-      let starting = true;
       let closed = false;
-      const note = (rel: string, kind: 'created' | 'changed' | 'deleted') => {
-        recorded.add(rel);
-        record(rel, kind);
-      };
       const onEvent = (dir: string, type: string, name: string | Buffer | null) => {
         if (closed || name === null) return;
         const rel = dir ? `${dir}/${String(name)}` : String(name);
@@ -130,51 +186,35 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
         void lstat(join(root, rel)).then(
           (stats) => {
             if (closed) return;
-            if (stats.isDirectory()) {
-              if (type === 'rename' && !before.has(rel)) {
-                note(rel, 'created');
-                add(rel);
-              }
-              return;
+            if (!stats.isDirectory()) kinds.present(rel);
+            else if (type === 'rename' && !kinds.before.has(rel) && !watchers.has(rel)) {
+              // A new folder: watched from now on, with the folders in it (its files are the plan's; the files engine
+              // lists them as created).
+              kinds.present(rel);
+              pathsNow(root, { ...options, from: rel, maxFolders: maxFolders - watchers.size, onFolder: watch1 });
             }
-            note(rel, before.has(rel) || recorded.has(rel) ? 'changed' : 'created');
           },
-          () => {
-            if (closed) return;
-            // Gone: a deletion of a file that was there, or of one the plan made; one never seen came and went.
-            if (before.has(rel) || recorded.has(rel)) note(rel, 'deleted');
-          },
+          () => !closed && kinds.gone(rel),
         );
       };
-      const add = (rel: string) => {
-        if (closed || watchers.has(rel) || watchers.size >= maxFolders) return;
-        const abs = rel ? join(root, rel) : root;
-        if (rel && isIgnored(options.ignore, abs)) return;
+      /** Watches folder `rel`; false when it cannot (gone, not a folder, or the limit reached). */
+      const watch1 = (rel: string): boolean => {
+        if (closed || watchers.has(rel) || watchers.size >= maxFolders) return false;
         try {
-          if (!lstatSync(abs).isDirectory()) return;
+          const abs = rel ? join(root, rel) : root;
+          if (!lstatSync(abs).isDirectory()) return false;
           const watcher = watch(abs, { persistent: false }, (type, name) => onEvent(rel, type, name));
           watcher.on('error', () => {
             watcher.close();
             watchers.delete(rel);
           });
           watchers.set(rel, watcher);
+          return true;
         } catch {
-          return; // gone, or not readable: nothing to watch
-        }
-        let entries: Dirent[] = [];
-        try {
-          entries = readdirSync(abs, { withFileTypes: true });
-        } catch {
-          /* not readable */
-        }
-        for (const e of entries) {
-          const path = rel ? `${rel}/${e.name}` : e.name;
-          if (starting) before.add(path);
-          if (e.isDirectory() && !DEFAULT_EXCLUDED_DIRS.includes(e.name)) add(path);
+          return false; // gone, or not readable: nothing to watch
         }
       };
-      add('');
-      starting = false;
+      const kinds = new EventKinds(pathsNow(root, { ...options, maxFolders, onFolder: watch1 }), record);
       return {
         dispose() {
           closed = true;

@@ -4,7 +4,7 @@ import type { Event } from '../core/base/lifecycle';
 import { DisposableBase } from '../core/base/lifecycle';
 import type { FileWatcher, FilesEngine, WorkspaceFolder } from '../core/files/engine';
 import type { RevertResult } from '../core/files/checkpoint';
-import { nodeWorkspaceFolder } from '../node/planFilesPorts';
+import { EventKinds, nodeWorkspaceFolder, pathsNow } from '../node/planFilesPorts';
 import type { ChangeView, PredictedView } from '../shared/protocol/files';
 
 const PREVIEW_SCHEME = 'plangate-preview';
@@ -29,17 +29,26 @@ export function vscodeWorkspaceFolder(): WorkspaceFolder | undefined {
   return folder && folder.uri.scheme === 'file' ? nodeWorkspaceFolder(folder.uri.fsPath) : undefined;
 }
 
-/** VS Code's file watcher over the whole workspace folder, for the files engine while a plan runs. */
+/**
+ * VS Code's file watcher over the whole workspace folder, for the files engine while a plan runs. Its events are named
+ * by the files there when the watch began (node/planFilesPorts.ts's `EventKinds`): VS Code says "created" for a file a
+ * server renames over one that was there, and a file the plan replaced is not one it created.
+ */
 export const vscodeFileWatcher: FileWatcher = {
   watch(where, record) {
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(where.root), '**/*'));
+    const kinds = new EventKinds(pathsNow(where.root), record);
     const rel = (uri: vscode.Uri) => {
       const r = path.relative(where.root, uri.fsPath);
       return r && !r.startsWith('..') && !path.isAbsolute(r) ? r.split(path.sep).join('/') : undefined;
     };
-    watcher.onDidCreate((u) => record(rel(u), 'created'));
-    watcher.onDidChange((u) => record(rel(u), 'changed'));
-    watcher.onDidDelete((u) => record(rel(u), 'deleted'));
+    const on = (what: 'present' | 'gone') => (uri: vscode.Uri) => {
+      const r = rel(uri);
+      if (r !== undefined) kinds[what](r);
+    };
+    watcher.onDidCreate(on('present'));
+    watcher.onDidChange(on('present'));
+    watcher.onDidDelete(on('gone'));
     return watcher;
   },
 };

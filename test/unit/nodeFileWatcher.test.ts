@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFileWatcher } from '../../src/node/planFilesPorts';
+import { EventKinds, nodeFileWatcher, pathsNow } from '../../src/node/planFilesPorts';
 import { computeChanges, WatchLog } from '../../src/core/files/changes';
 
 const dirs: string[] = [];
@@ -96,5 +96,63 @@ describe('nodeFileWatcher', () => {
       changes.map((c) => [c.kind, c.path]),
       [['deleted', 'old.txt']],
     );
+  });
+});
+
+describe("EventKinds (both watchers: the CLI's and VS Code's)", () => {
+  const run = (before: string[], events: [string, 'present' | 'gone'][]) => {
+    const out: [string, string][] = [];
+    const kinds = new EventKinds(new Set(before), (path, kind) => out.push([path, kind]));
+    for (const [path, what] of events) kinds[what](path);
+    return out;
+  };
+
+  it('VS Code says "created" for a file renamed over one that was there: it is changed', () => {
+    assert.deepEqual(run(['a.txt'], [['a.txt', 'present']]), [['a.txt', 'changed']]);
+  });
+
+  it('a new file is created once, then changed; gone after being seen, deleted', () => {
+    assert.deepEqual(
+      run(
+        [],
+        [
+          ['n.md', 'present'],
+          ['n.md', 'present'],
+          ['n.md', 'gone'],
+        ],
+      ),
+      [
+        ['n.md', 'created'],
+        ['n.md', 'changed'],
+        ['n.md', 'deleted'],
+      ],
+    );
+  });
+
+  it('a file that was there and is gone is deleted; one never seen that is gone is no change', () => {
+    assert.deepEqual(
+      run(
+        ['old.txt'],
+        [
+          ['old.txt', 'gone'],
+          ['a.txt.99.tmp', 'gone'],
+        ],
+      ),
+      [['old.txt', 'deleted']],
+    );
+  });
+});
+
+describe('pathsNow', () => {
+  it('lists files and folders, does not enter node_modules or .git, and reads at most maxFolders folders', () => {
+    const root = mkdtempSync(join(tmpdir(), 'plangate-paths-'));
+    dirs.push(root);
+    for (const f of ['a.txt', 'src/b.ts', 'src/deep/c.ts', 'node_modules/x/i.js', '.git/HEAD']) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      writeFileSync(join(root, f), '');
+    }
+    assert.deepEqual([...pathsNow(root)].sort(), ['.git', 'a.txt', 'node_modules', 'src', 'src/b.ts', 'src/deep', 'src/deep/c.ts']);
+    assert.deepEqual([...pathsNow(root, { maxFolders: 1 })].sort(), ['.git', 'a.txt', 'node_modules', 'src']);
+    assert.deepEqual([...pathsNow(root, { from: 'src' })].sort(), ['src/b.ts', 'src/deep', 'src/deep/c.ts']);
   });
 });
