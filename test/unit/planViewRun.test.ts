@@ -93,6 +93,27 @@ describe('after the run', () => {
   });
 });
 
+describe('after the run, nothing revertable', () => {
+  it('no Revert when no change can be reverted (none is in the checkpoint); it says why instead', () => {
+    const outside: ChangeView = {
+      path: '.fixture-notes.json',
+      kind: 'modified',
+      undeclared: true,
+      unexpectedCode: false,
+      revertable: false,
+      note: 'no copy from before',
+    };
+    const root = renderPlan(new PlanPresenter().present(ran(), 'p1', { changes: [outside], touched: glob(0) })!);
+    const [changes] = find(root, (n) => n.attributes.get('aria-label') === 'Changes (1)');
+    assert.equal(find(changes!, (n) => n.tagName === 'button' && /Revert/.test(n.textContent)).length, 0);
+    assert.match(changes!.textContent, /None of these can be reverted: Plangate has no copy of them from before the plan\./);
+    // One revertable change among them brings Revert back.
+    const both = renderPlan(new PlanPresenter().present(ran(), 'p1', { changes: [outside, change], touched: glob(1) })!);
+    const [section] = find(both, (n) => n.attributes.get('aria-label') === 'Changes (2)');
+    assert.equal(find(section!, (n) => n.tagName === 'button' && n.textContent.trim() === 'Revert').length, 1);
+  });
+});
+
 describe('before the run', () => {
   it("a glob's count says it is what matches now: none is 'no file matches yet', not '0 files'", () => {
     const s = received();

@@ -154,11 +154,19 @@ export function renderChanges(plan: PlanHeadView): HTMLElement {
         ),
       ),
     ),
-    h(
-      'div',
-      { class: 'buttons' },
-      h('button', { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: plan.id }) }, icon('discard'), ' Revert'),
-    ),
+    // Revert only when something can be: a change outside the plan's checkpoint has no copy from before.
+    changes.some((c) => c.revertable)
+      ? h(
+          'div',
+          { class: 'buttons' },
+          h(
+            'button',
+            { class: 'secondary', onclick: () => void act(err, { type: 'revert', planId: plan.id }) },
+            icon('discard'),
+            ' Revert',
+          ),
+        )
+      : h('p', { class: 'muted' }, 'None of these can be reverted: Plangate has no copy of them from before the plan.'),
     err,
   );
 }
