@@ -191,7 +191,7 @@ export function nodeFileWatcher(options: { ignore?: readonly string[]; maxFolder
               // A new folder: watched from now on, with the folders in it (its files are the plan's; the files engine
               // lists them as created).
               kinds.present(rel);
-              pathsNow(root, { ...options, from: rel, maxFolders: maxFolders - watchers.size, onFolder: watch1 });
+              pathsNow(root, { ...options, from: rel, onFolder: watch1 });
             }
           },
           () => !closed && kinds.gone(rel),

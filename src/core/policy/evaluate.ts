@@ -311,9 +311,14 @@ function argMatches(
   });
 }
 
-/** An argument path against a rule's `glob` (picomatch: these are paths); undefined when picomatch refuses the glob. */
+/** A rule's argument `glob` as a matcher of paths (picomatch, dot files included); throws when picomatch refuses it. */
+export function compilePathGlob(glob: string): (path: string) => boolean {
+  return picomatch(glob, { dot: true });
+}
+
+/** An argument path against a rule's `glob`; undefined when picomatch refuses the glob. */
 function pathMatches(glob: string, path: string): boolean | undefined {
-  return cachedMatcher(`g\u0000${glob}`, () => picomatch(glob, { dot: true }))(path);
+  return cachedMatcher(`g\u0000${glob}`, () => compilePathGlob(glob))(path);
 }
 
 /**

@@ -4,9 +4,8 @@
  * that is not valid is left out, with a problem naming its field (and, for the file, its line and column); the valid
  * rules still apply. Pure.
  */
-import picomatch from 'picomatch';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
-import { parseJsonPath } from './evaluate';
+import { compilePathGlob, parseJsonPath } from './evaluate';
 import { compileNameGlob } from './nameGlob';
 import { compilePattern } from './pattern';
 import {
@@ -304,12 +303,12 @@ function parseArgCondition(
 }
 
 /**
- * Why a path glob cannot be used, as evaluate.ts compiles it (picomatch, which refuses one longer than 64 KiB), or
+ * Why a path glob cannot be used, compiled as evaluation compiles it (picomatch refuses one longer than 64 KiB), or
  * undefined when it can.
  */
 function pathGlobProblem(glob: string): string | undefined {
   try {
-    picomatch.makeRe(glob, { dot: true });
+    compilePathGlob(glob);
     return undefined;
   } catch (err) {
     return `is not a glob Plangate can use (${err instanceof Error ? err.message : String(err)})`;
