@@ -4,118 +4,23 @@
  * identically started fixture process. Measured three ways: with an in-memory ledger (the engine's own overhead),
  * with the FileLedgerSink the extension uses against the raw SDK, and with that file ledger against the real limit
  * of a durable step: the raw SDK doing the same calls plus one fsync'd append of a comparable record before each
- * (a step must be on disk before its call is sent), to a file in the same temp dir on the same disk.
+ * (a step must be on disk before its call is sent), to a file in the same temp dir on the same disk. The sides are
+ * built by engineRig.ts; `engine_phases` splits the same runs into where a step's time goes.
  */
-import { resolvePlan } from '../src/core/engine/door';
-import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { classifyResult } from '../src/core/plan/classify';
-import { MemoryLedgerSink, Workflow, type LedgerSink } from '../src/core/workflow/ledger';
-import type { OrchestratedPlan } from '../src/core/plan/plan';
-import { runPlan, type RunnerDeps } from '../src/core/engine/runner';
-import { getPlan, planApprovalHash } from '../src/core/workflow/workflow';
-import { ServerRegistry } from '../src/mcp/registry';
-import { FileLedgerSink } from '../src/node/fileLedger';
 import { figure, ms, type Figure } from './figure';
-import { fixtureServer, rawFixtureClient } from './servers';
+import { openEngineRig, STEPS } from './engineRig';
 import { interleave } from './stats';
 
-const STEPS = 200;
-
 export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'plangate-bench-engine-'));
-  const registry = new ServerRegistry({ reconnect: { maxAttempts: 0 } });
-  let client: Client | undefined;
+  const rig = await openEngineRig();
   try {
-    await registry.applyConfig([fixtureServer('fixture', dir)]);
-    const conn = registry.get('fixture')!;
-    if (conn.state !== 'running') throw new Error(`the fixture did not start: ${conn.message ?? conn.state}`);
-    client = await rawFixtureClient(dir);
-    const raw = client;
-
-    const classified = classifyResult(await registry.callTool('fixture', 'plan_big', { steps: STEPS }));
-    if (classified.kind !== 'plan') throw new Error(`plan_big returned ${classified.kind}, not a plan`);
-    const plan: OrchestratedPlan = classified.plan;
-    if (plan.next_actions.length !== STEPS) throw new Error(`plan_big returned ${plan.next_actions.length} steps`);
-
-    const deps: RunnerDeps = {
-      invoker: registry,
-      classify: (r) => classifyResult(r),
-      host: { confirmStep: async () => true, askUser: async () => undefined, approveNested: async () => false },
-    };
-    let ledgerNo = 0;
-    const engine = (sinkFor: () => LedgerSink & { dispose?(): void }) => async () => {
-      const sink = sinkFor();
-      try {
-        const workflow = new Workflow(sink);
-        workflow.dispatch({
-          type: 'planReceived',
-          at: Date.now(),
-          planId: 'bench',
-          origin: { server: 'fixture', tool: 'plan_big', args: { steps: STEPS }, entrance: 'cli' },
-          plan,
-        });
-        // As in the extension: each step's server and tool definition are resolved before the approval covers them.
-        await resolvePlan(workflow, registry, 'bench', { allowCrossServer: true });
-        // As the Gate's approve does: the hash of what is approved (the workflow checks it, the runner checks it again).
-        workflow.dispatch({
-          type: 'approved',
-          at: Date.now(),
-          planId: 'bench',
-          approvalHash: planApprovalHash(getPlan(workflow.state, 'bench')!),
-        });
-        const done = await runPlan(workflow, 'bench', deps);
-        if (done.phase !== 'follow_up' || done.steps.some((s) => s.state !== 'ok'))
-          throw new Error(`the plan did not complete: ${done.phase} ${done.blockedReason ?? ''}`);
-      } finally {
-        sink.dispose?.();
-      }
-    };
-    const sdk = async () => {
-      for (const step of plan.next_actions) {
-        const result = await raw.callTool({ name: step.tool, arguments: step.args });
-        if (result.isError) throw new Error(`raw call of ${step.tool} failed`);
-      }
-    };
-
-    // The limit: the raw SDK's calls, each after one fsync'd append of a record the size of a step's start.
-    let limitNo = 0;
-    const limit = async () => {
-      const fd = openSync(join(dir, `limit-${limitNo++}.jsonl`), 'a');
-      try {
-        for (const [i, step] of plan.next_actions.entries()) {
-          const record = {
-            seq: i + 1,
-            event: { type: 'stepStarted', at: Date.now(), planId: 'bench', step: i, server: 'fixture', crossServer: false },
-          };
-          writeSync(fd, `${JSON.stringify(record)}\n`);
-          fsyncSync(fd);
-          const result = await raw.callTool({ name: step.tool, arguments: step.args });
-          if (result.isError) throw new Error(`raw call of ${step.tool} failed`);
-        }
-      } finally {
-        closeSync(fd);
-      }
-    };
-    let fileStats = { writes: 0, syncs: 0 };
-    const fileEngine = engine(() => {
-      const sink = new FileLedgerSink(join(dir, `ledger-${ledgerNo++}.jsonl`));
-      fileStats = sink.stats; // the last run's: how many writes and fsyncs a run of the plan made
-      return sink;
-    });
-
     log(`engine vs raw SDK: ${STEPS}-step plan, in-memory ledger…`);
-    const memory = await interleave(
-      engine(() => new MemoryLedgerSink()),
-      sdk,
-      { warmup: 3, runs: 31, budgetMs: 10_000 },
-    );
+    const memory = await interleave(rig.memoryEngine, rig.sdk, { warmup: 3, runs: 31, budgetMs: 10_000 });
     log(`engine vs raw SDK: ${STEPS}-step plan, file ledger…`);
-    const file = await interleave(fileEngine, sdk, { warmup: 1, runs: 15, budgetMs: 15_000 });
+    const file = await interleave(rig.fileEngine, rig.sdk, { warmup: 1, runs: 15, budgetMs: 15_000 });
+    const fileStats = rig.fileStats();
     log(`engine vs the limit (raw SDK + one fsync'd append per call): ${STEPS}-step plan, file ledger…`);
-    const durable = await interleave(fileEngine, limit, { warmup: 1, runs: 21, budgetMs: 20_000 });
+    const durable = await interleave(rig.fileEngine, rig.limit, { warmup: 1, runs: 21, budgetMs: 20_000 });
 
     const perStep = (t: number) => ms(t / STEPS).replace(' ms', ' ms/step');
     return [
@@ -144,12 +49,10 @@ export async function engineVsSdk(log: (line: string) => void): Promise<Figure[]
         'x',
         1.1,
         0.1, // both sides fsync once per call; what varies is the rest, on a machine and disk shared with others
-        `medians of ${durable.a.length} interleaved runs: engine ${ms(durable.medianA)} (${perStep(durable.medianA)}; ${fileStats.writes} writes, ${fileStats.syncs} fsyncs), limit ${ms(durable.medianB)} (${perStep(durable.medianB)}; ${STEPS} writes, ${STEPS} fsyncs)`,
+        `medians of ${durable.a.length} interleaved runs: engine ${ms(durable.medianA)} (${perStep(durable.medianA)}; ${rig.fileStats().writes} writes, ${rig.fileStats().syncs} fsyncs), limit ${ms(durable.medianB)} (${perStep(durable.medianB)}; ${STEPS} writes, ${STEPS} fsyncs)`,
       ),
     ];
   } finally {
-    await client?.close().catch(() => undefined);
-    await registry.dispose();
-    rmSync(dir, { recursive: true, force: true });
+    await rig.dispose();
   }
 }

@@ -10,6 +10,7 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { bundleFigures } from './bundle';
 import { classifyVsParse } from './classifyVsParse';
+import { enginePhaseFigures } from './enginePhases';
 import { engineVsSdk } from './engineVsSdk';
 import { ledgerLoadFigures } from './ledgerLoad';
 import { longPlanInVscodeFigures } from './longPlanInVscode';
@@ -37,6 +38,7 @@ const machine = {
 
 const groups: [string, (log: (line: string) => void) => Promise<Figure[]>][] = [
   ['engine_vs_sdk', engineVsSdk],
+  ['engine_phases', enginePhaseFigures],
   ['classify_vs_json_parse', classifyVsParse],
   ['workspace', workspaceFigures],
   ['bundle', bundleFigures],
@@ -115,11 +117,13 @@ function table(figures: Figure[]): string {
     formatBand(f),
     f.value === null
       ? 'not measured'
-      : f.meets
-        ? 'yes'
-        : f.target !== null && f.value <= f.target + (f.band ?? 0)
-          ? 'no, within noise'
-          : 'NO',
+      : f.target === null
+        ? '—'
+        : f.meets
+          ? 'yes'
+          : f.target !== null && f.value <= f.target + (f.band ?? 0)
+            ? 'no, within noise'
+            : 'NO',
   ]);
   const head = ['figure', 'value', 'target', 'noise band', 'meets'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
