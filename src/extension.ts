@@ -21,7 +21,16 @@ export function activate(context: vscode.ExtensionContext): void {
   // under the test harness's environment, receives the services.
   const hook = registerTestHook(context, () => {
     const { workflow, gate, servers, configs, policy } = engine;
-    return { workflow, gate, registry: servers, configs, panel: surfaces.panel, caller: surfaces.caller, policy };
+    return {
+      workflow,
+      gate,
+      registry: servers,
+      configs,
+      panel: surfaces.panel,
+      caller: surfaces.caller,
+      policy,
+      serverRows: surfaces.serverRows,
+    };
   });
   if (hook) context.subscriptions.push(hook);
 }

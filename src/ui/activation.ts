@@ -93,6 +93,8 @@ export interface Surfaces {
   panel: PlanPanel;
   caller: ToolCaller;
   apps: AppHost;
+  /** The Servers view's rows. */
+  serverRows: ServersView;
 }
 
 /**
@@ -253,6 +255,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
   const panel = new PlanPanel({ webview, items, features, openLink, openResource, log });
   const cards = new PolicyCards(asks.calls, cardFeature, policy, engine.approvals, log);
+  const serverRows = new ServersView(servers, configs);
   const attention = watchAttention(workflow, items, context.subscriptions);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
@@ -274,11 +277,12 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     cards,
     attention,
     new WorkflowStatusBar(workflow, waitingCards(cards, reviews, samplingFeature), attention),
-    ...registerViews(servers, configs, workflow, attention),
+    serverRows,
+    ...registerViews(serverRows, workflow, servers, attention),
     ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
-  return { panel, caller, apps };
+  return { panel, caller, apps, serverRows };
 }
 
 /**
@@ -392,12 +396,11 @@ export function reportGateFailures(gate: Gate, log: vscode.LogOutputChannel): vs
 
 /** The Servers, Plans and Staged views in Plangate's activity bar container. */
 export function registerViews(
-  registry: ServerRegistry,
-  configs: ServerConfigs,
+  servers: ServersView,
   workflow: Workflow,
+  registry: ServerRegistry,
   attention?: Pick<Attention, 'view' | 'onDidChange'>,
 ): vscode.Disposable[] {
-  const servers = new ServersView(registry, configs);
   const plans = new PlansView(workflow);
   const staged = new StagedView(workflow, registry);
   const plansTree = vscode.window.createTreeView(Views.plans, { treeDataProvider: plans });
@@ -408,7 +411,6 @@ export function registerViews(
   };
   badge();
   return [
-    servers,
     plans,
     staged,
     ...(attention ? [attention.onDidChange(badge)] : []),

@@ -9,7 +9,7 @@ import { Commands } from './constants';
 import { addDemoServer } from './demo';
 import type { PlanPanel } from './planPanel';
 import type { ServerConfigs } from './serverConfigs';
-import type { ServerNode } from './serversView';
+import type { ServerNode } from './serverRows';
 
 export interface CommandServices {
   gate: Gate;

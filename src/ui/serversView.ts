@@ -6,13 +6,7 @@ import type { ServerConnection } from '../mcp/connection';
 import { describeSandbox } from '../mcp/sandbox';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ServerConfigs } from './serverConfigs';
-
-/** A node of the Servers tree. */
-export type ServerNode =
-  | { kind: 'server'; name: string }
-  | { kind: 'tool'; server: string; tool: string }
-  | { kind: 'problem'; text: string; detail?: string }
-  | { kind: 'issue'; server: string; message: string; untrusted: boolean; reasons: string[] };
+import { ServerRows, type ServerNode, type TopRows } from './serverRows';
 
 const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -27,29 +21,35 @@ const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
  * under a running server its tools (title, description, read-only / destructive marks, name clashes).
  */
 export class ServersView extends DisposableBase implements vscode.TreeDataProvider<ServerNode> {
-  private readonly _onDidChangeTreeData = this._register(new Emitter<ServerNode | undefined>());
-  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<ServerNode | undefined>;
+  private readonly _onDidChangeTreeData = this._register(new Emitter<ServerNode[] | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<ServerNode[] | undefined>;
+  private readonly rows = new ServerRows();
 
   constructor(
     private readonly registry: ServerRegistry,
     private readonly configs: ServerConfigs,
   ) {
     super();
-    this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    // A server's change refreshes the server rows alone while the list of rows stays (see serverRows.ts: a refresh of
+    // the whole tree makes VS Code forget which row an inline action was clicked on).
+    this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(this.rows.changed(this.topRows()))));
     this._register(configs.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
   }
 
-  getChildren(node?: ServerNode): ServerNode[] {
-    if (!node) {
-      const snap = this.configs.snapshot;
-      const problems: ServerNode[] = snap.problems.map((p) => ({ kind: 'problem', text: formatConfigProblem(p) }));
-      const running = new Set(this.registry.connections.map((c) => c.name));
-      const issues: ServerNode[] = snap.issues
+  private topRows(): TopRows {
+    const snap = this.configs.snapshot;
+    const running = new Set(this.registry.connections.map((c) => c.name));
+    return {
+      problems: snap.problems.map((p) => formatConfigProblem(p)),
+      servers: [...running],
+      issues: snap.issues
         .filter((i) => !running.has(i.server))
-        .map((i) => ({ kind: 'issue', server: i.server, message: i.message, untrusted: Boolean(i.untrusted), reasons: i.reasons ?? [] }));
-      const servers: ServerNode[] = this.registry.connections.map((c) => ({ kind: 'server', name: c.name }));
-      return [...problems, ...servers, ...issues];
-    }
+        .map((i) => ({ server: i.server, message: i.message, untrusted: Boolean(i.untrusted), reasons: i.reasons ?? [] })),
+    };
+  }
+
+  getChildren(node?: ServerNode): ServerNode[] {
+    if (!node) return this.rows.top(this.topRows());
     if (node.kind === 'server') {
       const conn = this.registry.get(node.name);
       return (conn?.tools ?? []).map((t) => ({ kind: 'tool', server: node.name, tool: t.name }));

@@ -13,7 +13,7 @@ import type { ServerRegistry } from '../mcp/registry';
 import { visibleText } from '../shared/visibleText';
 import { Commands } from './constants';
 import { openCheckedUrl } from './openUrl';
-import type { ServerNode } from './serversView';
+import type { ServerNode } from './serverRows';
 
 /** The sign-in support the registry's connections use. */
 export function oauthSupport(secrets: vscode.SecretStorage): OAuthSupport {

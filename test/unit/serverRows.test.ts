@@ -1,0 +1,57 @@
+// The Servers tree's rows (src/ui/serverRows.ts): a server's row is the same object for as long as the server is
+// listed, and a change that leaves the list of rows as it was refreshes those rows alone. VS Code finds the row an
+// inline action was clicked on by its element object, and forgets every element on a refresh of the whole tree; an
+// action clicked in between reached Stop / Start / Restart without its row, which then asked "pick a server".
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServerRows, type TopRows } from '../../src/ui/serverRows';
+
+const rows = (over: Partial<TopRows> = {}): TopRows => ({ problems: [], servers: ['alpha', 'beta'], issues: [], ...over });
+
+describe('Servers tree rows', () => {
+  it('a server row is the same object each time the tree asks, for as long as the server is listed', () => {
+    const tree = new ServerRows();
+    const first = tree.top(rows());
+    const again = tree.top(rows({ problems: ['mcp.json: a comma is missing'] }));
+    assert.deepEqual(
+      first.map((r) => r.kind),
+      ['server', 'server'],
+    );
+    assert.equal(again[1], first[0], 'alpha is another object after the problems changed');
+    assert.equal(again[2], first[1]);
+    const dropped = tree.top(rows({ servers: ['beta'] }));
+    assert.equal(dropped[0], first[1]);
+    const back = tree.top(rows());
+    assert.notEqual(back[0], first[0], 'a server listed again is a new row (its old one was forgotten)');
+    assert.deepEqual(back[0], { kind: 'server', name: 'alpha' });
+  });
+
+  it('a change that keeps the rows refreshes the server rows alone, as the objects the tree holds', () => {
+    const tree = new ServerRows();
+    const shown = tree.top(rows());
+    const refresh = tree.changed(rows());
+    assert.ok(refresh, 'the whole tree was refreshed: an inline action clicked meanwhile loses its row');
+    assert.equal(refresh.length, 2);
+    assert.equal(refresh[0], shown[0]);
+    assert.equal(refresh[1], shown[1]);
+  });
+
+  it('a change of the rows themselves refreshes the whole tree; so does any change before the tree asked', () => {
+    const tree = new ServerRows();
+    assert.equal(tree.changed(rows()), undefined);
+    tree.top(rows());
+    assert.equal(tree.changed(rows({ servers: ['alpha'] })), undefined, 'a server went');
+    assert.equal(tree.changed(rows({ servers: ['alpha', 'beta', 'gamma'] })), undefined, 'a server came');
+    assert.equal(tree.changed(rows({ servers: ['beta', 'alpha'] })), undefined, 'the order changed');
+    assert.equal(tree.changed(rows({ problems: ['mcp.json: a comma is missing'] })), undefined, 'a problem came');
+    const issue = { server: 'gamma', message: 'waits for workspace trust', untrusted: true, reasons: ['runs a command'] };
+    assert.equal(tree.changed(rows({ issues: [issue] })), undefined, 'an issue came');
+    tree.top(rows({ issues: [issue] }));
+    assert.equal(
+      tree.changed(rows({ issues: [{ ...issue, reasons: ['runs a command', 'reads an env file'] }] })),
+      undefined,
+      'its reasons changed',
+    );
+    assert.ok(tree.changed(rows({ issues: [issue] })), 'the same issue: only the server rows');
+  });
+});
