@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
       panel: surfaces.panel,
       caller: surfaces.caller,
       policy,
-      serverRows: surfaces.serverRows,
+      views: surfaces.views,
     };
   });
   if (hook) context.subscriptions.push(hook);

@@ -93,8 +93,15 @@ export interface Surfaces {
   panel: PlanPanel;
   caller: ToolCaller;
   apps: AppHost;
-  /** The Servers view's rows. */
-  serverRows: ServersView;
+  /** The tree views' rows, as VS Code asks for them. */
+  views: TreeViews;
+}
+
+/** The tree views whose rows change by themselves (the Approvals view changes only when the user acts). */
+export interface TreeViews {
+  servers: ServersView;
+  plans: PlansView;
+  staged: StagedView;
 }
 
 /**
@@ -255,7 +262,11 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
   const openResource = (server: string, uri: string, name?: string) => resources.open(server, uri, name);
   const panel = new PlanPanel({ webview, items, features, openLink, openResource, log });
   const cards = new PolicyCards(asks.calls, cardFeature, policy, engine.approvals, log);
-  const serverRows = new ServersView(servers, configs);
+  const views: TreeViews = {
+    servers: new ServersView(servers, configs),
+    plans: new PlansView(workflow),
+    staged: new StagedView(workflow, servers),
+  };
   const attention = watchAttention(workflow, items, context.subscriptions);
   context.subscriptions.push(
     asks.elicitations.serve(elicitationHandler(cardFeature, log)),
@@ -277,12 +288,12 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     cards,
     attention,
     new WorkflowStatusBar(workflow, waitingCards(cards, reviews, samplingFeature), attention),
-    serverRows,
-    ...registerViews(serverRows, workflow, servers, attention),
+    ...Object.values(views),
+    ...registerViews(views, attention),
     ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
-  return { panel, caller, apps, serverRows };
+  return { panel, caller, apps, views };
 }
 
 /**
@@ -395,15 +406,8 @@ export function reportGateFailures(gate: Gate, log: vscode.LogOutputChannel): vs
 }
 
 /** The Servers, Plans and Staged views in Plangate's activity bar container. */
-export function registerViews(
-  servers: ServersView,
-  workflow: Workflow,
-  registry: ServerRegistry,
-  attention?: Pick<Attention, 'view' | 'onDidChange'>,
-): vscode.Disposable[] {
-  const plans = new PlansView(workflow);
-  const staged = new StagedView(workflow, registry);
-  const plansTree = vscode.window.createTreeView(Views.plans, { treeDataProvider: plans });
+export function registerViews(views: TreeViews, attention?: Pick<Attention, 'view' | 'onDidChange'>): vscode.Disposable[] {
+  const plansTree = vscode.window.createTreeView(Views.plans, { treeDataProvider: views.plans });
   // The Plans view's badge (on Plangate's activity bar icon too) counts what waits while the window is not focused.
   const badge = () => {
     const view = attention?.view;
@@ -411,12 +415,10 @@ export function registerViews(
   };
   badge();
   return [
-    plans,
-    staged,
     ...(attention ? [attention.onDidChange(badge)] : []),
-    vscode.window.createTreeView(Views.servers, { treeDataProvider: servers, showCollapseAll: true }),
+    vscode.window.createTreeView(Views.servers, { treeDataProvider: views.servers, showCollapseAll: true }),
     plansTree,
-    vscode.window.createTreeView(Views.staged, { treeDataProvider: staged }),
+    vscode.window.createTreeView(Views.staged, { treeDataProvider: views.staged }),
   ];
 }
 

@@ -5,6 +5,7 @@ import type { Workflow } from '../core/workflow/ledger';
 import { planRowView, type PlanRowView } from '../core/present/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
+import { TopRows } from './treeRefresh';
 
 /** The id of the Calls group row; a call's row is `call:<callId>`. */
 export const CALLS_GROUP = 'calls';
@@ -16,19 +17,27 @@ const CALL_PREFIX = 'call:';
  * ended and the policy's decision with its rule id.
  */
 export class PlansView extends DisposableBase implements vscode.TreeDataProvider<string> {
-  private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
-  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string | undefined>;
+  private readonly _onDidChangeTreeData = this._register(new Emitter<string[] | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string[] | undefined>;
+  private readonly top = new TopRows<string>();
 
   constructor(private readonly workflow: Workflow) {
     super();
-    // Each refresh sends every row to the window again: at most four a second, however fast a run goes.
-    this._register(this._register(throttled(workflow.onDidChange, 250))(() => this._onDidChangeTreeData.fire(undefined)));
-    this._register(this._register(throttled(workflow.onDidRecordCall, 250))(() => this._onDidChangeTreeData.fire(undefined)));
+    // Each refresh sends every row to the window again: at most four a second, however fast a run goes. The rows
+    // alone while they stay the same rows (treeRefresh.ts: Export clicked during a refresh of the whole tree lost its row).
+    const refresh = () => this._onDidChangeTreeData.fire(this.top.refresh(this.topRows()));
+    this._register(this._register(throttled(workflow.onDidChange, 250))(refresh));
+    this._register(this._register(throttled(workflow.onDidRecordCall, 250))(refresh));
   }
 
   getChildren(element?: string): string[] {
     if (element === CALLS_GROUP) return this.workflow.recentCalls.list().map((c) => `${CALL_PREFIX}${c.callId}`);
     if (element) return [];
+    return this.top.show(this.topRows());
+  }
+
+  /** The Calls group, then every top-level plan and collect-mode submission, newest first. */
+  private topRows(): string[] {
     const calls = this.workflow.recentCalls.list().length > 0 ? [CALLS_GROUP] : [];
     const { plans, order, submissions } = this.workflow.state;
     const planIds = order.filter((id) => plans[id] && plans[id].depth === 0);

@@ -1,11 +1,10 @@
 /**
- * The rows of the Servers tree, kept as stable objects. VS Code finds the row an inline action (Stop, Start, Restart,
- * Sign in…) belongs to by its element object, and a refresh of the whole tree forgets every element until the tree
- * asks for its rows again: an action clicked in between reached its command without its row, which then asked
- * "pick a server". So a server row is the same object for as long as the server is listed, and a change that leaves
- * the list of rows as it was refreshes those rows alone; only a change of the list itself refreshes the whole tree.
- * No `vscode` at run time (serversView.ts draws the rows; test/unit/serverRows.test.ts drives this file).
+ * The rows of the Servers tree. A server's row is the same object for as long as the server is listed, so VS Code can
+ * refresh it alone when the server changes (see treeRefresh.ts: a refresh of the whole tree makes VS Code forget which
+ * row an inline action — Stop, Start, Restart, Sign in — was clicked on, and the action then asked "pick a server").
+ * No `vscode` at run time (serversView.ts draws the rows; test/unit/treeRefresh.test.ts drives this file).
  */
+import { TopRows } from './treeRefresh';
 
 /** A node of the Servers tree. */
 export type ServerNode =
@@ -18,7 +17,7 @@ type ServerRow = Extract<ServerNode, { kind: 'server' }>;
 type IssueRow = Extract<ServerNode, { kind: 'issue' }>;
 
 /** What the tree's top level shows: configuration problems, then the servers, then servers that could not start. */
-export interface TopRows {
+export interface ServerTop {
   problems: readonly string[];
   servers: readonly string[];
   issues: readonly Omit<IssueRow, 'kind'>[];
@@ -26,28 +25,29 @@ export interface TopRows {
 
 export class ServerRows {
   private readonly servers = new Map<string, ServerRow>();
-  /** The top rows last handed to the tree, as text; undefined before the tree asked for them. */
-  private shown: string | undefined;
+  private readonly shown = new TopRows<ServerNode>();
 
   /** The top rows, each server's row the same object as last time. */
-  top(rows: TopRows): ServerNode[] {
-    const listed = new Set(rows.servers);
+  top(top: ServerTop): ServerNode[] {
+    const listed = new Set(top.servers);
     for (const name of this.servers.keys()) if (!listed.has(name)) this.servers.delete(name);
-    this.shown = keyOf(rows);
-    return [
-      ...rows.problems.map((text): ServerNode => ({ kind: 'problem', text })),
-      ...rows.servers.map((name) => this.row(name)),
-      ...rows.issues.map((i): ServerNode => ({ kind: 'issue', ...i })),
-    ];
+    return this.shown.show(this.rows(top));
   }
 
   /**
-   * What to refresh after a change, given the top rows now: the server rows (their state, message and tools) when the
-   * top rows are the ones shown; undefined (the whole tree) when they differ, or before the tree has shown any.
+   * What to refresh after a change: the server rows (their state, message and tools) when the top rows are the ones
+   * shown; undefined (the whole tree) when they differ, or before the tree has shown any.
    */
-  changed(rows: TopRows): ServerNode[] | undefined {
-    if (this.shown === undefined || keyOf(rows) !== this.shown) return undefined;
-    return [...this.servers.values()];
+  changed(top: ServerTop): ServerNode[] | undefined {
+    return this.shown.refresh(this.rows(top))?.filter((r) => r.kind === 'server');
+  }
+
+  private rows(top: ServerTop): ServerNode[] {
+    return [
+      ...top.problems.map((text): ServerNode => ({ kind: 'problem', text })),
+      ...top.servers.map((name) => this.row(name)),
+      ...top.issues.map((i): ServerNode => ({ kind: 'issue', ...i })),
+    ];
   }
 
   private row(name: string): ServerRow {
@@ -58,8 +58,4 @@ export class ServerRows {
     }
     return row;
   }
-}
-
-function keyOf(rows: TopRows): string {
-  return JSON.stringify([rows.problems, rows.servers, rows.issues.map((i) => [i.server, i.message, i.untrusted, i.reasons])]);
 }

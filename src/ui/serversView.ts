@@ -6,7 +6,7 @@ import type { ServerConnection } from '../mcp/connection';
 import { describeSandbox } from '../mcp/sandbox';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ServerConfigs } from './serverConfigs';
-import { ServerRows, type ServerNode, type TopRows } from './serverRows';
+import { ServerRows, type ServerNode, type ServerTop } from './serverRows';
 
 const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -36,7 +36,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
     this._register(configs.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
   }
 
-  private topRows(): TopRows {
+  private topRows(): ServerTop {
     const snap = this.configs.snapshot;
     const running = new Set(this.registry.connections.map((c) => c.name));
     return {

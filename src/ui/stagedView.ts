@@ -5,6 +5,7 @@ import { getSubmission, stagedSubmissions, submitBlocker } from '../core/forms/r
 import { approvalToolsOf } from '../core/collect/remoteApproval';
 import type { ServerRegistry } from '../mcp/registry';
 import { SubmissionCommands, submissionTreeItem } from './collectForms';
+import { TopRows } from './treeRefresh';
 
 type Action = 'open' | 'submit' | 'requestApproval' | 'discard';
 const ACTION_SEP = '\u0000';
@@ -16,33 +17,41 @@ const ACTION_SEP = '\u0000';
  * so the keyboard reaches every one of them.
  */
 export class StagedView extends DisposableBase implements vscode.TreeDataProvider<string> {
-  private readonly _onDidChangeTreeData = this._register(new Emitter<string | undefined>());
-  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string | undefined>;
+  private readonly _onDidChangeTreeData = this._register(new Emitter<string[] | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string[] | undefined>;
+  private readonly top = new TopRows<string>();
 
   constructor(
     private readonly workflow: Workflow,
     private readonly registry: ServerRegistry,
   ) {
     super();
+    // The rows alone while they stay the same rows (treeRefresh.ts: Submit clicked during a refresh of the whole
+    // tree lost its row).
+    const refresh = () => this._onDidChangeTreeData.fire(this.top.refresh(this.topRows()));
     this._register(
       workflow.onDidChange(({ event }) => {
-        if ('submissionId' in event) this._onDidChangeTreeData.fire(undefined);
+        if ('submissionId' in event) refresh();
       }),
     );
-    this._register(registry.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    this._register(registry.onDidChange(refresh));
     // Ages ("5 min ago") move on by themselves.
     const timer = setInterval(() => {
-      if (stagedSubmissions(this.workflow.state.submissions).length) this._onDidChangeTreeData.fire(undefined);
+      if (stagedSubmissions(this.workflow.state.submissions).length) refresh();
     }, 60_000);
     this._register({ dispose: () => clearInterval(timer) });
   }
 
+  /** The staged submissions, newest first. */
+  private topRows(): string[] {
+    return stagedSubmissions(this.workflow.state.submissions)
+      .reverse()
+      .map((s) => s.id);
+  }
+
   getChildren(element?: string): string[] {
     const { submissions } = this.workflow.state;
-    if (!element)
-      return stagedSubmissions(submissions)
-        .reverse()
-        .map((s) => s.id);
+    if (!element) return this.top.show(this.topRows());
     const record = getSubmission(submissions, element);
     if (!record || record.phase !== 'staged') return [];
     const actions: Action[] = ['open', 'submit'];

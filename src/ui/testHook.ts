@@ -9,7 +9,7 @@ import type { ToolCaller } from './callTool';
 import type { PlanPanel } from './planPanel';
 import type { PolicySource } from './policy';
 import type { ServerConfigs } from './serverConfigs';
-import type { ServersView } from './serversView';
+import type { TreeViews } from './activation';
 
 /** Names the bundle of in-host tests to run (absolute path of a CommonJS file exporting `run`). */
 export const TestSuiteEnv = 'PLANGATE_TEST_SUITE';
@@ -47,8 +47,8 @@ export interface InHostServices {
   caller: ToolCaller;
   /** The policy's sources (settings and the workspace file) and its verdicts. */
   policy: PolicySource;
-  /** The Servers view's rows, as VS Code asks for them. */
-  serverRows: ServersView;
+  /** The tree views' rows, as VS Code asks for them. */
+  views: TreeViews;
 }
 
 /** How long to wait for `activate()` to finish before running the suite anyway (it then reports the failure). */

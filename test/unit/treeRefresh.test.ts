@@ -1,12 +1,34 @@
-// The Servers tree's rows (src/ui/serverRows.ts): a server's row is the same object for as long as the server is
-// listed, and a change that leaves the list of rows as it was refreshes those rows alone. VS Code finds the row an
-// inline action was clicked on by its element object, and forgets every element on a refresh of the whole tree; an
-// action clicked in between reached Stop / Start / Restart without its row, which then asked "pick a server".
+// Tree refreshes that keep their rows (src/ui/treeRefresh.ts, src/ui/serverRows.ts): a change that leaves a tree's top
+// rows as they were refreshes those rows alone, and a server's row is the same object for as long as the server is
+// listed. VS Code finds the row an inline action was clicked on by its element, and forgets every element on a refresh
+// of the whole tree; an action clicked in between reached Stop / Restart / Export… without its row.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServerRows, type TopRows } from '../../src/ui/serverRows';
+import { ServerRows, type ServerTop } from '../../src/ui/serverRows';
+import { TopRows } from '../../src/ui/treeRefresh';
 
-const rows = (over: Partial<TopRows> = {}): TopRows => ({ problems: [], servers: ['alpha', 'beta'], issues: [], ...over });
+const rows = (over: Partial<ServerTop> = {}): ServerTop => ({ problems: [], servers: ['alpha', 'beta'], issues: [], ...over });
+
+describe('top rows of a tree', () => {
+  it('the same rows: those rows are refreshed; other rows, or none shown yet: the whole tree', () => {
+    const plans = new TopRows<string>();
+    assert.equal(plans.refresh(['calls', 'p2', 'p1']), undefined, 'nothing shown yet');
+    assert.deepEqual(plans.show(['calls', 'p2', 'p1']), ['calls', 'p2', 'p1']);
+    assert.deepEqual(plans.refresh(['calls', 'p2', 'p1']), ['calls', 'p2', 'p1']);
+    assert.equal(plans.refresh(['calls', 'p3', 'p2', 'p1']), undefined, 'a plan came');
+    assert.equal(plans.refresh(['p2', 'p1']), undefined, 'the Calls group went');
+    assert.equal(plans.refresh(['calls', 'p1', 'p2']), undefined, 'the order changed');
+    plans.show(['calls', 'p3', 'p2', 'p1']);
+    assert.deepEqual(plans.refresh(['calls', 'p3', 'p2', 'p1']), ['calls', 'p3', 'p2', 'p1']);
+  });
+
+  it('rows told apart by a key of their own', () => {
+    const rows = new TopRows<{ id: string; at: number }>((r) => r.id);
+    rows.show([{ id: 'a', at: 1 }]);
+    assert.deepEqual(rows.refresh([{ id: 'a', at: 2 }]), [{ id: 'a', at: 2 }]);
+    assert.equal(rows.refresh([{ id: 'b', at: 1 }]), undefined);
+  });
+});
 
 describe('Servers tree rows', () => {
   it('a server row is the same object each time the tree asks, for as long as the server is listed', () => {
@@ -32,6 +54,13 @@ describe('Servers tree rows', () => {
     const refresh = tree.changed(rows());
     assert.ok(refresh, 'the whole tree was refreshed: an inline action clicked meanwhile loses its row');
     assert.equal(refresh.length, 2);
+    const withProblem = rows({ problems: ['mcp.json: a comma is missing'] });
+    tree.top(withProblem);
+    assert.deepEqual(
+      tree.changed(withProblem)?.map((r) => r.kind),
+      ['server', 'server'],
+      'only the server rows: a problem row has nothing to refresh',
+    );
     assert.equal(refresh[0], shown[0]);
     assert.equal(refresh[1], shown[1]);
   });
