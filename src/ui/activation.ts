@@ -97,11 +97,12 @@ export interface Surfaces {
   views: TreeViews;
 }
 
-/** The tree views whose rows change by themselves (the Approvals view changes only when the user acts). */
+/** The tree views in Plangate's container. */
 export interface TreeViews {
   servers: ServersView;
   plans: PlansView;
   staged: StagedView;
+  approvals: ApprovalsView;
 }
 
 /**
@@ -266,6 +267,7 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     servers: new ServersView(servers, configs),
     plans: new PlansView(workflow),
     staged: new StagedView(workflow, servers),
+    approvals: new ApprovalsView(engine.approvals, policy, workflow),
   };
   const attention = watchAttention(workflow, items, context.subscriptions);
   context.subscriptions.push(
@@ -290,7 +292,6 @@ export function openSurfaces(context: vscode.ExtensionContext, engine: Engine, l
     new WorkflowStatusBar(workflow, waitingCards(cards, reviews, samplingFeature), attention),
     ...Object.values(views),
     ...registerViews(views, attention),
-    ...registerApprovalsView(engine),
     trackApprovals(workflow),
   );
   return { panel, caller, apps, views };
@@ -419,13 +420,9 @@ export function registerViews(views: TreeViews, attention?: Pick<Attention, 'vie
     vscode.window.createTreeView(Views.servers, { treeDataProvider: views.servers, showCollapseAll: true }),
     plansTree,
     vscode.window.createTreeView(Views.staged, { treeDataProvider: views.staged }),
+    // The allows in force, with Revoke and Reset.
+    vscode.window.createTreeView(Views.approvals, { treeDataProvider: views.approvals }),
   ];
-}
-
-/** The Approvals view: the allows in force, with Revoke and Reset. */
-function registerApprovalsView(engine: Engine): vscode.Disposable[] {
-  const view = new ApprovalsView(engine.approvals, engine.policy, engine.workflow);
-  return [view, vscode.window.createTreeView(Views.approvals, { treeDataProvider: view })];
 }
 
 /** What the app host needs of the panel: its webview (the apps' frames and their policy) and its items (results). */

@@ -5,6 +5,7 @@ import { approvalGroups, type ApprovalGroupView, type ApprovalRowView } from '..
 import type { Workflow } from '../core/workflow/ledger';
 import type { ApprovalStore } from './approvals';
 import { Commands } from './constants';
+import { TopRows } from './treeRefresh';
 import type { PolicySource } from './policy';
 
 type Node = ApprovalGroupView | ApprovalRowView;
@@ -17,8 +18,12 @@ type Node = ApprovalGroupView | ApprovalRowView;
  * with native inline actions, and the panel is where things that wait for the user go.
  */
 export class ApprovalsView extends DisposableBase implements vscode.TreeDataProvider<Node> {
-  private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
+  private readonly changed = this._register(new vscode.EventEmitter<Node[] | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
+  /** Each group and row as the same object for as long as it is listed (see treeRefresh.ts), by its key. */
+  private readonly nodes = new Map<string, Node>();
+  /** The groups and their rows, as the tree shows them. */
+  private readonly shown = new TopRows<Node>(keyOf);
 
   constructor(
     private readonly approvals: Pick<ApprovalStore, 'all' | 'onDidChange' | 'revoke' | 'reset'>,
@@ -26,7 +31,9 @@ export class ApprovalsView extends DisposableBase implements vscode.TreeDataProv
     private readonly workflow: Pick<Workflow, 'ruleUses' | 'onDidRecordCall'>,
   ) {
     super();
-    const refresh = () => this.changed.fire(undefined);
+    // Every recorded call may change a row's count of uses: while the groups and rows stay, the rows are refreshed
+    // alone, so a Revoke clicked meanwhile keeps its row (treeRefresh.ts). A polling app records a call every few seconds.
+    const refresh = () => this.changed.fire(this.shown.refresh(flat(this.stableGroups()))?.filter((n) => !('rows' in n)));
     this._register(approvals.onDidChange(refresh));
     this._register(policy.onDidChange(refresh));
     this._register(workflow.onDidRecordCall(refresh));
@@ -40,8 +47,34 @@ export class ApprovalsView extends DisposableBase implements vscode.TreeDataProv
   }
 
   getChildren(node?: Node): Node[] {
-    if (!node) return this.groups();
+    if (!node) {
+      const groups = this.stableGroups();
+      this.shown.show(flat(groups));
+      return groups;
+    }
     return 'rows' in node ? node.rows : [];
+  }
+
+  /** {@link groups} with each group and row the object it was before, updated in place. */
+  private stableGroups(): ApprovalGroupView[] {
+    const listed = new Set<string>();
+    const keep = <T extends Node>(view: T): T => {
+      const key = keyOf(view);
+      listed.add(key);
+      const node = this.nodes.get(key) as T | undefined;
+      if (!node) {
+        this.nodes.set(key, view);
+        return view;
+      }
+      return Object.assign(node, view);
+    };
+    const groups = this.groups().map((fresh) => {
+      const group = keep(fresh);
+      group.rows = fresh.rows.map(keep);
+      return group;
+    });
+    for (const key of this.nodes.keys()) if (!listed.has(key)) this.nodes.delete(key);
+    return groups;
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -85,4 +118,12 @@ export class ApprovalsView extends DisposableBase implements vscode.TreeDataProv
       `Plangate: every approval ${length === 'session' ? 'for this session' : 'in this workspace'} was reset — those calls ask again.`,
     );
   }
+}
+
+function keyOf(node: Node): string {
+  return 'rows' in node ? `group:${node.id}` : `approval:${node.group}:${node.ruleId}`;
+}
+
+function flat(groups: ApprovalGroupView[]): Node[] {
+  return groups.flatMap((g) => [g, ...g.rows]);
 }

@@ -17,6 +17,7 @@ interface Api {
     servers: TreeRows<{ kind: string; name?: string }>;
     plans: TreeRows<string>;
     staged: TreeRows<string>;
+    approvals: TreeRows<{ id?: string; ruleId?: string; group: string; rows?: { ruleId: string }[] }>;
   };
   workflow: {
     dispatch(event: object): boolean;
@@ -136,5 +137,52 @@ suite('tree views', () => {
     const refreshed = await fired;
     assert.ok(Array.isArray(refreshed), `the view refreshed ${String(refreshed)}: an Export clicked then loses its row`);
     assert.deepEqual(refreshed, rows);
+  });
+
+  test("a recorded call refreshes the Approvals view's rows, the objects the tree holds, not the whole tree", async ({ vscode, api }) => {
+    const a = api as Api;
+    const view = a.views.approvals;
+    const config = () => vscode.workspace.getConfiguration('plangate');
+    const before = config().inspect<unknown>('policy')?.globalValue;
+    const rule = { id: 'rows-allow-echo', decision: 'allow', server: SERVER, tool: 'echo', reason: 'tree views test' };
+    const userRow = () =>
+      view
+        .getChildren()
+        .flatMap((g) => g.rows ?? [])
+        .find((r) => r.ruleId === rule.id);
+    await config().update('policy', { rules: [rule] }, vscode.ConfigurationTarget.Global);
+    try {
+      await until('the rule in the Approvals view', () => userRow() !== undefined, 10_000);
+      const row = userRow();
+      const fired: unknown[] = [];
+      const listening = view.onDidChangeTreeData((e) => fired.push(e));
+      try {
+        const callId = `rows-${Date.now()}`;
+        const decision = { by: 'user', what: 'Call Tool' };
+        assert.ok(
+          a.workflow.dispatch({
+            type: 'callSent',
+            at: Date.now(),
+            callId,
+            server: SERVER,
+            tool: 'echo',
+            entrance: 'call',
+            decision,
+            args: {},
+          }),
+        );
+        assert.ok(a.workflow.dispatch({ type: 'callEnded', at: Date.now(), callId, outcome: 'ok', durationMs: 1 }));
+      } finally {
+        listening.dispose();
+      }
+      assert.ok(fired.length > 0, 'the recorded call refreshed nothing');
+      for (const e of fired) {
+        assert.ok(Array.isArray(e), `the view refreshed ${String(e)}: a Revoke clicked then loses its row`);
+        assert.ok(e.includes(row), 'the refresh does not name the row the tree holds');
+      }
+      assert.equal(userRow(), row, 'the row is another object after the call');
+    } finally {
+      await config().update('policy', before, vscode.ConfigurationTarget.Global);
+    }
   });
 });
