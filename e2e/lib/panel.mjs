@@ -137,6 +137,22 @@ export async function recordStatus(vs) {
   };
 }
 
+/**
+ * The plan's step states once they read `wanted` (e.g. ['ok', 'skipped', 'ok']), waiting up to `timeout`: the
+ * status bar is told before the panel draws, so a spec that waited for the status reads the panel through this.
+ * When they never match, returns the states last seen, for the caller's assertion to show.
+ */
+export async function stepStates(plan, wanted, timeout = 10_000) {
+  const read = async () => (await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim());
+  const until = Date.now() + timeout;
+  let seen = await read();
+  while (JSON.stringify(seen) !== JSON.stringify(wanted) && Date.now() < until) {
+    await sleep(100);
+    seen = await read();
+  }
+  return seen;
+}
+
 /** Whether `wanted` (strings matched whole, or RegExps) occur in `seen` in this order, not necessarily adjacent. */
 export function inOrder(seen, wanted) {
   let i = 0;

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { FIXTURE_SERVER } from '../lib/env.mjs';
-import { callTool, panel, waitForServerRunning } from '../lib/panel.mjs';
+import { callTool, panel, stepStates, waitForServerRunning } from '../lib/panel.mjs';
 import { useVSCode } from '../lib/vscode.mjs';
 import { readJsonLines } from '../lib/workspace.mjs';
 
@@ -110,7 +110,10 @@ test('a window reload in the middle of the task: the step watches the same task 
   assert.deepEqual(tools().slice(before), ['plan_task', 'slow_task']);
 
   const reloadedAt = Date.now();
-  await vs.page.reload({ waitUntil: 'domcontentloaded' });
+  // The user's reload (Developer: Reload Window): the workbench saves its state, the open panel with it, before it goes.
+  const reloaded = vs.page.waitForEvent('domcontentloaded', { timeout: 60_000 });
+  await vs.runCommand('Developer: Reload Window');
+  await reloaded;
   await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   const web = await panel(vs, 60_000);
   const plan = planOf(web);
@@ -119,10 +122,7 @@ test('a window reload in the middle of the task: the step watches the same task 
   vs.log(`the panel showed the task watched again ${((Date.now() - reloadedAt) / 1000).toFixed(1)} s after the reload`);
   await vs.screenshot('task-step-after-reload');
   await vs.waitForStatus('Plangate: idle', 120_000);
-  assert.deepEqual(
-    (await plan.locator('ol.steps > li.step .step-state-text').allInnerTexts()).map((t) => t.trim()),
-    ['ok', 'ok'],
-  );
+  assert.deepEqual(await stepStates(plan, ['ok', 'ok']), ['ok', 'ok']);
   await vs.screenshot('task-step-completed-after-reload');
   await sleep(1000);
   assert.deepEqual(tools().slice(before), ['plan_task', 'slow_task', 'succeed'], 'slow_task was called exactly once');
