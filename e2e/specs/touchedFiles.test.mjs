@@ -96,7 +96,8 @@ test('predicted diffs before approval, actual changes with the undeclared write 
   web = await vs.webview({ title: 'Plangate' });
   await web.getByRole('button', { name: 'Approve and run' }).click();
   const changes = web.getByRole('list', { name: 'Changed files' });
-  await changes.waitFor({ timeout: 30_000 });
+  // The undeclared file is known from the watcher alone, whose event may come after the list is first made.
+  await changes.getByRole('listitem').filter({ hasText: 'outside/undeclared.txt' }).waitFor({ timeout: 30_000 });
   const changed = await changes.getByRole('listitem').allInnerTexts();
   assert.equal(changed.length, 3, changed.join('\n'));
   const row = (p) => changed.find((t) => t.includes(p)) ?? '';
@@ -185,7 +186,9 @@ test('a file that was there, rewritten through a temporary file renamed over it 
   const plan = web.locator('main article.top-plan', { hasText: 'Remember a note.' });
   await plan.getByRole('button', { name: 'Approve and run' }).click({ timeout: 30_000 });
   const changes = plan.getByRole('list', { name: 'Changed files' });
-  await changes.waitFor({ timeout: 30_000 });
+  // The list is made when the run stops and grows when the watcher tells late of a change made during the run (a
+  // loaded machine's watcher can be seconds behind): wait for the notes file's row.
+  await changes.getByRole('listitem').filter({ hasText: '.fixture-notes.json' }).waitFor({ timeout: 30_000 });
   const changed = await changes.getByRole('listitem').allInnerTexts();
   assert.deepEqual(JSON.parse(fs.readFileSync(notes, 'utf8')), ['from before', 'remembered'], 'the step ran');
   // The fixture's own call log (.plangate-calls.jsonl, written beside) is listed too: only the notes file is judged here.

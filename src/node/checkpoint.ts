@@ -332,14 +332,18 @@ async function stateOf(workspaceRoot: string, realRoot: string, path: string, ma
  * Records what the plan left: the state now of every checkpoint path and of `paths` (the watcher's paths). Paths not
  * in the checkpoint are added: those in `options.created` (first seen being created) as `absent` before the plan (so
  * revert removes them), the others as `notCaptured` (changed, but no copy from before). Call it when the run ends
- * (completed, blocked, stopped or cancelled); sealing again updates the record (e.g. after a retry ran more steps).
+ * (completed, blocked, stopped or cancelled); sealing again updates the record (e.g. after a retry ran more steps),
+ * unless `options.keepSealed`: then only the paths added are recorded (files the watcher told of late).
  */
 export async function sealCheckpoint(
   checkpoint: Checkpoint,
   paths: readonly string[] = [],
-  options: { created?: readonly string[] } = {},
+  options: { created?: readonly string[]; keepSealed?: boolean } = {},
 ): Promise<Checkpoint> {
   const created = new Set(options.created ?? []);
+  // Files added late to a sealed checkpoint: what it recorded the plan left of the others is kept (they may have been
+  // edited since, and Revert must see that as the user's edit).
+  const keep = options.keepSealed === true;
   const entries = new Map(checkpoint.entries.map((e) => [e.path, e]));
   const realRoot = await realRootOf(checkpoint.workspaceRoot);
   for (const raw of paths) {
@@ -365,14 +369,14 @@ export async function sealCheckpoint(
   const list = [...entries.values()].sort((a, b) => compare(a.path, b.path));
   const disk = await currentState(
     checkpoint.workspaceRoot,
-    list.filter((e) => e.status !== 'invalidPath').map((e) => e.path),
+    list.filter((e) => e.status !== 'invalidPath' && !(keep && e.after)).map((e) => e.path),
     { maxFileBytes: checkpoint.limits.maxFileBytes },
   );
   const sealed: Checkpoint = {
     ...checkpoint,
-    sealedAt: Date.now(),
+    sealedAt: keep && checkpoint.sealedAt !== undefined ? checkpoint.sealedAt : Date.now(),
     entries: list.map((e) => {
-      if (e.status === 'invalidPath') return e;
+      if (e.status === 'invalidPath' || (keep && e.after)) return e;
       const now = disk.get(e.path) ?? null;
       return { ...e, after: now === null ? { existed: false } : { existed: true, hash: now } };
     }),

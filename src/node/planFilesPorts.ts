@@ -28,8 +28,8 @@ export function nodeCheckpointStore(storageDir: string): CheckpointStore {
   return {
     create: (planId, root, paths) => createCheckpoint(storageDir, planId, root, paths),
     read: (planId) => readCheckpoint(storageDir, planId),
-    seal: async (checkpoint, seen, created) => {
-      await sealCheckpoint(checkpoint, seen, { created });
+    seal: async (checkpoint, seen, created, late) => {
+      await sealCheckpoint(checkpoint, seen, { created, keepSealed: late });
     },
     diskState: (checkpoint, extra) => checkpointDiskState(checkpoint, extra),
     readFile: (checkpoint, path) => readCheckpointFile(checkpoint, path),
@@ -66,6 +66,10 @@ export function nodeWorkspaceDisk(options: { ignore?: readonly string[] } = {}):
       return filesBelow(join(root, path), max)
         .map((abs) => relative(root, abs).split(sep).join('/'))
         .filter((f) => !ignored(root, f));
+    },
+    changedAt: async (root, path) => {
+      const stats = await lstat(join(root, path)).catch(() => undefined);
+      return stats && Math.max(stats.mtimeMs, stats.ctimeMs);
     },
   };
 }

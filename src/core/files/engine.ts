@@ -37,6 +37,11 @@ export interface WorkspaceDisk {
   matching(root: string, globs: readonly string[]): Promise<string[]>;
   /** The files below `path` (at most `max`, links not followed) when it is a folder; undefined when it is not one. */
   filesIfFolder(root: string, path: string, max: number): Promise<string[] | undefined>;
+  /**
+   * When `path` (a file or folder, `""` the root; links not followed) last changed, by the disk's clock in ms: its
+   * content or its name (the later of its modification and status-change times); undefined when it does not exist.
+   */
+  changedAt(root: string, path: string): Promise<number | undefined>;
 }
 
 /** Where checkpoints are kept (node/checkpoint.ts under a storage folder). */
@@ -45,8 +50,11 @@ export interface CheckpointStore {
   create(planId: string, root: string, paths: readonly string[]): Promise<Checkpoint>;
   /** The plan's checkpoint; undefined when it has none (or it is damaged). */
   read(planId: string): Promise<Checkpoint | undefined>;
-  /** Records what the plan left (see node/checkpoint.ts `sealCheckpoint`). */
-  seal(checkpoint: Checkpoint, seen: readonly string[], created: readonly string[]): Promise<void>;
+  /**
+   * Records what the plan left (see node/checkpoint.ts `sealCheckpoint`). `late`: files added after the checkpoint
+   * was sealed (events that came late); the entries sealed already keep what they recorded the plan left.
+   */
+  seal(checkpoint: Checkpoint, seen: readonly string[], created: readonly string[], late?: boolean): Promise<void>;
   /** The state on disk now of the checkpoint's paths and `extra`. */
   diskState(checkpoint: Checkpoint, extra: readonly string[]): Promise<DiskState>;
   /** The bytes a file had before the plan; undefined when it did not exist or was not copied. */
@@ -93,6 +101,24 @@ export interface FilesEngineOptions {
   log?: (level: 'info' | 'warn', line: string) => void;
   /** How long the watcher is given after a run stops before the checkpoint is sealed (file events arrive late). */
   settleMs?: number;
+  /**
+   * How long the watcher stays on after the checkpoint is sealed, for events later still (a loaded machine's watcher
+   * can be seconds behind): a file whose last change the disk dates before the run stopped is added to the list then.
+   */
+  lateMs?: number;
+}
+
+/** How long to gather late events before looking at them together. */
+const LATE_BATCH_MS = 100;
+
+/** A run being watched (by plan id), until its late window ends. */
+interface Watch {
+  log: WatchLog;
+  watcher: Disposable | undefined;
+  /** The run stopped and its changes are being listed. */
+  sealing?: boolean;
+  /** Once sealed: when the run stopped (the engine's clock), and the events that came since, not yet looked at. */
+  late?: { stoppedAt: number; events: WatchLog; looking: boolean; ended: boolean };
 }
 
 interface Prediction {
@@ -129,9 +155,12 @@ export class FilesEngine extends DisposableBase {
   private readonly predictions = new Map<string, Prediction | 'pending'>();
   private readonly changes = new Map<string, ChangeView[] | 'pending'>();
   /** Runs being watched, by plan id; kept until the run's changes are listed (`sealing` once it stopped). */
-  private readonly watches = new Map<string, { log: WatchLog; watcher: Disposable | undefined; sealing?: boolean }>();
+  private readonly watches = new Map<string, Watch>();
+  /** Sealed runs whose watcher is still on for late events (see `lateMs`), by plan id. */
+  private readonly lateWatches = new Map<string, Watch>();
   private readonly clock: FilesClock;
   private readonly workflow: Workflow;
+  private isDisposed = false;
 
   constructor(private readonly options: FilesEngineOptions) {
     super();
@@ -147,6 +176,8 @@ export class FilesEngine extends DisposableBase {
           if (plan && plan.phase !== 'executing' && this.watches.has(id)) void this.finishRun(id);
         }
         if (event.type === 'reverted') {
+          // A revert's own writes are not the plan's: the late window ends.
+          this.endLate(root);
           this.changes.delete(root);
           void this.loadChanges(root);
         }
@@ -290,9 +321,11 @@ export class FilesEngine extends DisposableBase {
     this.options.log?.('info', `Checkpoint of plan ${plan.id.slice(0, 8)}: ${checkpoint.entries.length} file(s) recorded before the run`);
     for (const e of checkpoint.entries) if (e.note) this.options.log?.('warn', `Checkpoint: ${e.note}`);
     if (!this.watches.has(plan.id)) {
-      const log = new WatchLog();
-      const watcher = this.options.watcher?.watch(where, (path, kind) => log.record(path, kind));
-      this.watches.set(plan.id, { log, watcher });
+      // A run again (a retry): the last run's late window ends, this run's watch sees from here.
+      this.endLate(plan.id);
+      const watch: Watch = { log: new WatchLog(), watcher: undefined };
+      watch.watcher = this.options.watcher?.watch(where, (path, kind) => this.heard(plan.id, watch, path, kind));
+      this.watches.set(plan.id, watch);
     }
     this.changes.delete(plan.id);
   }
@@ -303,16 +336,20 @@ export class FilesEngine extends DisposableBase {
     if (!watch || watch.sealing) return;
     // Until the changes are listed, settledChanges waits: a list made without the watcher's events would miss files.
     watch.sealing = true;
+    const stoppedAt = this.clock.now();
+    let sealed = false;
     try {
       // File events arrive a little after the writes; give the watcher a moment before sealing.
       if (watch.watcher) await this.clock.sleep(this.options.settleMs ?? 300);
-      watch.watcher?.dispose();
+      // From here on the watcher's events are late ones, looked at on their own once the checkpoint is sealed.
+      watch.late = { stoppedAt, events: new WatchLog(), looking: true, ended: false };
       const checkpoint = await this.checkpoint(planId);
       const plan = this.workflow.state.plans[planId];
       if (!checkpoint || !plan) return;
       const log = await this.effectiveLog(checkpoint, watch.log, plan.plan.safety?.touches_files ?? []);
       await this.options.checkpoints.seal(checkpoint, log.seenPaths, log.createdPaths);
       await this.loadChanges(planId, log);
+      sealed = true;
     } catch (err) {
       this.options.log?.(
         'warn',
@@ -321,6 +358,83 @@ export class FilesEngine extends DisposableBase {
       await this.loadChanges(planId);
     } finally {
       if (this.watches.get(planId) === watch) this.watches.delete(planId);
+      const lateMs = this.options.lateMs ?? 5000;
+      if (!sealed || !watch.watcher || !watch.late || lateMs <= 0 || this.isDisposed) watch.watcher?.dispose();
+      else {
+        this.lateWatches.set(planId, watch);
+        watch.late.looking = false;
+        void this.lateEvents(planId, watch);
+        void this.clock.sleep(lateMs).then(() => this.lateWatches.get(planId) === watch && this.endLate(planId));
+      }
+    }
+  }
+
+  /** The watcher heard `path`: during the run (and its settling) it is the run's; after the seal, a late event. */
+  private heard(planId: string, watch: Watch, path: string | undefined, kind: WatchKind): void {
+    if (!watch.late) return watch.log.record(path, kind);
+    if (watch.late.ended) return;
+    watch.late.events.record(path, kind);
+    void this.lateEvents(planId, watch);
+  }
+
+  /** The late window of the plan's last run ends: its watcher stops. */
+  private endLate(planId: string): void {
+    const watch = this.lateWatches.get(planId);
+    if (!watch) return;
+    this.lateWatches.delete(planId);
+    if (watch.late) watch.late.ended = true;
+    watch.watcher?.dispose();
+  }
+
+  /**
+   * Events that came after the seal, gathered for a moment and then looked at: a path the checkpoint does not hold yet
+   * is the run's when the disk dates its last change before the run stopped (for a path gone now, its folder's last
+   * change: a removal changes the folder). A change the disk dates after the stop is somebody else's, left out. The
+   * run's are added to the sealed checkpoint (what it recorded of the others stays) and the list is made again.
+   */
+  private async lateEvents(planId: string, watch: Watch): Promise<void> {
+    const late = watch.late;
+    if (!late || late.looking || late.ended || !late.events.watched.length) return;
+    late.looking = true;
+    try {
+      await this.clock.sleep(LATE_BATCH_MS);
+      const events = late.events.watched;
+      late.events = new WatchLog();
+      const checkpoint = await this.checkpoint(planId);
+      const plan = this.workflow.state.plans[planId];
+      if (late.ended || !checkpoint || !plan || plan.phase === 'executing') return;
+      const root = checkpoint.workspaceRoot;
+      const held = new Set(checkpoint.entries.map((e) => e.path));
+      const runs = new Map<string, boolean>();
+      for (const { path } of events) {
+        if (held.has(path) || runs.has(path)) continue;
+        const at =
+          (await this.options.disk.changedAt(root, path)) ??
+          (await this.options.disk.changedAt(root, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : ''));
+        runs.set(path, at !== undefined && at <= late.stoppedAt);
+      }
+      const accepted = events.filter((e) => runs.get(e.path));
+      const refused = [...runs].filter(([, ok]) => !ok).map(([p]) => p);
+      if (refused.length)
+        this.options.log?.('info', `Plan ${planId.slice(0, 8)}: changes after it stopped, not its own: ${refused.join(', ')}`);
+      if (!accepted.length) return;
+      for (const e of accepted) watch.log.record(e.path, e.kind);
+      const log = await this.effectiveLog(checkpoint, watch.log, plan.plan.safety?.touches_files ?? []);
+      if (late.ended) return;
+      await this.options.checkpoints.seal(checkpoint, log.seenPaths, log.createdPaths, true);
+      this.options.log?.(
+        'info',
+        `Plan ${planId.slice(0, 8)}: the watcher told late of ${accepted.map((e) => e.path).join(', ')}; added to its changed files`,
+      );
+      await this.loadChanges(planId, log);
+    } catch (err) {
+      this.options.log?.(
+        'warn',
+        `Plan ${planId.slice(0, 8)}: late file events could not be looked at: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    } finally {
+      late.looking = false;
+      if (late.events.watched.length) void this.lateEvents(planId, watch);
     }
   }
 
@@ -419,8 +533,10 @@ export class FilesEngine extends DisposableBase {
   }
 
   override dispose(): void {
-    for (const w of this.watches.values()) w.watcher?.dispose();
+    this.isDisposed = true;
+    for (const w of [...this.watches.values(), ...this.lateWatches.values()]) w.watcher?.dispose();
     this.watches.clear();
+    this.lateWatches.clear();
     super.dispose();
   }
 }
