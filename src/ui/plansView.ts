@@ -5,7 +5,7 @@ import type { Workflow } from '../core/workflow/ledger';
 import { planRowView, type PlanRowView } from '../core/present/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
-import { TopRows } from './treeRefresh';
+import { fireRefresh, itemLook, TopRows } from './treeRefresh';
 
 /** The id of the Calls group row; a call's row is `call:<callId>`. */
 export const CALLS_GROUP = 'calls';
@@ -19,13 +19,18 @@ const CALL_PREFIX = 'call:';
 export class PlansView extends DisposableBase implements vscode.TreeDataProvider<string> {
   private readonly _onDidChangeTreeData = this._register(new Emitter<string[] | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<string[] | undefined>;
-  private readonly top = new TopRows<string>();
+  /** A row's look: its item, and the Calls group's rows under it. */
+  private readonly top = new TopRows<string>(
+    (id) => id,
+    (id) => [id, ...this.getChildren(id)].map((key) => itemLook(this.getTreeItem(key))),
+  );
 
   constructor(private readonly workflow: Workflow) {
     super();
-    // Each refresh sends every row to the window again: at most four a second, however fast a run goes. The rows
-    // alone while they stay the same rows (treeRefresh.ts: Export clicked during a refresh of the whole tree lost its row).
-    const refresh = () => this._onDidChangeTreeData.fire(this.top.refresh(this.topRows()));
+    // At most four refreshes a second, however fast a run goes. The rows alone while they stay the same rows
+    // (treeRefresh.ts: Export clicked during a refresh of the whole tree lost its row), and of them only those that
+    // show something new: a plan's row clicked while another plan runs opens its plan.
+    const refresh = () => fireRefresh((rows) => this._onDidChangeTreeData.fire(rows), this.top.refresh(this.topRows()));
     this._register(this._register(throttled(workflow.onDidChange, 250))(refresh));
     this._register(this._register(throttled(workflow.onDidRecordCall, 250))(refresh));
   }

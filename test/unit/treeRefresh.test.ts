@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerRows, type ServerTop } from '../../src/ui/serverRows';
-import { TopRows } from '../../src/ui/treeRefresh';
+import { fireRefresh, itemLook, TopRows } from '../../src/ui/treeRefresh';
 
 const rows = (over: Partial<ServerTop> = {}): ServerTop => ({ problems: [], servers: ['alpha', 'beta'], issues: [], ...over });
 
@@ -20,6 +20,43 @@ describe('top rows of a tree', () => {
     assert.equal(plans.refresh(['calls', 'p1', 'p2']), undefined, 'the order changed');
     plans.show(['calls', 'p3', 'p2', 'p1']);
     assert.deepEqual(plans.refresh(['calls', 'p3', 'p2', 'p1']), ['calls', 'p3', 'p2', 'p1']);
+  });
+
+  it('with a look: only the rows that show something new are refreshed, none when nothing shown changed', () => {
+    const shows: Record<string, string> = { a: 'ok', b: 'running 1/3' };
+    const rows = new TopRows<string>(
+      (r) => r,
+      (r) => shows[r],
+    );
+    rows.show(['a', 'b']);
+    assert.deepEqual(rows.refresh(['a', 'b']), [], 'nothing shown changed: no row is refreshed');
+    shows.b = 'running 2/3';
+    assert.deepEqual(rows.refresh(['a', 'b']), ['b']);
+    assert.deepEqual(rows.refresh(['a', 'b']), [], 'b was refreshed already with what it shows now');
+    assert.equal(rows.refresh(['b', 'a']), undefined, 'the order changed: the whole tree');
+    shows.a = 'failed';
+    rows.show(['a', 'b']);
+    assert.deepEqual(rows.refresh(['a', 'b']), [], 'what the tree asked for is what it shows');
+  });
+
+  it('a refresh that names no row is not fired; the whole tree or some rows are', () => {
+    const fired: unknown[] = [];
+    fireRefresh((r) => fired.push(r), []);
+    fireRefresh((r) => fired.push(r), undefined);
+    fireRefresh((r) => fired.push(r), ['a']);
+    assert.deepEqual(fired, [undefined, ['a']]);
+  });
+
+  it("an item's look: what the user sees or acts on", () => {
+    const item = {
+      label: 'Plan',
+      description: 'running',
+      tooltip: { value: 'md' },
+      iconPath: { id: 'sync', color: { id: 'c' } },
+      contextValue: 'plan',
+    };
+    assert.deepEqual(itemLook(item as never), ['Plan', 'running', 'md', 'sync', 'c', 'plan', undefined, undefined]);
+    assert.notDeepEqual(itemLook({ ...item, description: 'done' } as never), itemLook(item as never));
   });
 
   it('rows told apart by a key of their own', () => {
