@@ -25,7 +25,12 @@ export interface ServerTop {
 
 export class ServerRows {
   private readonly servers = new Map<string, ServerRow>();
-  private readonly shown = new TopRows<ServerNode>();
+  private readonly shown: TopRows<ServerNode>;
+
+  /** `look`: what a row shows, its tools included (see treeRefresh.ts); with one, only rows that changed are refreshed. */
+  constructor(look?: (row: ServerNode) => unknown) {
+    this.shown = new TopRows<ServerNode>((row) => row, look);
+  }
 
   /** The top rows, each server's row the same object as last time. */
   top(top: ServerTop): ServerNode[] {
@@ -35,8 +40,9 @@ export class ServerRows {
   }
 
   /**
-   * What to refresh after a change: the server rows (their state, message and tools) when the top rows are the ones
-   * shown; undefined (the whole tree) when they differ, or before the tree has shown any.
+   * What to refresh after a change: the server rows (their state, message and tools; with a look, those of them that
+   * show something new) when the top rows are the ones shown; undefined (the whole tree) when they differ, or before
+   * the tree has shown any.
    */
   changed(top: ServerTop): ServerNode[] | undefined {
     return this.shown.refresh(this.rows(top))?.filter((r) => r.kind === 'server');

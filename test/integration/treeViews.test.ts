@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { assert, suite, test } from './suite';
 
 const SERVER = 'rowsfixture';
+const OTHER = 'rowsother';
 
 /** What this test uses of the in-host services. */
 interface Api {
@@ -56,13 +57,25 @@ suite('tree views', () => {
             env: { ELECTRON_RUN_AS_NODE: '1' },
             args: [path.join(extension.extensionPath, 'dist', 'fixtureServer.js'), '--root', ws],
           },
+          // A second server, stopped (so no tool of it is shadowed by the first, or stops being) while the first
+          // stops and starts: its row shows the same throughout, and must not be refreshed.
+          [OTHER]: {
+            type: 'stdio',
+            command: process.execPath,
+            env: { ELECTRON_RUN_AS_NODE: '1' },
+            args: [path.join(extension.extensionPath, 'dist', 'fixtureServer.js'), '--root', ws],
+          },
         },
         vscode.ConfigurationTarget.Workspace,
       );
       try {
         await until(`server '${SERVER}' to run`, () => a.registry.get(SERVER)?.state === 'running', 30_000);
+        await until(`server '${OTHER}' to run`, () => a.registry.get(OTHER)?.state === 'running', 30_000);
+        await a.registry.get(OTHER)!.stop();
+        await until(`server '${OTHER}' to stop`, () => a.registry.get(OTHER)?.state === 'stopped', 10_000);
         const row = a.views.servers.getChildren().find((r) => r.kind === 'server' && r.name === SERVER);
-        assert.ok(row, `the view has no row for ${SERVER}`);
+        const otherRow = a.views.servers.getChildren().find((r) => r.kind === 'server' && r.name === OTHER);
+        assert.ok(row && otherRow, `the view has no row for ${SERVER} or ${OTHER}`);
         // What the view fired for each change of the registry: its listener was added first (when the view was made),
         // so it has fired by the time this one hears the change. (A change of the configuration refreshes the whole
         // tree, rightly; it comes through another event, so it is not counted here.)
@@ -104,9 +117,15 @@ suite('tree views', () => {
         }
         assert.ok(fired.length >= 2, `stopping and starting the server changed the registry ${fired.length} times`);
         for (const e of fired) {
-          assert.ok(Array.isArray(e), `the view refreshed ${String(e)}: an inline action clicked then loses its row`);
-          assert.ok(e.includes(row), "a refresh that does not name the row the tree holds leaves the row's state as it was");
+          assert.ok(e === 'nothing' || Array.isArray(e), `the view refreshed ${String(e)}: an inline action clicked then loses its row`);
+          // A refreshed row drops a click on it or on one of its tools until the window has drawn it again.
+          if (Array.isArray(e))
+            assert.ok(!e.includes(otherRow), `a change of ${SERVER} refreshed the row of ${OTHER}, which showed the same`);
         }
+        assert.ok(
+          fired.some((e) => Array.isArray(e) && e.includes(row)),
+          "no refresh named the row the tree holds: the row's state stayed as it was",
+        );
         assert.equal(
           a.views.servers.getChildren().find((r) => r.kind === 'server' && r.name === SERVER),
           row,
