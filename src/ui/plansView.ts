@@ -5,7 +5,7 @@ import type { Workflow } from '../core/workflow/ledger';
 import { planRowView, type PlanRowView } from '../core/present/planRow';
 import { Commands } from './constants';
 import { submissionTreeItem } from './collectForms';
-import { fireRefresh, itemLook, TopRows } from './treeRefresh';
+import { fireRefresh, lookWithChildren, TopRows } from './treeRefresh';
 
 /** The id of the Calls group row; a call's row is `call:<callId>`. */
 export const CALLS_GROUP = 'calls';
@@ -22,7 +22,7 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
   /** A row's look: its item, and the Calls group's rows under it. */
   private readonly top = new TopRows<string>(
     (id) => id,
-    (id) => [id, ...this.getChildren(id)].map((key) => itemLook(this.getTreeItem(key))),
+    (id) => lookWithChildren<string>(this, id),
   );
 
   constructor(private readonly workflow: Workflow) {
@@ -30,7 +30,7 @@ export class PlansView extends DisposableBase implements vscode.TreeDataProvider
     // At most four refreshes a second, however fast a run goes. The rows alone while they stay the same rows
     // (treeRefresh.ts: Export clicked during a refresh of the whole tree lost its row), and of them only those that
     // show something new: a plan's row clicked while another plan runs opens its plan.
-    const refresh = () => fireRefresh((rows) => this._onDidChangeTreeData.fire(rows), this.top.refresh(this.topRows()));
+    const refresh = () => fireRefresh(this._onDidChangeTreeData, this.top.refresh(this.topRows()));
     this._register(this._register(throttled(workflow.onDidChange, 250))(refresh));
     this._register(this._register(throttled(workflow.onDidRecordCall, 250))(refresh));
   }

@@ -7,7 +7,7 @@ import { describeSandbox } from '../mcp/sandbox';
 import type { ServerRegistry } from '../mcp/registry';
 import type { ServerConfigs } from './serverConfigs';
 import { ServerRows, type ServerNode, type ServerTop } from './serverRows';
-import { fireRefresh, itemLook } from './treeRefresh';
+import { fireRefresh, lookWithChildren } from './treeRefresh';
 
 const STATE_ICON: Record<ServerConnection['state'], vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -25,9 +25,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
   private readonly _onDidChangeTreeData = this._register(new Emitter<ServerNode[] | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event as vscode.Event<ServerNode[] | undefined>;
   /** A server row's look: its item and its tools' rows (a tool row's click calls the tool). */
-  private readonly rows = new ServerRows((row) =>
-    row.kind === 'server' ? [row, ...this.getChildren(row)].map((node) => itemLook(this.getTreeItem(node))) : row,
-  );
+  private readonly rows = new ServerRows((row) => (row.kind === 'server' ? lookWithChildren<ServerNode>(this, row) : row));
 
   constructor(
     private readonly registry: ServerRegistry,
@@ -37,9 +35,7 @@ export class ServersView extends DisposableBase implements vscode.TreeDataProvid
     // A server's change refreshes the server rows alone while the list of rows stays (see serverRows.ts: a refresh of
     // the whole tree makes VS Code forget which row an inline action was clicked on), and of them those that show
     // something new (a refreshed row drops a click on it, or on one of its tools, until it is drawn again).
-    this._register(
-      registry.onDidChange(() => fireRefresh((rows) => this._onDidChangeTreeData.fire(rows), this.rows.changed(this.topRows()))),
-    );
+    this._register(registry.onDidChange(() => fireRefresh(this._onDidChangeTreeData, this.rows.changed(this.topRows()))));
     this._register(configs.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
   }
 

@@ -5,7 +5,7 @@ import { getSubmission, stagedSubmissions, submitBlocker } from '../core/forms/r
 import { approvalToolsOf } from '../core/collect/remoteApproval';
 import type { ServerRegistry } from '../mcp/registry';
 import { SubmissionCommands, submissionTreeItem } from './collectForms';
-import { fireRefresh, itemLook, TopRows } from './treeRefresh';
+import { fireRefresh, lookWithChildren, TopRows } from './treeRefresh';
 
 type Action = 'open' | 'submit' | 'requestApproval' | 'discard';
 const ACTION_SEP = '\u0000';
@@ -22,7 +22,7 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
   /** A row's look: its item and its action rows' items. */
   private readonly top = new TopRows<string>(
     (id) => id,
-    (id) => [id, ...this.actionRows(id)].map((key) => itemLook(this.getTreeItem(key))),
+    (id) => lookWithChildren<string>(this, id),
   );
 
   constructor(
@@ -33,7 +33,7 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
     // The rows alone while they stay the same rows (treeRefresh.ts: Submit clicked during a refresh of the whole
     // tree lost its row), and of them only those that show something new: the registry changes many times while
     // servers start, and a staged row shows of it only whether its server offers Request approval.
-    const refresh = () => fireRefresh((rows) => this._onDidChangeTreeData.fire(rows), this.top.refresh(this.topRows()));
+    const refresh = () => fireRefresh(this._onDidChangeTreeData, this.top.refresh(this.topRows()));
     this._register(
       workflow.onDidChange(({ event }) => {
         if ('submissionId' in event) refresh();
@@ -55,12 +55,8 @@ export class StagedView extends DisposableBase implements vscode.TreeDataProvide
   }
 
   getChildren(element?: string): string[] {
-    return element ? this.actionRows(element) : this.top.show(this.topRows());
-  }
-
-  /** The action rows under a staged submission's row. */
-  private actionRows(element: string): string[] {
     const { submissions } = this.workflow.state;
+    if (!element) return this.top.show(this.topRows());
     const record = getSubmission(submissions, element);
     if (!record || record.phase !== 'staged') return [];
     const actions: Action[] = ['open', 'submit'];

@@ -66,7 +66,12 @@ export function itemLook(item: TreeItem): unknown[] {
   return [label, item.description, tooltip, icon?.id, icon?.color?.id, item.contextValue, item.collapsibleState, item.command?.command];
 }
 
+/** A row's look with everything under it: the items of the row and of its children, as a tree draws them. */
+export function lookWithChildren<T>(tree: { getChildren(row: T): T[]; getTreeItem(row: T): TreeItem }, row: T): unknown[] {
+  return [row, ...tree.getChildren(row)].map((node) => itemLook(tree.getTreeItem(node)));
+}
+
 /** A refresh of `rows` (undefined: the whole tree) fired unless it names no row. */
-export function fireRefresh<T>(fire: (rows: T[] | undefined) => void, rows: T[] | undefined): void {
-  if (rows === undefined || rows.length > 0) fire(rows);
+export function fireRefresh<T>(emitter: { fire(rows: T[] | undefined): void }, rows: T[] | undefined): void {
+  if (rows === undefined || rows.length > 0) emitter.fire(rows);
 }

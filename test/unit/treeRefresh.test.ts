@@ -41,9 +41,9 @@ describe('top rows of a tree', () => {
 
   it('a refresh that names no row is not fired; the whole tree or some rows are', () => {
     const fired: unknown[] = [];
-    fireRefresh((r) => fired.push(r), []);
-    fireRefresh((r) => fired.push(r), undefined);
-    fireRefresh((r) => fired.push(r), ['a']);
+    fireRefresh({ fire: (r) => fired.push(r) }, []);
+    fireRefresh({ fire: (r) => fired.push(r) }, undefined);
+    fireRefresh({ fire: (r) => fired.push(r) }, ['a']);
     assert.deepEqual(fired, [undefined, ['a']]);
   });
 

@@ -410,7 +410,7 @@ export class FilesEngine extends DisposableBase {
         if (held.has(path) || runs.has(path)) continue;
         const at =
           (await this.options.disk.changedAt(root, path)) ??
-          (await this.options.disk.changedAt(root, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : ''));
+          (await this.options.disk.changedAt(root, path.slice(0, Math.max(0, path.lastIndexOf('/')))));
         runs.set(path, at !== undefined && at <= late.stoppedAt);
       }
       const accepted = events.filter((e) => runs.get(e.path));
