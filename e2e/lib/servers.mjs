@@ -123,6 +123,9 @@ export async function collapseAll(vs) {
   });
 }
 
+/** A hover's text (MarkdownString.appendText turns spaces into &nbsp;) with its no-break spaces as plain spaces. @param {string} text */
+const plain = (text) => text.replace(/\u00a0/g, ' ').trim();
+
 /**
  * Hovers a row and returns the text of the hover VS Code shows for it (the tree item's tooltip), non-breaking spaces
  * as plain spaces. Moves the mouse away first so that a hover of another row closes.
@@ -138,15 +141,17 @@ export async function hoverText(vs, row, { timeout = 15_000 } = {}) {
       .waitFor({ state: 'hidden', timeout: 3000 })
       .catch(() => undefined);
     await sleep(150);
+    // A hover still up now is another's (the activity bar's "Plangate", after a view was opened from it, seen in a
+    // clean-clone run): only a hover that comes after the row is hovered is the row's.
+    const stale = new Set((await hover.allInnerTexts().catch(() => [])).map(plain));
     await row.locator('.label-name').first().hover();
-    try {
-      await hover.first().waitFor({ state: 'visible', timeout: 4000 });
-      // MarkdownString.appendText turns spaces into &nbsp;: read them back as plain spaces
-      const text = (await hover.first().innerText()).replace(/\u00a0/g, ' ').trim();
-      if (text) return text;
-    } catch {
-      // no hover yet: move away and back
+    const until = Date.now() + 4000;
+    while (Date.now() < until) {
+      const fresh = (await hover.allInnerTexts().catch(() => [])).map(plain).find((t) => t && !stale.has(t));
+      if (fresh) return fresh;
+      await sleep(100);
     }
+    // no hover of the row yet: move away and back
   }
   throw new Error(`no hover appeared over the row within ${timeout} ms`);
 }
